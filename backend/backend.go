@@ -1,0 +1,179 @@
+// Package backend defines fsmcp's search engine contract — the Searcher
+// interface, its query types and the Sink that results stream into — and
+// the backends that drive external tools: rg (ripgrep) and find.
+//
+// The split follows ripgrep's Searcher/Sink design: every backend pushes
+// per-file events into one Sink, and one Collector plus one formatter per
+// output mode serve all backends, so the rg and native backends cannot
+// disagree on ordering, paging or formatting — only on which lines match,
+// which the parity tests pin down.
+//
+// The pure-Go scanner lives in package fallback; it implements Searcher and
+// is handed to Select by main, so this package never imports it.
+//
+// Search rules every backend follows (SPEC §3): .gitignore, .ignore and
+// .rgignore are honoured in every directory (nested ones too, and those in
+// the parent directories of a search path, as ripgrep does), whether or
+// not a .git directory exists; .git is never searched; hidden files are
+// searched; binary files (a NUL byte, detected as ripgrep does) are skipped
+// for content search; symlinks met while walking are not followed; files
+// and directories given explicitly in Paths are always searched.
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+)
+
+// Mode selects what a grep reports.
+type Mode int
+
+const (
+	// FilesWithMatches reports each matching file once (the default).
+	FilesWithMatches Mode = iota
+	// Content reports matching lines (and context lines) with line numbers.
+	Content
+	// Count reports the number of matching lines per file (the number of
+	// matches in multiline mode, as rg --count does).
+	Count
+)
+
+// String returns the fs_grep output_mode name of m.
+func (m Mode) String() string {
+	switch m {
+	case Content:
+		return "content"
+	case Count:
+		return "count"
+	default:
+		return "files_with_matches"
+	}
+}
+
+// ParseMode maps an fs_grep output_mode ("" means files_with_matches).
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "files_with_matches":
+		return FilesWithMatches, nil
+	case "content":
+		return Content, nil
+	case "count":
+		return Count, nil
+	}
+	return 0, fmt.Errorf("unknown output_mode %q (want files_with_matches, content or count)", s)
+}
+
+// GrepQuery is one content search.
+type GrepQuery struct {
+	Pattern string
+	// Paths are absolute files or directories; the caller has already
+	// contained them in the sandbox roots.
+	Paths []string
+	// Globs have rg --glob semantics (gitignore syntax, matched relative to
+	// each search path; a "!" prefix excludes). Like rg, a glob match
+	// overrides ignore files and types.
+	Globs []string
+	// Types are rg --type names (see FileTypes).
+	Types []string
+
+	IgnoreCase   bool
+	FixedStrings bool
+	// Multiline lets the pattern span lines, and "." match a newline
+	// (rg -U --multiline-dotall).
+	Multiline bool
+	// NoIgnore searches files that ignore files would hide (rg --no-ignore).
+	NoIgnore bool
+	// Before and After are context line counts (Content mode only).
+	Before, After int
+	Mode          Mode
+
+	// Progress, if set, is called now and then with the number of files
+	// scanned so far (rg backend: files with matches so far). It may be
+	// called from several goroutines, never concurrently.
+	Progress func(files int64)
+}
+
+// GlobQuery lists files whose path relative to a search path matches a
+// doublestar pattern.
+type GlobQuery struct {
+	Pattern  string
+	Paths    []string
+	NoIgnore bool
+	Progress func(files int64)
+}
+
+// File is one fs_glob result.
+type File struct {
+	Path    string
+	ModTime time.Time
+	Size    int64
+}
+
+// Sink receives a grep's results. File is called (from any goroutine, at
+// most once per path) only for a file with at least one match; the returned
+// FileSink is used by that goroutine alone and then closed with End.
+type Sink interface {
+	File(path string) FileSink
+}
+
+// FileSink receives one file's results.
+type FileSink interface {
+	// Line reports one output line in Content mode, in line order: a match
+	// (context false) or a context line. text excludes the line terminator
+	// and is only valid during the call.
+	Line(num int, text []byte, context bool)
+	// End closes the file. count is the number of matching lines (the
+	// number of matches in multiline mode).
+	End(count int)
+}
+
+// Searcher is a search backend.
+type Searcher interface {
+	// Name is "rg", "find" or "native".
+	Name() string
+	// Grep searches q.Paths and streams results into sink. A cancelled or
+	// timed-out ctx stops it at once and returns ctx.Err(); what reached
+	// the sink by then is valid (a partial result).
+	Grep(ctx context.Context, q GrepQuery, sink Sink) error
+	// Glob calls fn for each matching file, in no particular order, never
+	// concurrently. An error from fn stops the walk and is returned.
+	Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
+}
+
+// ErrNoRG is returned by Select("rg", …) when rg is not on PATH.
+var ErrNoRG = errors.New("rg (ripgrep) not found on PATH")
+
+// Select returns the backend of the given kind: "auto" (rg when it is on
+// PATH now, else native), "rg", "find" (find(1) for globs, native for
+// grep) or "native". native is the pure-Go scanner (fallback.New()).
+func Select(kind string, native Searcher) (Searcher, error) {
+	switch kind {
+	case "", "auto":
+		if rg, err := NewRG(""); err == nil {
+			return rg, nil
+		}
+		if native == nil {
+			return nil, errors.New("no native searcher given and rg not on PATH")
+		}
+		return native, nil
+	case "rg":
+		return NewRG("")
+	case "find":
+		if native == nil {
+			return nil, errors.New("the find backend needs the native searcher for grep")
+		}
+		return NewFind(native)
+	case "native":
+		if native == nil {
+			return nil, errors.New("no native searcher given")
+		}
+		return native, nil
+	}
+	return nil, fmt.Errorf("unknown search backend %q (want auto, rg, find or native)", kind)
+}
+
+// lookPath is exec.LookPath, replaceable in tests.
+var lookPath = exec.LookPath

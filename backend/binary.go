@@ -1,0 +1,50 @@
+package backend
+
+import (
+	"bytes"
+	"os"
+)
+
+// rgBufferSize is ripgrep's default line-buffer capacity. ripgrep reads a
+// file in chunks of this size and, when a chunk holds a NUL byte, stops
+// before searching that chunk: matches in earlier chunks stand, the rest
+// of the file is skipped.
+const rgBufferSize = 64 << 10
+
+// SearchableLen returns how much of data a walked (not explicitly given)
+// file contributes to a content search under ripgrep's binary rule:
+// len(data) without a NUL byte, 0 when a NUL is in the first chunk (the
+// file is binary), and otherwise the lines before the chunk holding the
+// first NUL — replaying rg's buffer refills, which keep an incomplete last
+// line and read into the remaining space.
+func SearchableLen(data []byte) int {
+	nul := bytes.IndexByte(data, 0)
+	if nul < 0 {
+		return len(data)
+	}
+	capacity := rgBufferSize
+	off, lineStart := 0, 0 // bytes read; start of the unsearched partial line
+	for {
+		rolled := off - lineStart
+		if rolled >= capacity {
+			capacity *= 2
+		}
+		end := min(off+capacity-rolled, len(data))
+		if nul < end {
+			return lineStart
+		}
+		off = end
+		lineStart = bytes.LastIndexByte(data[:off], '\n') + 1
+	}
+}
+
+// explicitBinary reports whether an explicitly named file holds a NUL
+// byte. rg would search such a file with NULs replaced; both backends
+// skip it instead, so they agree.
+func explicitBinary(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && bytes.IndexByte(data, 0) >= 0
+}
+
+// ExplicitBinary is explicitBinary for the native backend.
+func ExplicitBinary(path string) bool { return explicitBinary(path) }

@@ -1,0 +1,189 @@
+package backend
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"sort"
+	"sync"
+)
+
+// Entry is one unit of a grep result, the thing offset and head_limit
+// count: a file (FilesWithMatches), a file and its count (Count), or one
+// output line (Content; match or context line).
+type Entry struct {
+	Path    string
+	Line    int    // Content: 1-based line number
+	Text    []byte // Content: the line, without terminator
+	Context bool   // Content: a context line, not a match
+	Count   int    // Count: matching lines (or matches, multiline)
+}
+
+// Result is a collected grep result.
+type Result struct {
+	Mode Mode
+	// Entries are the entries after Offset, at most Limit, ordered by path
+	// and, within a file, by line.
+	Entries []Entry
+	// Total is the number of entries in the whole result; Files the number
+	// of files with a match.
+	Total, Files int
+	// Offset and Limit as asked (Limit 0: unlimited).
+	Offset, Limit int
+	// Partial: the search was stopped (timeout or cancellation) before it
+	// finished; Entries and Total cover what was found until then.
+	Partial bool
+}
+
+// Truncated reports whether entries exist beyond those shown.
+func (r *Result) Truncated() bool { return r.Offset+len(r.Entries) < r.Total }
+
+// Collector is a Sink that keeps, in memory bounded by offset+limit
+// entries, the first offset+limit entries of the whole result in
+// deterministic order (path, then line) and counts the rest. Backends may
+// deliver files in any order and from many goroutines.
+type Collector struct {
+	mode          Mode
+	offset, limit int
+	keep          int // offset+limit; 0 = keep everything
+
+	mu    sync.Mutex
+	h     entryHeap // max-heap on (path, line) when keep > 0
+	total int
+	files int
+}
+
+// NewCollector returns a collector for mode that will keep entries
+// [offset, offset+limit) of the ordered result. limit 0 keeps everything
+// (memory then grows with the result).
+func NewCollector(mode Mode, offset, limit int) *Collector {
+	if offset < 0 {
+		offset = 0
+	}
+	if limit < 0 {
+		limit = 0
+	}
+	c := &Collector{mode: mode, offset: offset, limit: limit}
+	if limit > 0 {
+		c.keep = offset + limit
+	}
+	return c
+}
+
+// File implements Sink.
+func (c *Collector) File(path string) FileSink {
+	return &fileCollector{c: c, path: path}
+}
+
+type fileCollector struct {
+	c       *Collector
+	path    string
+	lines   []Entry
+	nlines  int // all lines seen, kept or not
+	textBuf []byte
+}
+
+func (f *fileCollector) Line(num int, text []byte, context bool) {
+	f.nlines++
+	if f.c.mode != Content {
+		return
+	}
+	// At most keep lines of one file can be among the first keep entries
+	// of the whole result, since a file's lines are contiguous in order.
+	if f.c.keep > 0 && len(f.lines) >= f.c.keep {
+		return
+	}
+	start := len(f.textBuf)
+	f.textBuf = append(f.textBuf, text...)
+	f.lines = append(f.lines, Entry{Path: f.path, Line: num, Context: context,
+		Text: f.textBuf[start:len(f.textBuf):len(f.textBuf)]})
+}
+
+func (f *fileCollector) End(count int) {
+	c := f.c
+	if count <= 0 && f.nlines == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.files++
+	switch c.mode {
+	case Content:
+		c.total += f.nlines
+		for i := range f.lines {
+			if !c.push(f.lines[i]) {
+				break // later lines of this file sort later still
+			}
+		}
+	default:
+		c.total++
+		c.push(Entry{Path: f.path, Count: count})
+	}
+}
+
+// push adds e to the kept set; false if e sorts after everything kept and
+// the set is full.
+func (c *Collector) push(e Entry) bool {
+	if c.keep == 0 || len(c.h) < c.keep {
+		heap.Push(&c.h, e)
+		return true
+	}
+	if !entryLess(e, c.h[0]) {
+		return false
+	}
+	c.h[0] = e
+	heap.Fix(&c.h, 0)
+	return true
+}
+
+// Result returns the collected result. err is the backend's error: a
+// context error marks the result Partial and is not returned; any other
+// error is returned as is.
+func (c *Collector) Result(err error) (*Result, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := &Result{Mode: c.mode, Total: c.total, Files: c.files, Offset: c.offset, Limit: c.limit}
+	if err != nil {
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		r.Partial = true
+	}
+	all := make([]Entry, len(c.h))
+	copy(all, c.h)
+	sort.Slice(all, func(i, j int) bool { return entryLess(all[i], all[j]) })
+	if c.offset < len(all) {
+		r.Entries = all[c.offset:]
+	}
+	if c.limit > 0 && len(r.Entries) > c.limit {
+		r.Entries = r.Entries[:c.limit]
+	}
+	return r, nil
+}
+
+// Run greps with s and collects entries [offset, offset+limit).
+func Run(ctx context.Context, s Searcher, q GrepQuery, offset, limit int) (*Result, error) {
+	c := NewCollector(q.Mode, offset, limit)
+	return c.Result(s.Grep(ctx, q, c))
+}
+
+func entryLess(a, b Entry) bool {
+	if a.Path != b.Path {
+		return a.Path < b.Path
+	}
+	return a.Line < b.Line
+}
+
+// entryHeap is a max-heap: the entry sorting last is at index 0.
+type entryHeap []Entry
+
+func (h entryHeap) Len() int           { return len(h) }
+func (h entryHeap) Less(i, j int) bool { return entryLess(h[j], h[i]) }
+func (h entryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *entryHeap) Push(x any)        { *h = append(*h, x.(Entry)) }
+func (h *entryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}

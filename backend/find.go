@@ -1,0 +1,133 @@
+package backend
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Find is the backend that lists files with find(1) — for hosts without
+// rg where an external walker is still wanted — and greps with the native
+// scanner. find knows nothing of ignore files, so the listing is filtered
+// here with the same rules as the native walker (Filter, IgnoreDir).
+type Find struct {
+	bin    string
+	native Searcher
+}
+
+// NewFind returns the find backend; native serves Grep.
+func NewFind(native Searcher) (*Find, error) {
+	bin, err := lookPath("find")
+	if err != nil {
+		return nil, err
+	}
+	return &Find{bin: bin, native: native}, nil
+}
+
+// Name implements Searcher.
+func (f *Find) Name() string { return "find" }
+
+// Grep implements Searcher with the native scanner.
+func (f *Find) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+	return f.native.Grep(ctx, q, sink)
+}
+
+// Glob implements Searcher.
+func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+	filter, err := NewFilter(nil, nil, q.NoIgnore)
+	if err != nil {
+		return err
+	}
+	rg := &RG{bin: f.bin} // reuse the process runner
+	var seen int64
+	for _, p := range q.Paths {
+		base, pat, ok := globBase(p, q.Pattern)
+		if !ok {
+			continue
+		}
+		base = strings.TrimSuffix(base, "/")
+		if base == "" {
+			base = "/"
+		}
+		type level struct {
+			dir  string
+			ig   *IgnoreDir
+			skip bool
+		}
+		var rootIg *IgnoreDir
+		if !q.NoIgnore {
+			rootIg = ParentIgnores(base).ChildProbe(base)
+		}
+		stack := []level{{dir: base, ig: rootIg}}
+		// %y type, %T@ mtime, %s size, %p path; NUL-terminated records.
+		args := []string{"-P", base, "-mindepth", "1", "-printf", `%y %T@ %s %p\0`}
+		err := rg.run(ctx, "/", args, func(out *bufio.Reader) error {
+			rd := lineReader{r: out}
+			for {
+				rec, err := rd.until(0)
+				if err == io.EOF {
+					return nil
+				} else if err != nil {
+					return err
+				}
+				fields := strings.SplitN(string(rec), " ", 4)
+				if len(fields) != 4 {
+					continue
+				}
+				typ, path := fields[0], fields[3]
+				parent := path[:strings.LastIndexByte(path, '/')]
+				if parent == "" {
+					parent = "/"
+				}
+				for len(stack) > 1 && stack[len(stack)-1].dir != parent {
+					stack = stack[:len(stack)-1]
+				}
+				top := stack[len(stack)-1]
+				if top.dir != parent || top.skip {
+					continue // inside a skipped directory
+				}
+				name := path[len(parent):]
+				name = strings.TrimPrefix(name, "/")
+				switch typ {
+				case "d":
+					skip := filter.Skip(top.ig, base, path, name, true)
+					var ig *IgnoreDir
+					if !skip && !q.NoIgnore {
+						ig = top.ig.ChildProbe(path)
+					}
+					stack = append(stack, level{dir: path, ig: ig, skip: skip})
+				case "f":
+					if filter.Skip(top.ig, base, path, name, false) {
+						continue
+					}
+					rel := path[len(base):]
+					rel = strings.TrimPrefix(rel, "/")
+					if !doublestar.MatchUnvalidated(pat, rel) {
+						continue
+					}
+					secs, _ := strconv.ParseFloat(fields[1], 64)
+					size, _ := strconv.ParseInt(fields[2], 10, 64)
+					whole, frac := math.Modf(secs)
+					mt := time.Unix(int64(whole), int64(frac*1e9))
+					if err := fn(File{Path: path, ModTime: mt, Size: size}); err != nil {
+						return err
+					}
+					seen++
+					if q.Progress != nil && seen%progressEvery == 0 {
+						q.Progress(seen)
+					}
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,311 @@
+package backend
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode/utf8"
+)
+
+// Pattern is a grep pattern compiled the way both backends read it.
+//
+// Go's regexp (RE2) accepts ripgrep's default syntax except look-around
+// and backreferences — which ripgrep's default engine rejects too — so a
+// pattern is validated here before either backend runs, and both accept
+// exactly the same set. Two rewrites keep Go's matches equal to rg's:
+//   - \d, \w, \s (and \D, \W, \S outside brackets) are Unicode-aware in
+//     rg and ASCII in Go, so they are rewritten to Unicode classes;
+//     \b is ASCII in Go and cannot be rewritten, so the rg backend
+//     passes rg an ASCII \b instead ((?-u:\b), see RGPattern).
+//   - without Multiline, rg never lets a match cross a line: a literal
+//     newline in the pattern is an error, classes lose '\n', and "."
+//     never matches it. Lines are then matched against the whole buffer
+//     with ^ and $ as line anchors, like rg.
+type Pattern struct {
+	// Re matches whole buffers (^ and $ match at line boundaries).
+	Re *regexp.Regexp
+	// Lit is a literal every match contains (nil: none known). If
+	// LitFold, it is ASCII and matched case-insensitively.
+	Lit     []byte
+	LitFold bool
+	// Multiline as in the query.
+	Multiline bool
+}
+
+// CompilePattern compiles q's pattern with q's flags (IgnoreCase,
+// FixedStrings, Multiline). Errors name the unsupported construct.
+func CompilePattern(q GrepQuery) (*Pattern, error) {
+	src := q.Pattern
+	if q.FixedStrings {
+		src = regexp.QuoteMeta(src)
+	} else {
+		src = unicodePerlClasses(src)
+	}
+	flags := syntax.Perl &^ syntax.OneLine
+	if q.IgnoreCase {
+		flags |= syntax.FoldCase
+	}
+	if q.Multiline {
+		flags |= syntax.DotNL
+	}
+	re, err := syntax.Parse(src, flags)
+	if err != nil {
+		return nil, patternError(q.Pattern, err)
+	}
+	if !q.Multiline {
+		if err := noNewline(re); err != nil {
+			return nil, err
+		}
+	}
+	re = re.Simplify()
+	compiled, err := regexp.Compile(re.String())
+	if err != nil {
+		return nil, patternError(q.Pattern, err)
+	}
+	p := &Pattern{Re: compiled, Multiline: q.Multiline}
+	if lit, fold := requiredLiteral(re); len(lit) > 0 {
+		s := string(lit)
+		if !fold || isASCII(s) {
+			p.Lit, p.LitFold = []byte(s), fold
+		}
+	}
+	return p, nil
+}
+
+// patternError turns a Go regexp error into one clear sentence.
+func patternError(pattern string, err error) error {
+	se, ok := err.(*syntax.Error)
+	if !ok {
+		return fmt.Errorf("invalid regex %q: %v", pattern, err)
+	}
+	switch {
+	case se.Code == syntax.ErrInvalidPerlOp && (strings.HasPrefix(se.Expr, "(?=") || strings.HasPrefix(se.Expr, "(?!") ||
+		strings.HasPrefix(se.Expr, "(?<=") || strings.HasPrefix(se.Expr, "(?<!")):
+		return fmt.Errorf("invalid regex %q: look-around %q is not supported (ripgrep's default regex engine and fsmcp's native one have no look-ahead or look-behind)", pattern, se.Expr)
+	case se.Code == syntax.ErrInvalidEscape && len(se.Expr) == 2 && se.Expr[1] >= '1' && se.Expr[1] <= '9',
+		se.Code == syntax.ErrInvalidEscape && strings.HasPrefix(se.Expr, `\k`):
+		return fmt.Errorf("invalid regex %q: backreference %q is not supported (ripgrep's default regex engine and fsmcp's native one have no backreferences)", pattern, se.Expr)
+	}
+	return fmt.Errorf("invalid regex %q: %s: %q", pattern, se.Code, se.Expr)
+}
+
+// noNewline applies rg's line-oriented rules to re in place.
+func noNewline(re *syntax.Regexp) error {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if r == '\n' {
+				return fmt.Errorf(`invalid regex: the pattern contains a newline ("\n"), which can only match with multiline set`)
+			}
+		}
+	case syntax.OpAnyChar:
+		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpCharClass:
+		var out []rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if lo <= '\n' && '\n' <= hi {
+				if lo < '\n' {
+					out = append(out, lo, '\n'-1)
+				}
+				if hi > '\n' {
+					out = append(out, '\n'+1, hi)
+				}
+				continue
+			}
+			out = append(out, lo, hi)
+		}
+		re.Rune = out
+		if len(out) == 0 {
+			re.Op = syntax.OpNoMatch
+		}
+	}
+	for _, sub := range re.Sub {
+		if err := noNewline(sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// requiredLiteral returns the longest literal that every match of re
+// must contain, and whether it is case-folded.
+func requiredLiteral(re *syntax.Regexp) ([]rune, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return re.Rune, re.Flags&syntax.FoldCase != 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best []rune
+		var bestFold bool
+		for _, sub := range re.Sub {
+			lit, fold := requiredLiteral(sub)
+			// Prefer case-sensitive literals: bytes.Index is fastest.
+			if len(lit) > 0 && (best == nil || (bestFold && !fold) || (fold == bestFold && len(lit) > len(best))) {
+				best, bestFold = lit, fold
+			}
+		}
+		return best, bestFold
+	}
+	return nil, false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// Unicode versions of the Perl classes, as in Rust's regex crate.
+const (
+	uniWord  = `\p{L}\p{M}\p{Nd}\p{Nl}\p{Pc}\x{200C}\x{200D}`
+	uniDigit = `\p{Nd}`
+	uniSpace = `\t\n\v\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}`
+)
+
+// unicodePerlClasses rewrites \d \w \s (and their negations outside
+// brackets) to Unicode classes, leaving every other escape alone.
+func unicodePerlClasses(p string) string {
+	if !strings.Contains(p, `\`) {
+		return p
+	}
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			n := p[i+1]
+			i++
+			if n == 'Q' { // \Q...\E: copy verbatim
+				end := strings.Index(p[i+1:], `\E`)
+				if end < 0 {
+					b.WriteString(p[i-1:])
+					return b.String()
+				}
+				b.WriteString(p[i-1 : i+1+end+2])
+				i += end + 2
+				continue
+			}
+			var rep string
+			switch n {
+			case 'd':
+				rep = uniDigit
+			case 'D':
+				rep = `\P{Nd}`
+			case 'w':
+				rep = uniWord
+				if !inClass {
+					rep = "[" + rep + "]"
+				}
+			case 's':
+				rep = uniSpace
+				if !inClass {
+					rep = "[" + rep + "]"
+				}
+			case 'W':
+				if !inClass {
+					rep = "[^" + uniWord + "]"
+				}
+			case 'S':
+				if !inClass {
+					rep = "[^" + uniSpace + "]"
+				}
+			}
+			if rep == "" {
+				b.WriteByte('\\')
+				b.WriteByte(n)
+			} else {
+				b.WriteString(rep)
+			}
+		case c == '[' && !inClass:
+			inClass = true
+			b.WriteByte(c)
+			// A ']' right after '[' or '[^' is literal.
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				b.WriteByte(']')
+				i++
+			}
+		case c == '[' && inClass && i+1 < len(p) && p[i+1] == ':':
+			// [:alpha:] inside a class
+			end := strings.Index(p[i:], ":]")
+			if end < 0 {
+				b.WriteByte(c)
+				continue
+			}
+			b.WriteString(p[i : i+end+2])
+			i += end + 1
+		case c == ']' && inClass:
+			inClass = false
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// RGPattern returns the pattern text handed to rg for q: \b and \B
+// become ASCII word boundaries ((?-u:\b)), which is what Go's regexp
+// implements, so both backends agree on non-ASCII words.
+func RGPattern(q GrepQuery) string {
+	p := q.Pattern
+	if q.FixedStrings || !strings.Contains(p, `\`) {
+		return p
+	}
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			n := p[i+1]
+			i++
+			if (n == 'b' || n == 'B') && !inClass {
+				b.WriteString(`(?-u:\`)
+				b.WriteByte(n)
+				b.WriteByte(')')
+				continue
+			}
+			b.WriteByte('\\')
+			b.WriteByte(n)
+		case c == '[' && !inClass:
+			inClass = true
+			b.WriteByte(c)
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				b.WriteByte(']')
+				i++
+			}
+		case c == '[' && inClass && i+1 < len(p) && p[i+1] == ':':
+			if end := strings.Index(p[i:], ":]"); end >= 0 {
+				b.WriteString(p[i : i+end+2])
+				i += end + 1
+				continue
+			}
+			b.WriteByte(c)
+		case c == ']' && inClass:
+			inClass = false
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,458 @@
+package backend
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// RG is the backend that drives ripgrep.
+//
+// Each search path runs one rg child with the path as its working
+// directory and "./" (or "./NAME" for a file) as its only argument, so
+// --glob patterns with a slash are relative to the search path, exactly
+// as the native walker reads them, and every output record starts with
+// "./" (never mistaken for a flag or a context separator). Output is the
+// NUL-separated text format, which is cheaper to produce and parse than
+// --json and keeps any file name intact.
+type RG struct {
+	bin string
+}
+
+// NewRG returns the rg backend for the given binary ("" looks up "rg" on
+// PATH).
+func NewRG(bin string) (*RG, error) {
+	if bin == "" {
+		p, err := lookPath("rg")
+		if err != nil {
+			return nil, ErrNoRG
+		}
+		bin = p
+	}
+	return &RG{bin: bin}, nil
+}
+
+// Name implements Searcher.
+func (r *RG) Name() string { return "rg" }
+
+// Bin is the rg binary this backend runs.
+func (r *RG) Bin() string { return r.bin }
+
+// commonArgs are the flags that make rg follow fsmcp's rules.
+func commonArgs(noIgnore bool) []string {
+	a := []string{
+		"--no-config",         // ignore RIPGREP_CONFIG_PATH
+		"--hidden",            // hidden files are searched
+		"--no-require-git",    // .gitignore counts without a .git dir
+		"--no-ignore-global",  // only the tree's own ignore files
+		"--no-ignore-exclude", // (.git/info/exclude is not one of them)
+		"--no-messages",
+		"--color", "never",
+	}
+	if noIgnore {
+		a = append(a, "--no-ignore")
+	}
+	return a
+}
+
+// GrepArgs returns rg's arguments for q, up to and including "--"; the
+// search argument follows. Exposed so the bench can time rg alone with
+// exactly the flags the backend uses.
+func GrepArgs(q GrepQuery) []string {
+	a := commonArgs(q.NoIgnore)
+	a = append(a, "--encoding", "none", "--null", "--no-heading", "--with-filename")
+	for _, g := range q.Globs {
+		if g != "" {
+			a = append(a, "--glob", g)
+		}
+	}
+	a = append(a, "--glob", "!.git")
+	for _, t := range q.Types {
+		if globs, ok := extraFileTypes[t]; ok {
+			for _, g := range globs {
+				a = append(a, "--type-add", t+":"+g)
+			}
+		}
+		a = append(a, "--type", t)
+	}
+	if q.IgnoreCase {
+		a = append(a, "--ignore-case")
+	} else {
+		a = append(a, "--case-sensitive")
+	}
+	if q.FixedStrings {
+		a = append(a, "--fixed-strings")
+	}
+	if q.Multiline {
+		a = append(a, "--multiline", "--multiline-dotall")
+	}
+	switch q.Mode {
+	case FilesWithMatches:
+		a = append(a, "--files-with-matches")
+	case Count:
+		a = append(a, "--count")
+	case Content:
+		a = append(a, "--line-number")
+		if q.Before > 0 {
+			a = append(a, "--before-context", strconv.Itoa(q.Before))
+		}
+		if q.After > 0 {
+			a = append(a, "--after-context", strconv.Itoa(q.After))
+		}
+	}
+	return append(a, "--regexp", RGPattern(q), "--")
+}
+
+// FilesArgs returns rg's arguments for listing files, up to "--".
+func FilesArgs(noIgnore bool) []string {
+	a := commonArgs(noIgnore)
+	return append(a, "--files", "--null", "--glob", "!.git", "--")
+}
+
+// searchTarget splits a search path into rg's working directory and
+// argument. skip is true for an explicit binary file.
+func searchTarget(p string) (dir, arg string, skip bool, err error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", "", false, err
+	}
+	if fi.IsDir() {
+		return p, "./", false, nil
+	}
+	if !fi.Mode().IsRegular() || explicitBinary(p) {
+		return "", "", true, nil
+	}
+	return filepath.Dir(p), "./" + filepath.Base(p), false, nil
+}
+
+// joinOut maps an rg output path ("./rel") back to an absolute path.
+func joinOut(dir, arg string, out []byte) string {
+	rel := bytes.TrimPrefix(out, []byte("./"))
+	if arg != "./" {
+		return dir + "/" + string(rel) // an explicit file: dir/name
+	}
+	if strings.HasSuffix(dir, "/") {
+		return dir + string(rel)
+	}
+	return dir + "/" + string(rel)
+}
+
+// Grep implements Searcher.
+func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+	if _, err := CompilePattern(q); err != nil {
+		return err
+	}
+	if _, err := NewFilter(q.Globs, q.Types, q.NoIgnore); err != nil {
+		return err
+	}
+	args := GrepArgs(q)
+	var seen int64
+	for _, p := range q.Paths {
+		dir, arg, skip, err := searchTarget(p)
+		if err != nil {
+			return err
+		}
+		if skip {
+			continue
+		}
+		err = r.run(ctx, dir, append(args[:len(args):len(args)], arg), func(out *bufio.Reader) error {
+			return parseGrep(out, q, dir, arg, sink, &seen)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Glob implements Searcher.
+func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+	var seen int64
+	for _, p := range q.Paths {
+		base, pat, ok := globBase(p, q.Pattern)
+		if !ok {
+			continue
+		}
+		err := r.run(ctx, base, append(FilesArgs(q.NoIgnore), "./"), func(out *bufio.Reader) error {
+			rd := lineReader{r: out}
+			for {
+				name, err := rd.until(0)
+				if err == io.EOF {
+					return nil
+				} else if err != nil {
+					return err
+				}
+				rel := string(bytes.TrimPrefix(name, []byte("./")))
+				if !doublestar.MatchUnvalidated(pat, rel) {
+					continue
+				}
+				path := joinOut(base, "./", name)
+				fi, err := os.Lstat(path)
+				if err != nil {
+					continue
+				}
+				if err := fn(File{Path: path, ModTime: fi.ModTime(), Size: fi.Size()}); err != nil {
+					return err
+				}
+				seen++
+				if q.Progress != nil && seen%progressEvery == 0 {
+					q.Progress(seen)
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progressEvery is how many files pass between progress callbacks.
+const progressEvery = 1000
+
+// globBase splits a glob query's pattern into the directory to walk
+// (search path + the pattern's static prefix) and the pattern relative to
+// it. ok is false when nothing can match: a bad pattern, a missing base or
+// a base inside .git.
+func globBase(path, pattern string) (base, rest string, ok bool) {
+	pattern = strings.TrimPrefix(pattern, "./")
+	if pattern == "" || !doublestar.ValidatePattern(pattern) {
+		return "", "", false
+	}
+	b, rest := doublestar.SplitPattern(pattern)
+	base = path
+	if b != "." && b != "" {
+		for _, el := range strings.Split(b, "/") {
+			if el == ".git" || el == ".." {
+				return "", "", false
+			}
+		}
+		base = strings.TrimSuffix(path, "/") + "/" + b
+	}
+	fi, err := os.Stat(base)
+	if err != nil || !fi.IsDir() {
+		return "", "", false
+	}
+	return base, rest, true
+}
+
+// GlobBase is globBase for the native backend.
+func GlobBase(path, pattern string) (base, rest string, ok bool) { return globBase(path, pattern) }
+
+// run starts rg in dir and hands its stdout to parse. Cancelling ctx
+// kills rg's whole process group and returns ctx.Err().
+func (r *RG) run(ctx context.Context, dir string, args []string, parse func(*bufio.Reader) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, r.bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "RIPGREP_CONFIG_PATH=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting rg: %w", err)
+	}
+	perr := parse(bufio.NewReaderSize(stdout, 256<<10))
+	if perr != nil {
+		_ = cmd.Cancel()
+		_, _ = io.Copy(io.Discard, stdout)
+	}
+	werr := cmd.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if perr != nil {
+		return perr
+	}
+	var exit *exec.ExitError
+	if errors.As(werr, &exit) {
+		// 1: no match. 2: an error, but rg goes on past unreadable
+		// files, so only a run that produced nothing is a failure.
+		if exit.ExitCode() == 1 || (exit.ExitCode() == 2 && stderr.Len() == 0) {
+			return nil
+		}
+		msg := strings.TrimSpace(stderr.String())
+		return fmt.Errorf("rg failed: %s", firstLine(msg))
+	}
+	return werr
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
+}
+
+// lineReader reads delimited records of any length.
+type lineReader struct {
+	r       *bufio.Reader
+	scratch []byte
+}
+
+// until returns the bytes up to (not including) delim, valid until the
+// next call. io.EOF only at a clean record boundary.
+func (l *lineReader) until(delim byte) ([]byte, error) {
+	b, err := l.r.ReadSlice(delim)
+	if err == nil {
+		return b[:len(b)-1], nil
+	}
+	if err != bufio.ErrBufferFull {
+		if err == io.EOF && len(b) > 0 {
+			return b, nil // last record without delimiter
+		}
+		return nil, err
+	}
+	l.scratch = append(l.scratch[:0], b...)
+	for {
+		b, err = l.r.ReadSlice(delim)
+		l.scratch = append(l.scratch, b...)
+		if err == nil {
+			return l.scratch[:len(l.scratch)-1], nil
+		}
+		if err != bufio.ErrBufferFull {
+			if err == io.EOF {
+				return l.scratch, nil
+			}
+			return nil, err
+		}
+	}
+}
+
+var binaryWarning = []byte(": WARNING: stopped searching binary file")
+
+// parseGrep reads rg's --null output for q.Mode into sink.
+func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen *int64) error {
+	rd := lineReader{r: out}
+	progress := func() {
+		*seen++
+		if q.Progress != nil {
+			q.Progress(*seen)
+		}
+	}
+	switch q.Mode {
+	case FilesWithMatches:
+		for {
+			name, err := rd.until(0)
+			if err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			sink.File(joinOut(dir, arg, name)).End(1)
+			progress()
+		}
+	case Count:
+		for {
+			name, err := rd.until(0)
+			if err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			path := joinOut(dir, arg, name)
+			num, err := rd.until('\n')
+			if err != nil && err != io.EOF {
+				return err
+			}
+			n, err := strconv.Atoi(string(num))
+			if err != nil {
+				return fmt.Errorf("rg: unexpected count output %q", num)
+			}
+			sink.File(path).End(n)
+			progress()
+		}
+	}
+	// Content: "./path\0N:text\n", "./path\0N-text\n" or "--\n".
+	var cur []byte
+	var fs FileSink
+	count := 0
+	for {
+		if p, _ := out.Peek(3); len(p) == 3 && p[0] == '-' && p[1] == '-' && p[2] == '\n' {
+			out.Discard(3)
+			continue
+		}
+		name, err := rd.until(0)
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			return err
+		}
+		// rg prints "PATH: WARNING: stopped searching binary file after
+		// match (...)" (no NUL) when a file turns binary past a match;
+		// drop it and any "--" separator after it.
+		for {
+			i := bytes.IndexByte(name, '\n')
+			if i < 0 || !(bytes.Contains(name[:i], binaryWarning) || string(name[:i]) == "--") {
+				break
+			}
+			name = name[i+1:]
+		}
+		if len(name) == 0 || bytes.Contains(name, binaryWarning) {
+			continue // a trailing warning
+		}
+		if fs == nil || !bytes.Equal(name, cur) {
+			if fs != nil {
+				fs.End(count)
+			}
+			cur = append(cur[:0], name...)
+			fs, count = sink.File(joinOut(dir, arg, name)), 0
+			progress()
+		}
+		rest, err := rd.until('\n')
+		if err != nil && err != io.EOF {
+			return err
+		}
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(rest) || (rest[i] != ':' && rest[i] != '-') {
+			return fmt.Errorf("rg: unexpected output line %q", rest)
+		}
+		num, _ := strconv.Atoi(string(rest[:i]))
+		ctxLine := rest[i] == '-'
+		if !ctxLine {
+			count++
+		}
+		fs.Line(num, rest[i+1:], ctxLine)
+	}
+	if fs != nil {
+		fs.End(count)
+	}
+	return nil
+}

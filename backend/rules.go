@@ -1,0 +1,415 @@
+package backend
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// This file holds the walk rules shared by the native scanner and the find
+// backend: gitignore matching, rg --glob overrides and rg --type filters.
+//
+// The gitignore matcher is written here rather than taken from a library
+// (go-git's plumbing/format/gitignore was the candidate) because fsmcp must
+// agree with ripgrep, not git, and must be fast on 100k-file trees:
+// go-git matches by splitting every path into components and has no
+// notion of .ignore/.rgignore precedence, rg's override globs or rg's
+// "last ancestor with a .git stops .gitignore" rule. The translation of a
+// gitignore line into a glob follows ripgrep's ignore crate
+// (GitignoreBuilder::add_line) line for line; the glob itself is matched
+// by doublestar (the dependency SPEC §1 chose for glob semantics), with
+// fast paths for the common shapes (name, *.ext, exact path).
+
+// MatchKind is the verdict of an ignore or override rule set.
+type MatchKind int8
+
+const (
+	MatchNone      MatchKind = iota // no rule matched
+	MatchIgnore                     // skip the entry
+	MatchWhitelist                  // keep the entry ("!pattern")
+)
+
+type globKind int8
+
+const (
+	kindGlob   globKind = iota // doublestar on the relative path
+	kindName                   // base name equals lit
+	kindSuffix                 // base name ends with lit
+	kindExact                  // relative path equals lit
+)
+
+type ignoreGlob struct {
+	kind      globKind
+	lit       string // kindName, kindSuffix, kindExact; the glob for kindGlob
+	dirOnly   bool
+	whitelist bool
+}
+
+// Gitignore is the rule set of one ignore file (or of a list of globs).
+type Gitignore struct {
+	globs      []ignoreGlob
+	numIgnores int
+}
+
+// ParseGitignore parses gitignore text the way ripgrep does. Lines that
+// are not valid globs are skipped.
+func ParseGitignore(data []byte) *Gitignore {
+	g := &Gitignore{}
+	for len(data) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		g.addLine(string(bytes.TrimSuffix(line, []byte{'\r'})))
+	}
+	return g
+}
+
+const globMeta = `*?[{\`
+
+func (g *Gitignore) addLine(line string) bool {
+	if strings.HasPrefix(line, "#") {
+		return true
+	}
+	if !strings.HasSuffix(line, `\ `) {
+		line = strings.TrimRight(line, " \t\r\n\v\f")
+	}
+	if line == "" {
+		return true
+	}
+	var ig ignoreGlob
+	absolute := false
+	if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
+		line = line[1:]
+		absolute = strings.HasPrefix(line, "/")
+	} else {
+		if strings.HasPrefix(line, "!") {
+			ig.whitelist = true
+			line = line[1:]
+		}
+		if strings.HasPrefix(line, "/") {
+			line = line[1:]
+			absolute = true
+		}
+	}
+	if strings.HasSuffix(line, "/") {
+		ig.dirOnly = true
+		line = line[:len(line)-1]
+		if strings.HasSuffix(line, `\`) {
+			line = line[:len(line)-1]
+		}
+	}
+	actual := line
+	if !absolute && !strings.Contains(line, "/") {
+		if !strings.HasPrefix(actual, "**/") && actual != "**" {
+			actual = "**/" + actual
+		}
+	}
+	if strings.HasSuffix(actual, "/**") {
+		actual += "/*"
+	}
+	rest, isBase := strings.CutPrefix(actual, "**/")
+	switch {
+	case isBase && rest != "" && !strings.ContainsAny(rest, globMeta+"/"):
+		ig.kind, ig.lit = kindName, rest
+	case isBase && len(rest) > 1 && rest[0] == '*' && !strings.ContainsAny(rest[1:], globMeta+"/"):
+		ig.kind, ig.lit = kindSuffix, rest[1:]
+	case !strings.ContainsAny(actual, globMeta):
+		ig.kind, ig.lit = kindExact, actual
+	default:
+		if !doublestar.ValidatePattern(actual) {
+			return false
+		}
+		ig.kind, ig.lit = kindGlob, actual
+	}
+	g.globs = append(g.globs, ig)
+	if !ig.whitelist {
+		g.numIgnores++
+	}
+	return true
+}
+
+// Match matches rel (the path relative to the ignore file's directory,
+// '/'-separated, whose last element is name): the last matching line
+// wins, and a directory-only line matches only directories.
+func (g *Gitignore) Match(rel, name string, isDir bool) MatchKind {
+	if g == nil {
+		return MatchNone
+	}
+	for i := len(g.globs) - 1; i >= 0; i-- {
+		ig := &g.globs[i]
+		if ig.dirOnly && !isDir {
+			continue
+		}
+		var ok bool
+		switch ig.kind {
+		case kindName:
+			ok = name == ig.lit
+		case kindSuffix:
+			ok = strings.HasSuffix(name, ig.lit)
+		case kindExact:
+			ok = rel == ig.lit
+		default:
+			ok = doublestar.MatchUnvalidated(ig.lit, rel)
+		}
+		if ok {
+			if ig.whitelist {
+				return MatchWhitelist
+			}
+			return MatchIgnore
+		}
+	}
+	return MatchNone
+}
+
+// Names of the ignore files, in increasing precedence.
+const (
+	GitignoreFile = ".gitignore"
+	IgnoreFile    = ".ignore"
+	RgignoreFile  = ".rgignore"
+)
+
+// IgnoreDir is one directory's ignore files, linked to its parent's.
+type IgnoreDir struct {
+	parent      *IgnoreDir
+	dir         string // absolute, no trailing slash ("" for "/")
+	git, ig, rg *Gitignore
+	hasGit      bool
+}
+
+// Child returns the ignore context of directory dir (absolute), a child
+// of d's directory, reading the ignore files that the flags say exist.
+// Without any, it returns d itself.
+func (d *IgnoreDir) Child(dir string, hasGitignore, hasIgnore, hasRgignore, hasGit bool) *IgnoreDir {
+	if !hasGitignore && !hasIgnore && !hasRgignore && !hasGit {
+		return d
+	}
+	c := &IgnoreDir{parent: d, dir: strings.TrimSuffix(dir, "/"), hasGit: hasGit}
+	read := func(name string) *Gitignore {
+		data, err := os.ReadFile(dir + "/" + name)
+		if err != nil {
+			return nil
+		}
+		g := ParseGitignore(data)
+		if len(g.globs) == 0 {
+			return nil
+		}
+		return g
+	}
+	if hasGitignore {
+		c.git = read(GitignoreFile)
+	}
+	if hasIgnore {
+		c.ig = read(IgnoreFile)
+	}
+	if hasRgignore {
+		c.rg = read(RgignoreFile)
+	}
+	if c.git == nil && c.ig == nil && c.rg == nil && !hasGit {
+		return d
+	}
+	return c
+}
+
+// ParentIgnores returns the ignore context of the directories above dir
+// (an absolute directory), from "/" down to dir's parent, as ripgrep reads
+// them for a search path.
+func ParentIgnores(dir string) *IgnoreDir {
+	dir = strings.TrimSuffix(dir, "/")
+	var ancestors []string
+	for d := dir; ; {
+		i := strings.LastIndexByte(d, '/')
+		if i < 0 {
+			break
+		}
+		d = d[:i]
+		ancestors = append(ancestors, d)
+		if d == "" {
+			break
+		}
+	}
+	var cur *IgnoreDir
+	for i := len(ancestors) - 1; i >= 0; i-- {
+		a := ancestors[i]
+		p := a
+		if p == "" {
+			p = "/"
+		}
+		cur = cur.ChildProbe(p)
+	}
+	return cur
+}
+
+// ChildProbe is Child for a directory whose entries were not listed: it
+// probes for the ignore files.
+func (d *IgnoreDir) ChildProbe(dir string) *IgnoreDir {
+	exists := func(name string) bool {
+		_, err := os.Lstat(strings.TrimSuffix(dir, "/") + "/" + name)
+		return err == nil
+	}
+	if d == nil {
+		d = &IgnoreDir{dir: "\x00root"} // sentinel with no rules
+	}
+	return d.Child(dir, exists(GitignoreFile), exists(IgnoreFile), exists(RgignoreFile), exists(".git"))
+}
+
+// Match applies the ignore files of d and its ancestors to path (absolute,
+// no trailing slash; name is its last element), with ripgrep's
+// precedence: .rgignore over .ignore over .gitignore, the deepest
+// directory first for each, and .gitignore files above the nearest
+// directory holding .git not consulted.
+func (d *IgnoreDir) Match(path, name string, isDir bool) MatchKind {
+	mRg, mIg, mGit := MatchNone, MatchNone, MatchNone
+	sawGit := false
+	for l := d; l != nil; l = l.parent {
+		if l.git == nil && l.ig == nil && l.rg == nil {
+			sawGit = sawGit || l.hasGit
+			continue
+		}
+		if len(path) <= len(l.dir)+1 || path[len(l.dir)] != '/' || path[:len(l.dir)] != l.dir {
+			continue
+		}
+		rel := path[len(l.dir)+1:]
+		if mRg == MatchNone {
+			mRg = l.rg.Match(rel, name, isDir)
+		}
+		if mIg == MatchNone {
+			mIg = l.ig.Match(rel, name, isDir)
+		}
+		if !sawGit && mGit == MatchNone {
+			mGit = l.git.Match(rel, name, isDir)
+		}
+		sawGit = sawGit || l.hasGit
+	}
+	switch {
+	case mRg != MatchNone:
+		return mRg
+	case mIg != MatchNone:
+		return mIg
+	}
+	return mGit
+}
+
+// extraFileTypes are types fsmcp promises that ripgrep 13 lacks; the rg
+// backend passes them with --type-add.
+var extraFileTypes = map[string][]string{
+	"svelte": {"*.svelte"},
+	"vue":    {"*.vue"},
+}
+
+// FileTypes returns the names of the known file types, sorted.
+func FileTypes() []string {
+	var names []string
+	for n := range rgFileTypes {
+		names = append(names, n)
+	}
+	for n := range extraFileTypes {
+		if _, ok := rgFileTypes[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TypeGlobs returns the base-name globs of file type name.
+func TypeGlobs(name string) ([]string, bool) {
+	if g, ok := rgFileTypes[name]; ok {
+		return g, true
+	}
+	g, ok := extraFileTypes[name]
+	return g, ok
+}
+
+// Filter decides which walked entries are searched: rg --glob overrides
+// first (a match decides at once), then ignore files (unless NoIgnore),
+// then rg --type selections. .git is always excluded.
+type Filter struct {
+	overrides *Gitignore
+	types     []ignoreGlob // kindName/kindSuffix/kindGlob on the base name
+	noIgnore  bool
+}
+
+// NewFilter builds the filter of a query's globs, types and no_ignore.
+func NewFilter(globs, types []string, noIgnore bool) (*Filter, error) {
+	f := &Filter{noIgnore: noIgnore, overrides: &Gitignore{}}
+	for _, g := range globs {
+		if g == "" {
+			continue
+		}
+		if !f.overrides.addLine(g) {
+			return nil, fmt.Errorf("invalid glob %q", g)
+		}
+	}
+	f.overrides.addLine("!.git") // always last: nothing re-includes .git
+	for _, t := range types {
+		globs, ok := TypeGlobs(t)
+		if !ok {
+			return nil, fmt.Errorf("unrecognized file type: %s (known types: %s)", t, strings.Join(FileTypes(), ", "))
+		}
+		for _, g := range globs {
+			ig := ignoreGlob{kind: kindGlob, lit: g}
+			switch {
+			case !strings.ContainsAny(g, globMeta):
+				ig.kind = kindName
+			case g[0] == '*' && !strings.ContainsAny(g[1:], globMeta):
+				ig.kind, ig.lit = kindSuffix, g[1:]
+			}
+			f.types = append(f.types, ig)
+		}
+	}
+	return f, nil
+}
+
+// Skip reports whether the entry path (absolute; name its last element)
+// found while walking search path root is left out. ig is the ignore
+// context of the entry's directory.
+func (f *Filter) Skip(ig *IgnoreDir, root, path, name string, isDir bool) bool {
+	rel := name
+	if len(path) > len(root)+1 && strings.HasPrefix(path, root) {
+		rel = path[len(root)+1:]
+		if root == "/" {
+			rel = path[1:]
+		}
+	}
+	// Override globs are gitignore lines read inverted: "*.go" keeps,
+	// "!*.go" skips.
+	switch f.overrides.Match(rel, name, isDir) {
+	case MatchIgnore:
+		return false
+	case MatchWhitelist:
+		return true
+	}
+	// Override semantics: whitelist globs exist and none matched a file.
+	if !isDir && f.overrides.numIgnores > 0 {
+		return true
+	}
+	if !f.noIgnore && ig != nil && ig.Match(path, name, isDir) == MatchIgnore {
+		return true
+	}
+	if !isDir && len(f.types) > 0 {
+		for i := range f.types {
+			t := &f.types[i]
+			var ok bool
+			switch t.kind {
+			case kindName:
+				ok = name == t.lit
+			case kindSuffix:
+				ok = strings.HasSuffix(name, t.lit)
+			default:
+				ok, _ = doublestar.Match(t.lit, name)
+			}
+			if ok {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

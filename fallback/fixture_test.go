@@ -1,0 +1,135 @@
+package fallback
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsmcp/fsmcp/backend"
+)
+
+// writeTree creates files under dir from a map of relative path -> content.
+// A content starting with "->" makes a symlink to the rest.
+func writeTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if target, ok := strings.CutPrefix(content, "->"); ok {
+			if err := os.Symlink(target, p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fixture builds the parity tree and returns the repository root. The
+// layout: wrap/.gitignore and wrap/.ignore above a repo with a .git dir
+// (the first must not apply, the second must), nested ignore files with
+// negation, anchored and directory-only rules, hidden files, binary files,
+// symlinks out of the tree, odd names, and one file per common type.
+func fixture(t testing.TB) string {
+	t.Helper()
+	wrap := t.TempDir()
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{"secret.txt": "foo outside the tree\n"})
+	late := "foo in the first chunk\n" + strings.Repeat("filler line without the word\n", 4000) + "foo before nul\n" +
+		strings.Repeat("x", 100) + "\x00" + "\nfoo after nul\n"
+	ctxLines := []string{}
+	for i := 1; i <= 30; i++ {
+		switch i {
+		case 5, 7, 15, 16, 28:
+			ctxLines = append(ctxLines, "ctx match foo here")
+		default:
+			ctxLines = append(ctxLines, "ctx plain line")
+		}
+	}
+	writeTree(t, wrap, map[string]string{
+		".gitignore":                     "*.parentgit\n",
+		".ignore":                        "*.parentdot\n",
+		"repo/.git/HEAD":                 "ref: refs/heads/main foo\n",
+		"repo/.git/config":               "[core] foo\n",
+		"repo/a.parentgit":               "foo: above .git, so the parent .gitignore does not apply\n",
+		"repo/a.parentdot":               "foo: the parent .ignore applies\n",
+		"repo/.gitignore":                "# comment\n*.log\n!keep.log\nbuild/\n/top_only.txt\nsub/anch.txt\nlogs/\n\\#hash.txt\ntrailing.txt   \n",
+		"repo/.ignore":                   "ignored_by_dot_ignore.txt\n!rg_reincluded.txt\n",
+		"repo/.rgignore":                 "rgignored.md\nrg_reincluded.txt\n",
+		"repo/main.go":                   "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"foo\") // Foo FOO\n}\n\nfunc helper(x int) int { return x * 2 }\n",
+		"repo/keep.log":                  "foo keep\n",
+		"repo/drop.log":                  "foo drop\n",
+		"repo/top_only.txt":              "foo top\n",
+		"repo/#hash.txt":                 "foo hash\n",
+		"repo/trailing.txt":              "foo trailing\n",
+		"repo/build/out.txt":             "foo build\n",
+		"repo/logs/a.txt":                "foo logs dir\n",
+		"repo/sub/logs":                  "foo logs is a file here\n",
+		"repo/sub/top_only.txt":          "foo not anchored here\n",
+		"repo/sub/anch.txt":              "foo anchored ignore\n",
+		"repo/sub/.gitignore":            "!drop2.log\n*.tmp\n",
+		"repo/sub/drop2.log":             "foo re-included by negation\n",
+		"repo/sub/x.tmp":                 "foo tmp\n",
+		"repo/sub/deeper/x.tmp":          "foo deeper tmp\n",
+		"repo/sub/deeper/y.txt":          "foo deeper txt\nbar\n",
+		"repo/ignored_by_dot_ignore.txt": "foo dot ignore\n",
+		"repo/rgignored.md":              "foo rgignore\n",
+		"repo/rg_reincluded.txt":         "foo rgignore beats .ignore\n",
+		"repo/.hidden/h.txt":             "foo hidden dir\n",
+		"repo/.env":                      "FOO=foo\n",
+		"repo/bin.dat":                   "foo\x00binary\n",
+		"repo/late_nul.txt":              late,
+		"repo/link_out":                  "->" + outside,
+		"repo/link_file":                 "->" + filepath.Join(outside, "secret.txt"),
+		"repo/space name.txt":            "foo with space\n",
+		"repo/ünïcödé.md":                "foo café naïve Straße ΣΊΣΥΦΟΣ\nstraße STRASSE\n",
+		"repo/new\nline.txt":             "foo newline name\n",
+		"repo/multi.txt":                 "start\nfoo\nbar\nend\nfoo\nbaz\n",
+		"repo/ctx.txt":                   strings.Join(ctxLines, "\n") + "\n",
+		"repo/crlf.txt":                  "foo\r\nbar\r\n",
+		"repo/noeol.txt":                 "first\nlast foo",
+		"repo/empty.txt":                 "",
+		"repo/words.txt":                 "foobar foo_bar foo-bar foo.bar\nunfoo\n123 4567 x9\n\ttab\n",
+		"repo/types/a.py":                "def foo(): pass\n",
+		"repo/types/b.rs":                "fn foo() {}\n",
+		"repo/types/c.js":                "function foo() {}\n",
+		"repo/types/d.ts":                "let foo: number = 1\n",
+		"repo/types/Makefile":            "foo:\n\techo foo\n",
+		"repo/types/Dockerfile":          "RUN foo\n",
+		"repo/types/e.yaml":              "foo: 1\n",
+		"repo/types/f.json":              "{\"foo\": 1}\n",
+		"repo/types/g.c":                 "int foo;\n",
+		"repo/types/h.cpp":               "int foo;\n",
+		"repo/types/i.h":                 "int foo;\n",
+		"repo/types/k.toml":              "foo = 1\n",
+		"repo/types/l.vue":               "<template>foo</template>\n",
+		"repo/types/m.svelte":            "<p>foo</p>\n",
+		"repo/types/n.sh":                "echo foo\n",
+		"repo/types/.bashrc":             "alias foo=bar\n",
+		"repo/types/o.java":              "class Foo {}\n",
+		"repo/deep/nested/dir/file.go":   "package dir // foo deep\n",
+		"nogit/.gitignore":               "skipped.txt\n",
+		"nogit/skipped.txt":              "foo skipped without .git\n",
+		"nogit/kept.txt":                 "foo kept without .git\n",
+	})
+	return filepath.Join(wrap, "repo")
+}
+
+// requireRG returns the rg backend or skips loudly.
+func requireRG(t testing.TB) *backend.RG {
+	t.Helper()
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("SKIPPED: rg (ripgrep) is not on PATH — the rg/native parity tests did not run. Install ripgrep to run them.")
+	}
+	rg, err := backend.NewRG("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rg
+}

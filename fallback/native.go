@@ -1,0 +1,150 @@
+// Package fallback is fsmcp's pure-Go search backend: a parallel
+// directory walker and a regexp scanner that give the same answers as the
+// rg backend (package backend) when ripgrep is not installed.
+//
+// Speed comes from doing what ripgrep does: directories are read and
+// files scanned by a bounded set of goroutines; each file is read whole
+// into a reused buffer (big files are memory-mapped) and matched as one
+// buffer, not line by line; a literal every match must contain is found
+// with bytes.Index (SIMD) before the regexp runs, and then only on the
+// candidate line; line numbers are counted only for lines that are shown;
+// nothing is allocated per line.
+package fallback
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/fsmcp/fsmcp/backend"
+)
+
+// Native is the pure-Go Searcher.
+type Native struct{}
+
+// New returns the native searcher.
+func New() *Native { return &Native{} }
+
+// Name implements backend.Searcher.
+func (*Native) Name() string { return "native" }
+
+// progress calls fn every progressEvery files, never concurrently.
+type progress struct {
+	fn func(int64)
+	n  atomic.Int64
+	mu sync.Mutex
+}
+
+// progressEvery is how many files pass between progress callbacks.
+const progressEvery = 1000
+
+func (p *progress) add() {
+	if p.fn == nil {
+		return
+	}
+	if n := p.n.Add(1); n%progressEvery == 0 {
+		p.mu.Lock()
+		p.fn(n)
+		p.mu.Unlock()
+	}
+}
+
+// Grep implements backend.Searcher.
+func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
+	pat, err := backend.CompilePattern(q)
+	if err != nil {
+		return err
+	}
+	filter, err := backend.NewFilter(q.Globs, q.Types, q.NoIgnore)
+	if err != nil {
+		return err
+	}
+	m := newMatcher(pat, q)
+	prog := &progress{fn: q.Progress}
+	return walk(ctx, q.Paths, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
+		data, unmap, err := readFile(st, path)
+		if err != nil {
+			return
+		}
+		if unmap != nil {
+			defer unmap()
+		}
+		prog.add()
+		if explicit {
+			// rg would search an explicit binary file with NULs
+			// replaced; both backends skip it instead.
+			if bytes.IndexByte(data, 0) >= 0 {
+				return
+			}
+		} else {
+			n := backend.SearchableLen(data)
+			if n < len(data) && q.Mode == backend.Count {
+				return // rg --count squashes the count of a binary file
+			}
+			data = data[:n]
+			if len(data) == 0 {
+				return
+			}
+		}
+		m.scan(&st.scan, data, func() backend.FileSink { return sink.File(path) })
+	})
+}
+
+// Glob implements backend.Searcher.
+func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
+	filter, err := backend.NewFilter(nil, nil, q.NoIgnore)
+	if err != nil {
+		return err
+	}
+	prog := &progress{fn: q.Progress}
+	var mu sync.Mutex
+	var fnErr error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for _, p := range q.Paths {
+		base, pat, ok := backend.GlobBase(p, q.Pattern)
+		if !ok {
+			continue
+		}
+		if base != "/" && len(base) > 1 && base[len(base)-1] == '/' {
+			base = base[:len(base)-1]
+		}
+		err := walk(ctx, []string{base}, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
+			rel := path[len(root)+1:]
+			if !doublestar.MatchUnvalidated(pat, rel) {
+				return
+			}
+			var fi fs.FileInfo
+			var err error
+			if d != nil {
+				fi, err = d.Info()
+			} else {
+				fi, err = os.Lstat(path)
+			}
+			if err != nil {
+				return
+			}
+			prog.add()
+			mu.Lock()
+			defer mu.Unlock()
+			if fnErr != nil {
+				return
+			}
+			if err := fn(backend.File{Path: path, ModTime: fi.ModTime(), Size: fi.Size()}); err != nil {
+				fnErr = err
+				cancel()
+			}
+		})
+		if fnErr != nil {
+			return fnErr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

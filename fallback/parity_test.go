@@ -1,0 +1,211 @@
+package fallback
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsmcp/fsmcp/backend"
+)
+
+// parityQuery is one row of the parity table; Paths are relative to the
+// tree under test ("" = the tree itself).
+type parityQuery struct {
+	name  string
+	q     backend.GrepQuery
+	paths []string
+}
+
+func C(q backend.GrepQuery) backend.GrepQuery { q.Mode = backend.Content; return q }
+
+// parityTable: every query is run through the rg and the native backend.
+var parityTable = []parityQuery{
+	{name: "literal files", q: backend.GrepQuery{Pattern: "foo"}},
+	{name: "literal content", q: C(backend.GrepQuery{Pattern: "foo"})},
+	{name: "literal count", q: backend.GrepQuery{Pattern: "foo", Mode: backend.Count}},
+	{name: "regex content", q: C(backend.GrepQuery{Pattern: `fo+\s\w+`})},
+	{name: "regex alternation", q: C(backend.GrepQuery{Pattern: `keep|drop|hidden`})},
+	{name: "regex anchors", q: C(backend.GrepQuery{Pattern: `^foo$`})},
+	{name: "regex line end", q: C(backend.GrepQuery{Pattern: `foo$`})},
+	{name: "regex class no literal", q: C(backend.GrepQuery{Pattern: `[0-9]{3,}`})},
+	{name: "regex negated class stays on line", q: C(backend.GrepQuery{Pattern: `foo[^x]bar`})},
+	{name: "word boundary", q: C(backend.GrepQuery{Pattern: `\bfoo\b`})},
+	{name: "unicode word class", q: C(backend.GrepQuery{Pattern: `caf\w`})},
+	{name: "unicode digit/space", q: C(backend.GrepQuery{Pattern: `\d+\s\d+`})},
+	{name: "ignore case", q: C(backend.GrepQuery{Pattern: "FOO", IgnoreCase: true})},
+	{name: "ignore case unicode", q: C(backend.GrepQuery{Pattern: "straße", IgnoreCase: true})},
+	{name: "ignore case regex", q: backend.GrepQuery{Pattern: `func\s+MAIN`, IgnoreCase: true, Mode: backend.Count}},
+	{name: "case sensitive", q: C(backend.GrepQuery{Pattern: "Foo"})},
+	{name: "fixed strings", q: C(backend.GrepQuery{Pattern: "x * 2", FixedStrings: true})},
+	{name: "fixed strings with regex chars", q: C(backend.GrepQuery{Pattern: "foo.bar", FixedStrings: true})},
+	{name: "pattern looks like a flag", q: C(backend.GrepQuery{Pattern: "--pre=sh"})},
+	{name: "pattern -e", q: backend.GrepQuery{Pattern: "-e"}},
+	{name: "empty pattern count", q: backend.GrepQuery{Pattern: "", Mode: backend.Count}},
+	{name: "multiline", q: C(backend.GrepQuery{Pattern: `foo\nbar`, Multiline: true})},
+	{name: "multiline dotall", q: C(backend.GrepQuery{Pattern: `start.*end`, Multiline: true})},
+	{name: "multiline count", q: backend.GrepQuery{Pattern: `foo\n\w+`, Multiline: true, Mode: backend.Count}},
+	{name: "multiline files", q: backend.GrepQuery{Pattern: `bar\r?\n`, Multiline: true}},
+	{name: "context C2", q: C(backend.GrepQuery{Pattern: "match", Before: 2, After: 2})},
+	{name: "context A1", q: C(backend.GrepQuery{Pattern: "foo", After: 1})},
+	{name: "context B3", q: C(backend.GrepQuery{Pattern: "match", Before: 3})},
+	{name: "context multiline", q: C(backend.GrepQuery{Pattern: `foo\nbar`, Multiline: true, Before: 1, After: 1})},
+	{name: "glob include", q: backend.GrepQuery{Pattern: "foo", Globs: []string{"*.txt"}}},
+	{name: "glob exclude", q: backend.GrepQuery{Pattern: "foo", Globs: []string{"!*.txt"}}},
+	{name: "glob include+exclude", q: backend.GrepQuery{Pattern: "foo", Globs: []string{"*.txt", "!sub/**"}}},
+	{name: "glob with slash", q: backend.GrepQuery{Pattern: "foo", Globs: []string{"types/*"}}},
+	{name: "glob overrides gitignore", q: backend.GrepQuery{Pattern: "foo", Globs: []string{"*.log"}}},
+	{name: "glob cannot reach .git", q: backend.GrepQuery{Pattern: "foo", Globs: []string{".git/*", "HEAD"}}},
+	{name: "glob dir only", q: backend.GrepQuery{Pattern: "foo", Globs: []string{"!sub/"}}},
+	{name: "type go", q: backend.GrepQuery{Pattern: "foo", Types: []string{"go"}}},
+	{name: "types c cpp make docker", q: backend.GrepQuery{Pattern: "foo", Types: []string{"c", "cpp", "make", "docker"}}},
+	{name: "types sh js vue svelte", q: backend.GrepQuery{Pattern: "foo", Types: []string{"sh", "js", "vue", "svelte"}}},
+	{name: "type with glob override", q: backend.GrepQuery{Pattern: "foo", Types: []string{"go"}, Globs: []string{"*.md"}}},
+	{name: "no ignore", q: backend.GrepQuery{Pattern: "foo", NoIgnore: true}},
+	{name: "no ignore count", q: backend.GrepQuery{Pattern: "foo", NoIgnore: true, Mode: backend.Count}},
+	{name: "subdir path", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"sub"}},
+	{name: "explicit file paths", q: C(backend.GrepQuery{Pattern: "foo"}), paths: []string{"main.go", "drop.log", "bin.dat"}},
+	{name: "no git dir", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"../nogit"}},
+	{name: "two paths", q: backend.GrepQuery{Pattern: "foo", Mode: backend.Count}, paths: []string{"sub", "types"}},
+	{name: "crlf end", q: C(backend.GrepQuery{Pattern: `bar\r$`})},
+	{name: "no match", q: backend.GrepQuery{Pattern: "zzzznotthere"}},
+}
+
+// runBoth runs q through rg and native and returns both formatted
+// results.
+func runBoth(t *testing.T, rg backend.Searcher, q backend.GrepQuery, offset, limit int) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out [2]string
+	for i, s := range []backend.Searcher{rg, New()} {
+		r, err := backend.Run(ctx, s, q, offset, limit)
+		if err != nil {
+			out[i] = "error: " + err.Error()
+			continue
+		}
+		out[i] = fmt.Sprintf("total=%d files=%d partial=%v\n", r.Total, r.Files, r.Partial) +
+			backend.Format(r, backend.FormatOptions{LineNumbers: true, Separators: q.Before > 0 || q.After > 0})
+	}
+	return out[0], out[1]
+}
+
+// firstDiff describes the first differing line of a and b.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		} else {
+			x = "<end>"
+		}
+		if i < len(bl) {
+			y = bl[i]
+		} else {
+			y = "<end>"
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  rg:     %q\n  native: %q", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+func runParity(t *testing.T, root string, table []parityQuery, limit int) {
+	rg := requireRG(t)
+	for _, pq := range table {
+		t.Run(pq.name, func(t *testing.T) {
+			q := pq.q
+			if len(pq.paths) == 0 {
+				q.Paths = []string{root}
+			}
+			for _, p := range pq.paths {
+				q.Paths = append(q.Paths, filepath.Clean(filepath.Join(root, p)))
+			}
+			a, b := runBoth(t, rg, q, 0, limit)
+			if a != b {
+				t.Errorf("query %+v: rg and native differ at %s", pq.q, firstDiff(a, b))
+			}
+			if strings.HasPrefix(a, "error:") {
+				t.Errorf("query %+v failed: %s", pq.q, a)
+			}
+		})
+	}
+}
+
+func TestParityFixture(t *testing.T) {
+	runParity(t, fixture(t), parityTable, 0)
+}
+
+func TestParityGoroot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the GOROOT parity run in -short mode")
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skip("no go env GOROOT")
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	table := append([]parityQuery{
+		{name: "goroot func regex", q: C(backend.GrepQuery{Pattern: `func \(\w+ \*\w+\) Close\(\)`})},
+		{name: "goroot errorf -i", q: backend.GrepQuery{Pattern: `errorf`, IgnoreCase: true, Mode: backend.Count}},
+		{name: "goroot context", q: C(backend.GrepQuery{Pattern: `TODO\(rsc\)`, Before: 2, After: 1})},
+		{name: "goroot multiline", q: backend.GrepQuery{Pattern: `\}\n\nfunc Test\w+`, Multiline: true, Mode: backend.Count}},
+		{name: "goroot unicode", q: backend.GrepQuery{Pattern: `[αβγδ]\w+`, Mode: backend.Count}},
+	}, treeIndependent(parityTable)...)
+	// A bounded page keeps memory small while Total still counts all.
+	runParity(t, src, table, 20000)
+}
+
+// treeIndependent drops the rows that name fixture paths.
+func treeIndependent(table []parityQuery) []parityQuery {
+	var out []parityQuery
+	for _, pq := range table {
+		if len(pq.paths) == 0 {
+			out = append(out, pq)
+		}
+	}
+	return out
+}
+
+// TestParityGlob compares fs_glob listings.
+func TestParityGlob(t *testing.T) {
+	rg := requireRG(t)
+	root := fixture(t)
+	for _, tc := range []struct {
+		pattern  string
+		noIgnore bool
+	}{
+		{"**/*", false}, {"**/*.go", false}, {"*.txt", false}, {"sub/**", false},
+		{"**/*.log", false}, {"**/*", true}, {"types/*.{c,h}", false}, {".git/**", false},
+		{"**/.env", false}, {"nosuchdir/**", false},
+	} {
+		q := backend.GlobQuery{Pattern: tc.pattern, Paths: []string{root}, NoIgnore: tc.noIgnore}
+		list := func(s backend.Searcher) string {
+			var paths []string
+			err := s.Glob(context.Background(), q, func(f backend.File) error {
+				paths = append(paths, f.Path)
+				return nil
+			})
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			sort.Strings(paths)
+			return strings.Join(paths, "\n")
+		}
+		a, b := list(rg), list(New())
+		if a != b {
+			t.Errorf("glob %q (no_ignore=%v): rg and native differ at %s", tc.pattern, tc.noIgnore, firstDiff(a, b))
+		}
+		if f, err := backend.NewFind(New()); err == nil {
+			if c := list(f); c != b {
+				t.Errorf("glob %q (no_ignore=%v): find and native differ at %s", tc.pattern, tc.noIgnore, firstDiff(c, b))
+			}
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package fallback
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/fsmcp/fsmcp/backend"
+	"github.com/sourcegraph/conc/pool"
+)
+
+// walkers is the number of goroutines that read directories and scan
+// files. Scanning is CPU-bound once the page cache is warm, but a few more
+// goroutines than cores hide the latency of cold reads and opens.
+func walkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
+
+// dirJob is a directory waiting to be read.
+type dirJob struct {
+	root string             // the search path it was found under
+	path string             // absolute; "" for "/"
+	ig   *backend.IgnoreDir // ignore context of the directory's parent
+}
+
+// visitFunc handles one regular file kept by the walk. d is nil for a file
+// given explicitly as a search path (explicit true).
+type visitFunc func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool)
+
+// workerState is one walker goroutine's scratch space.
+type workerState struct {
+	buf   []byte
+	files []keptFile
+	scan  scanState
+}
+
+// walker walks directory trees in parallel: a shared LIFO stack of
+// directories (depth-first keeps it short), a fixed set of goroutines
+// that pop a directory, list it, push its kept subdirectories and visit
+// its kept files inline.
+type walker struct {
+	ctx      context.Context
+	filter   *backend.Filter
+	noIgnore bool
+	visit    visitFunc
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	stack   []dirJob
+	pending int // jobs pushed and not finished
+	done    bool
+}
+
+// walk visits every kept file under paths. It returns ctx.Err() if ctx
+// ended first.
+func walk(ctx context.Context, paths []string, filter *backend.Filter, noIgnore bool, visit visitFunc) error {
+	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit}
+	w.cond = sync.NewCond(&w.mu)
+	st0 := &workerState{}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if fi.IsDir() {
+			p = strings.TrimSuffix(p, "/")
+			var ig *backend.IgnoreDir
+			if !noIgnore {
+				ig = backend.ParentIgnores(p)
+			}
+			w.stack = append(w.stack, dirJob{root: p, path: p, ig: ig})
+			w.pending++
+			continue
+		}
+		if fi.Mode().IsRegular() {
+			visit(st0, p, p, fi.Name(), nil, true)
+		}
+	}
+	if w.pending == 0 {
+		return ctx.Err()
+	}
+	stop := context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		w.done = true
+		w.cond.Broadcast()
+		w.mu.Unlock()
+	})
+	defer stop()
+	p := pool.New().WithMaxGoroutines(walkers())
+	for range walkers() {
+		p.Go(func() {
+			st := &workerState{}
+			for {
+				job, ok := w.pop()
+				if !ok {
+					return
+				}
+				w.readDir(st, job)
+				w.finish()
+			}
+		})
+	}
+	p.Wait()
+	return ctx.Err()
+}
+
+func (w *walker) pop() (dirJob, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.stack) == 0 && !w.done {
+		w.cond.Wait()
+	}
+	if w.done {
+		return dirJob{}, false
+	}
+	j := w.stack[len(w.stack)-1]
+	w.stack = w.stack[:len(w.stack)-1]
+	return j, true
+}
+
+func (w *walker) finish() {
+	w.mu.Lock()
+	w.pending--
+	if w.pending == 0 {
+		w.done = true
+		w.cond.Broadcast()
+	}
+	w.mu.Unlock()
+}
+
+func (w *walker) push(jobs []dirJob) {
+	if len(jobs) == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.stack = append(w.stack, jobs...)
+	w.pending += len(jobs)
+	if len(jobs) == 1 {
+		w.cond.Signal()
+	} else {
+		w.cond.Broadcast()
+	}
+	w.mu.Unlock()
+}
+
+func (w *walker) readDir(st *workerState, job dirJob) {
+	if w.ctx.Err() != nil {
+		return
+	}
+	dirPath := job.path
+	if dirPath == "" {
+		dirPath = "/"
+	}
+	f, err := os.Open(dirPath)
+	if err != nil {
+		return
+	}
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+
+	ig := job.ig
+	if !w.noIgnore {
+		var hasGitignore, hasIgnore, hasRgignore, hasGit bool
+		for _, e := range entries {
+			switch e.Name() {
+			case backend.GitignoreFile:
+				hasGitignore = true
+			case backend.IgnoreFile:
+				hasIgnore = true
+			case backend.RgignoreFile:
+				hasRgignore = true
+			case ".git":
+				hasGit = true
+			}
+		}
+		if hasGitignore || hasIgnore || hasRgignore || hasGit {
+			ig = ig.Child(dirPath, hasGitignore, hasIgnore, hasRgignore, hasGit)
+		}
+	}
+	// Push subdirectories before scanning files, so idle walkers can
+	// take them at once.
+	var subdirs []dirJob
+	files := st.files[:0]
+	for i, e := range entries {
+		name := e.Name()
+		typ := e.Type()
+		if typ&fs.ModeSymlink != 0 {
+			continue // not followed, as rg does by default
+		}
+		isDir := typ.IsDir()
+		if !isDir && !typ.IsRegular() {
+			continue
+		}
+		path := job.path + "/" + name
+		if w.filter.Skip(ig, job.root, path, name, isDir) {
+			continue
+		}
+		if isDir {
+			subdirs = append(subdirs, dirJob{root: job.root, path: path, ig: ig})
+			continue
+		}
+		files = append(files, keptFile{i, path})
+	}
+	w.push(subdirs)
+	for _, kf := range files {
+		if w.ctx.Err() != nil {
+			break
+		}
+		e := entries[kf.index]
+		w.visit(st, job.root, kf.path, e.Name(), e, false)
+	}
+	clear(files)
+	st.files = files[:0]
+}
+
+type keptFile struct {
+	index int
+	path  string
+}
