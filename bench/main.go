@@ -1,0 +1,221 @@
+// Command bench times fsmcp's search backends against rg alone.
+//
+//	go run ./bench [-runs 7] [-trees goroot,100k] [-limit 1000]
+//
+// For each tree and query it runs, warm, the same search three ways — the
+// rg process alone (same flags the backend passes, output drained from a
+// pipe), the rg backend and the native backend (in-process, results
+// collected with the fs_grep default page) — and prints the median of
+// -runs runs and the ratio to rg alone. Each way is a column (a runner),
+// so a later "through a real MCP client" mode is one more runner.
+// Peak RSS is the process's VmHWM, reset before each tree's native runs.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/fallback"
+)
+
+// query is one benchmarked search; glob queries set Glob.
+type query struct {
+	name string
+	grep backend.GrepQuery
+	glob string
+}
+
+var queries = []query{
+	{name: "literal", grep: backend.GrepQuery{Pattern: "Errorf", Mode: backend.Content}},
+	{name: "regex", grep: backend.GrepQuery{Pattern: `func \w+\(ctx context\.Context`, Mode: backend.Content}},
+	{name: "case-insensitive", grep: backend.GrepQuery{Pattern: "deadline exceeded", IgnoreCase: true, Mode: backend.Content}},
+	{name: "files-only", grep: backend.GrepQuery{Pattern: "sync.Mutex", Mode: backend.FilesWithMatches}},
+	{name: "count", grep: backend.GrepQuery{Pattern: "return nil", Mode: backend.Count}},
+	{name: "glob **/*.go", glob: "**/*.go"},
+}
+
+// runner performs one query on one tree.
+type runner struct {
+	name string
+	run  func(ctx context.Context, tree string, q query) error
+}
+
+func main() {
+	runs := flag.Int("runs", 7, "timed runs per cell (median reported); one warm-up run precedes them")
+	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, or directories")
+	limit := flag.Int("limit", 1000, "entries kept by the in-process collector (fs_grep's page)")
+	flag.Parse()
+
+	rgBin, err := exec.LookPath("rg")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: rg not on PATH; the rg columns need it")
+		os.Exit(1)
+	}
+	rg, _ := backend.NewRG(rgBin)
+	native := fallback.New()
+	runners := []runner{
+		{"rg alone", func(ctx context.Context, tree string, q query) error { return rgAlone(ctx, rgBin, tree, q) }},
+		{"rg backend", inProcess(rg, *limit)},
+		{"native", inProcess(native, *limit)},
+	}
+
+	fmt.Printf("fsmcp search bench: %s, GOMAXPROCS=%d, %s, median of %d warm runs\n\n",
+		runtime.Version(), runtime.GOMAXPROCS(0), rgVersion(rgBin), *runs)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "tree\tquery\t")
+	for i, r := range runners {
+		fmt.Fprintf(tw, "%s ms\t", r.name)
+		if i > 0 {
+			fmt.Fprint(tw, "ratio\t")
+		}
+	}
+	fmt.Fprintln(tw)
+	var rss []string
+	for _, t := range strings.Split(*trees, ",") {
+		dir, label := resolveTree(t)
+		for _, q := range queries {
+			fmt.Fprintf(tw, "%s\t%s\t", label, q.name)
+			var base time.Duration
+			for i, r := range runners {
+				if r.name == "native" && q.name == queries[0].name {
+					resetPeakRSS()
+				}
+				d, err := median(*runs, func() error { return r.run(context.Background(), dir, q) })
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "bench: %s %s %s: %v\n", label, q.name, r.name, err)
+				}
+				fmt.Fprintf(tw, "%.1f\t", ms(d))
+				if i == 0 {
+					base = d
+				} else {
+					fmt.Fprintf(tw, "%.2fx\t", float64(d)/float64(base))
+				}
+			}
+			fmt.Fprintln(tw)
+		}
+		rss = append(rss, fmt.Sprintf("%s: peak RSS of the bench process since the first native search: %d MB", label, peakRSS()>>20))
+		tw.Flush()
+	}
+	tw.Flush()
+	fmt.Println()
+	for _, l := range rss {
+		fmt.Println(l)
+	}
+}
+
+func inProcess(s backend.Searcher, limit int) func(context.Context, string, query) error {
+	return func(ctx context.Context, tree string, q query) error {
+		if q.glob != "" {
+			n := 0
+			return s.Glob(ctx, backend.GlobQuery{Pattern: q.glob, Paths: []string{tree}}, func(backend.File) error { n++; return nil })
+		}
+		g := q.grep
+		g.Paths = []string{tree}
+		r, err := backend.Run(ctx, s, g, 0, limit)
+		if err == nil {
+			_ = backend.Format(r, backend.FormatOptions{LineNumbers: true})
+		}
+		return err
+	}
+}
+
+// rgAlone runs the rg process with the backend's own flags and drains
+// its output, the way the backend would.
+func rgAlone(ctx context.Context, bin, tree string, q query) error {
+	var args []string
+	if q.glob != "" {
+		args = backend.FilesArgs(false)
+	} else {
+		args = backend.GrepArgs(q.grep)
+	}
+	cmd := exec.CommandContext(ctx, bin, append(args, "./")...)
+	cmd.Dir = tree
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, bufio.NewReaderSize(out, 256<<10))
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		return nil
+	}
+	return err
+}
+
+func median(runs int, f func() error) (time.Duration, error) {
+	if err := f(); err != nil { // warm-up
+		return 0, err
+	}
+	var ds []time.Duration
+	for range runs {
+		start := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		ds = append(ds, time.Since(start))
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2], nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func rgVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "rg ?"
+	}
+	return strings.SplitN(string(out), "\n", 2)[0]
+}
+
+func resolveTree(t string) (dir, label string) {
+	switch t {
+	case "goroot":
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: go env GOROOT:", err)
+			os.Exit(1)
+		}
+		return filepath.Join(strings.TrimSpace(string(out)), "src"), "GOROOT/src"
+	case "100k":
+		return gen100k(), "100k files"
+	}
+	return t, filepath.Base(t)
+}
+
+// resetPeakRSS resets VmHWM (Linux: "5" to clear_refs).
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS returns VmHWM in bytes (0 if unknown).
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
