@@ -80,9 +80,14 @@ func patternError(pattern string, err error) error {
 		return fmt.Errorf("invalid regex %q: %v", pattern, err)
 	}
 	switch {
-	case se.Code == syntax.ErrInvalidPerlOp && (strings.HasPrefix(se.Expr, "(?=") || strings.HasPrefix(se.Expr, "(?!") ||
-		strings.HasPrefix(se.Expr, "(?<=") || strings.HasPrefix(se.Expr, "(?<!")):
-		return fmt.Errorf("invalid regex %q: look-around %q is not supported (ripgrep's default regex engine and fsmcp's native one have no look-ahead or look-behind)", pattern, se.Expr)
+	case (se.Code == syntax.ErrInvalidPerlOp || se.Code == syntax.ErrInvalidNamedCapture) &&
+		(strings.HasPrefix(se.Expr, "(?=") || strings.HasPrefix(se.Expr, "(?!") ||
+			strings.HasPrefix(se.Expr, "(?<=") || strings.HasPrefix(se.Expr, "(?<!")):
+		construct := se.Expr[:3]
+		if strings.HasPrefix(se.Expr, "(?<") {
+			construct = se.Expr[:4]
+		}
+		return fmt.Errorf("invalid regex %q: look-around %q is not supported (ripgrep's default regex engine and fsmcp's native one have no look-ahead or look-behind)", pattern, construct)
 	case se.Code == syntax.ErrInvalidEscape && len(se.Expr) == 2 && se.Expr[1] >= '1' && se.Expr[1] <= '9',
 		se.Code == syntax.ErrInvalidEscape && strings.HasPrefix(se.Expr, `\k`):
 		return fmt.Errorf("invalid regex %q: backreference %q is not supported (ripgrep's default regex engine and fsmcp's native one have no backreferences)", pattern, se.Expr)

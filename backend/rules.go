@@ -296,11 +296,15 @@ func (d *IgnoreDir) Match(path, name string, isDir bool) MatchKind {
 	return mGit
 }
 
-// extraFileTypes are types fsmcp promises that ripgrep 13 lacks; the rg
-// backend passes them with --type-add.
+// extraFileTypes are types fsmcp promises that ripgrep 13 lacks (newer
+// ripgreps have some of them; rb and proto are short names for ripgrep's
+// ruby and protobuf); the rg backend passes them with --type-add, so both
+// backends read them the same way.
 var extraFileTypes = map[string][]string{
 	"svelte": {"*.svelte"},
 	"vue":    {"*.vue"},
+	"rb":     {"*.gemspec", "*.rb", "*.rbw", ".irbrc", "Gemfile", "Rakefile", "config.ru"},
+	"proto":  {"*.proto"},
 }
 
 // FileTypes returns the names of the known file types, sorted.

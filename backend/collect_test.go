@@ -1,0 +1,267 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// feed delivers lines per file from several goroutines in random order.
+func feed(c *Collector, files map[string][]int) {
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	rand.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	var wg sync.WaitGroup
+	for _, n := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fs := c.File(n)
+			for _, l := range files[n] {
+				fs.Line(l, []byte(fmt.Sprintf("%s line %d", n, l)), l%3 == 0)
+			}
+			fs.End(len(files[n]))
+		}()
+	}
+	wg.Wait()
+}
+
+func TestCollectorOrderOffsetLimit(t *testing.T) {
+	files := map[string][]int{}
+	var all []string
+	for i := range 50 {
+		name := fmt.Sprintf("/t/f%02d", (i*37)%50)
+		for l := 1; l <= i%7+1; l++ {
+			files[name] = append(files[name], l*2)
+		}
+	}
+	for n, ls := range files {
+		for _, l := range ls {
+			all = append(all, fmt.Sprintf("%s:%d", n, l))
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := strings.Split(all[i], ":"), strings.Split(all[j], ":")
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		var x, y int
+		fmt.Sscan(a[1], &x)
+		fmt.Sscan(b[1], &y)
+		return x < y
+	})
+	for _, tc := range []struct{ offset, limit int }{{0, 0}, {0, 10}, {5, 10}, {len(all) - 3, 10}, {len(all) + 5, 10}, {17, 1}} {
+		c := NewCollector(Content, tc.offset, tc.limit)
+		feed(c, files)
+		r, err := c.Result(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Total != len(all) || r.Files != len(files) {
+			t.Fatalf("total %d files %d, want %d %d", r.Total, r.Files, len(all), len(files))
+		}
+		want := all[min(tc.offset, len(all)):]
+		if tc.limit > 0 && len(want) > tc.limit {
+			want = want[:tc.limit]
+		}
+		var got []string
+		for _, e := range r.Entries {
+			got = append(got, fmt.Sprintf("%s:%d", e.Path, e.Line))
+			if string(e.Text) != fmt.Sprintf("%s line %d", e.Path, e.Line) || e.Context != (e.Line%3 == 0) {
+				t.Errorf("entry %s:%d has text %q context %v", e.Path, e.Line, e.Text, e.Context)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("offset %d limit %d:\n got  %v\n want %v", tc.offset, tc.limit, got, want)
+		}
+		if tc.limit > 0 && len(c.h) > tc.offset+tc.limit {
+			t.Errorf("kept %d entries, bound is %d", len(c.h), tc.offset+tc.limit)
+		}
+		if r.Truncated() != (tc.offset+len(r.Entries) < len(all)) {
+			t.Errorf("Truncated() = %v", r.Truncated())
+		}
+	}
+}
+
+func TestCollectorCountAndFiles(t *testing.T) {
+	files := map[string][]int{"/b": {1, 2, 3}, "/a": {5}, "/c": {1, 9}}
+	c := NewCollector(Count, 1, 1)
+	feed(c, files)
+	r, _ := c.Result(nil)
+	if r.Total != 3 || len(r.Entries) != 1 || r.Entries[0].Path != "/b" || r.Entries[0].Count != 3 {
+		t.Errorf("count page = %+v", r)
+	}
+	if got := Format(r, FormatOptions{}); got != "/b:3" {
+		t.Errorf("Format = %q", got)
+	}
+	c = NewCollector(FilesWithMatches, 0, 0)
+	feed(c, files)
+	r, _ = c.Result(context.DeadlineExceeded)
+	if !r.Partial || Format(r, FormatOptions{}) != "/a\n/b\n/c" {
+		t.Errorf("files = %q partial=%v", Format(r, FormatOptions{}), r.Partial)
+	}
+	if _, err := NewCollector(Count, 0, 0).Result(fmt.Errorf("boom")); err == nil {
+		t.Error("a non-context error must be returned")
+	}
+}
+
+func TestFormatContent(t *testing.T) {
+	r := &Result{Mode: Content, Total: 5, Entries: []Entry{
+		{Path: "/a", Line: 1, Text: []byte("one")},
+		{Path: "/a", Line: 2, Text: []byte("two"), Context: true},
+		{Path: "/a", Line: 9, Text: []byte("nine")},
+		{Path: "/b", Line: 3, Text: []byte("three")},
+	}}
+	want := "/a:1:one\n/a-2-two\n--\n/a:9:nine\n--\n/b:3:three"
+	if got := Format(r, FormatOptions{LineNumbers: true, Separators: true}); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := Format(r, FormatOptions{}); got != "/a:one\n/a-two\n/a:nine\n/b:three" {
+		t.Errorf("without -n: %q", got)
+	}
+	if got := Format(&Result{Mode: Content}, FormatOptions{}); got != NoMatches {
+		t.Errorf("empty: %q", got)
+	}
+}
+
+func TestCompilePatternErrors(t *testing.T) {
+	for _, tc := range []struct {
+		q    GrepQuery
+		want string
+	}{
+		{GrepQuery{Pattern: "foo(?=bar)"}, "look-around"},
+		{GrepQuery{Pattern: "(?<!x)y"}, "look-around"},
+		{GrepQuery{Pattern: `(a)\1`}, "backreference"},
+		{GrepQuery{Pattern: "a\nb"}, "multiline"},
+		{GrepQuery{Pattern: "(unclosed"}, "missing closing )"},
+	} {
+		_, err := CompilePattern(tc.q)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CompilePattern(%q) error = %v, want it to mention %q", tc.q.Pattern, err, tc.want)
+		}
+	}
+	if _, err := CompilePattern(GrepQuery{Pattern: "a\nb", Multiline: true}); err != nil {
+		t.Errorf("multiline newline: %v", err)
+	}
+	if _, err := CompilePattern(GrepQuery{Pattern: "(?=", FixedStrings: true}); err != nil {
+		t.Errorf("fixed strings are never parsed as regex: %v", err)
+	}
+}
+
+func TestCompilePatternSemantics(t *testing.T) {
+	for _, tc := range []struct {
+		q      GrepQuery
+		text   string
+		want   string // first match, "" for none
+		lit    string
+		noLine bool
+	}{
+		{q: GrepQuery{Pattern: `caf\w`}, text: "café", want: "café", lit: "caf"},
+		{q: GrepQuery{Pattern: `\d+`}, text: "x ٣٤ y", want: "٣٤"},
+		{q: GrepQuery{Pattern: `a\sb`}, text: "a\nb a\u00a0b", want: "a\u00a0b"},
+		{q: GrepQuery{Pattern: `a[^x]b`}, text: "a\nb", want: ""},
+		{q: GrepQuery{Pattern: `a.b`}, text: "a\nb", want: ""},
+		{q: GrepQuery{Pattern: `a.b`, Multiline: true}, text: "a\nb", want: "a\nb"},
+		{q: GrepQuery{Pattern: `^b$`}, text: "a\nb\nc", want: "b"},
+		{q: GrepQuery{Pattern: "A.B", FixedStrings: true}, text: "AxB A.B", want: "A.B", lit: "A.B"},
+		{q: GrepQuery{Pattern: "hello", IgnoreCase: true}, text: "HeLLo", want: "HeLLo", lit: "hello"},
+		{q: GrepQuery{Pattern: `foo(bar)+baz`}, text: "foobarbarbaz", want: "foobarbarbaz", lit: "baz"},
+	} {
+		p, err := CompilePattern(tc.q)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.q.Pattern, err)
+		}
+		if got := string(p.Re.Find([]byte(tc.text))); got != tc.want {
+			t.Errorf("%q on %q: matched %q, want %q", tc.q.Pattern, tc.text, got, tc.want)
+		}
+		if tc.lit != "" && !strings.EqualFold(string(p.Lit), tc.lit) && !strings.Contains(tc.q.Pattern, string(p.Lit)) {
+			t.Errorf("%q: required literal %q, want %q", tc.q.Pattern, p.Lit, tc.lit)
+		}
+	}
+}
+
+func TestRGPattern(t *testing.T) {
+	for in, want := range map[string]string{
+		`\bfoo\b`:  `(?-u:\b)foo(?-u:\b)`,
+		`\Bx`:      `(?-u:\B)x`,
+		`[\b]`:     `[\b]`,
+		`\\b`:      `\\b`,
+		`no slash`: `no slash`,
+	} {
+		if got := RGPattern(GrepQuery{Pattern: in}); got != want {
+			t.Errorf("RGPattern(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	native := &fakeSearcher{}
+	s, err := Select("native", native)
+	if err != nil || s != native {
+		t.Errorf("native: %v %v", s, err)
+	}
+	if _, err := Select("bogus", native); err == nil {
+		t.Error("unknown kind accepted")
+	}
+	saved := lookPath
+	defer func() { lookPath = saved }()
+	lookPath = func(string) (string, error) { return "", exec.ErrNotFound }
+	if s, err := Select("auto", native); err != nil || s != native {
+		t.Errorf("auto without rg: %v %v", s, err)
+	}
+	if _, err := Select("rg", native); err != ErrNoRG {
+		t.Errorf("rg without rg: %v", err)
+	}
+	lookPath = func(string) (string, error) { return "/usr/bin/rg", nil }
+	if s, err := Select("auto", native); err != nil || s.Name() != "rg" {
+		t.Errorf("auto with rg: %v %v", s, err)
+	}
+	lookPath = exec.LookPath
+	if s, err := Select("find", native); err == nil && s.Name() != "find" {
+		t.Errorf("find: %v", s.Name())
+	}
+}
+
+type fakeSearcher struct{}
+
+func (*fakeSearcher) Name() string                                            { return "native" }
+func (*fakeSearcher) Grep(context.Context, GrepQuery, Sink) error             { return nil }
+func (*fakeSearcher) Glob(context.Context, GlobQuery, func(File) error) error { return nil }
+
+// TestRGCancel: cancelling kills rg at once and the result is partial.
+func TestRGCancel(t *testing.T) {
+	rg, err := NewRG("")
+	if err != nil {
+		t.Skip("SKIPPED: rg is not on PATH — rg cancellation not tested")
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skip("no GOROOT")
+	}
+	// A slow pattern over a big tree, stopped after 30ms.
+	q := GrepQuery{Pattern: `(\w+\s*){5}x`, Mode: Content, Paths: []string{strings.TrimSpace(string(out))}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r, err := Run(ctx, rg, q, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("cancelled rg search took %v", el)
+	}
+	if !r.Partial {
+		t.Error("result not marked partial")
+	}
+	if out, _ := exec.Command("pgrep", "-f", `\(\\w\+\\s\*\)\{5\}x`).Output(); len(out) > 0 {
+		t.Errorf("rg still running: %s", out)
+	}
+}
