@@ -1,0 +1,104 @@
+// Package server assembles the MCP server from a configuration: the
+// sandbox, the tools of the chosen profile, and the transports.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/tools"
+)
+
+// Config is everything the server needs; main fills it from flags and env.
+type Config struct {
+	Name      string // serverInfo.name
+	Version   string
+	ReadOnly  bool
+	TrustMeta bool
+	Limits    tools.Limits
+}
+
+// Server is an MCP server over one sandbox.
+type Server struct {
+	MCP  *mcp.Server
+	deps *tools.Deps
+}
+
+// New builds the server and registers its tools.
+func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
+		Logger:       quiet(log),
+		Capabilities: &mcp.ServerCapabilities{},
+	})
+	deps := &tools.Deps{
+		Sandbox:   sb,
+		Limits:    cfg.Limits,
+		TrustMeta: cfg.TrustMeta,
+		Log:       log,
+		Sessions:  tools.NewSessions(),
+	}
+	tools.Register(s, deps, tools.All(), cfg.ReadOnly)
+	s.AddReceivingMiddleware(advertiseContextSchema)
+	return &Server{MCP: s, deps: deps}
+}
+
+// Close ends per-session state (shells, watchers).
+func (s *Server) Close() { s.deps.Sessions.Close() }
+
+// ServeStdio serves one client on stdin/stdout until it disconnects.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.MCP.Run(ctx, &mcp.StdioTransport{})
+}
+
+// advertiseContextSchema adds contextSchema to serverInfo in the initialize
+// answer, as fsMCP does, so a host knows it may send _meta.allowed_dirs.
+func advertiseContextSchema(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "initialize" || err != nil {
+			return res, err
+		}
+		if ir, ok := res.(*mcp.InitializeResult); ok {
+			return &initializeResult{ir}, nil
+		}
+		return res, nil
+	}
+}
+
+// initializeResult marshals like *mcp.InitializeResult, with contextSchema
+// added to serverInfo.
+type initializeResult struct{ *mcp.InitializeResult }
+
+func (r *initializeResult) MarshalJSON() ([]byte, error) {
+	raw, err := json.Marshal(r.InitializeResult)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if info, ok := m["serverInfo"].(map[string]any); ok {
+		info["contextSchema"] = tools.ContextSchema
+	}
+	return json.Marshal(m)
+}
+
+// quiet keeps the SDK's per-session chatter at debug level: it logs
+// connects and disconnects at info, which is noise for a stdio subprocess.
+func quiet(log *slog.Logger) *slog.Logger {
+	return slog.New(minLevel{log.Handler(), slog.LevelWarn})
+}
+
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return (l >= h.min || h.Handler.Enabled(ctx, slog.LevelDebug)) && h.Handler.Enabled(ctx, l)
+}
