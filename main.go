@@ -68,6 +68,8 @@ func run(args []string, stderr *os.File) int {
 		ReadOnly:  opts.readOnly,
 		TrustMeta: opts.trustMeta,
 		Limits:    opts.limits,
+		// With no DIR given, a client that offers MCP roots chooses them.
+		ClientRoots: !opts.rootsGiven,
 	}, sb, log)
 	defer srv.Close()
 

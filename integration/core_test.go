@@ -1,9 +1,12 @@
 package integration
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,16 +269,52 @@ func TestTrustMetaWidens(t *testing.T) {
 func TestContextSchemaAdvertised(t *testing.T) {
 	tr := newTree(t)
 	for _, m := range modes(t) {
+		// The legacy handshake, as most hosts speak it today.
 		cmd := exec.Command(binary, tr.root)
 		cmd.Env = append(os.Environ(), "PATH="+m.path)
-		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n")
-		out, err := cmd.Output()
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		stdin.Close()
+		cmd.Wait()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(out), `"contextSchema":{"allowed_dirs":{`) || !strings.Contains(string(out), `"ui":"directory-list"`) {
-			t.Fatalf("initialize answer lacks serverInfo.contextSchema: %s", out)
+		if !strings.Contains(line, `"contextSchema":{"allowed_dirs":{`) || !strings.Contains(line, `"ui":"directory-list"`) {
+			t.Fatalf("initialize answer lacks serverInfo.contextSchema: %s", line)
 		}
+	}
+	// The 2026-07-28 protocol's server/discover carries serverInfo in _meta.
+	cmd := exec.Command(binary, tr.root)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`+"\n")
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	stdin.Close()
+	cmd.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var disc struct {
+		Result struct {
+			Meta map[string]struct {
+				Name          string
+				ContextSchema map[string]any
+			} `json:"_meta"`
+		}
+	}
+	if err := json.Unmarshal([]byte(line), &disc); err != nil {
+		t.Fatal(err)
+	}
+	if info := disc.Result.Meta["io.modelcontextprotocol/serverInfo"]; info.Name != "fsmcp" || info.ContextSchema["allowed_dirs"] == nil {
+		t.Fatalf("server/discover lacks serverInfo.contextSchema: %s", line)
 	}
 }
 
