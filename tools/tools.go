@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -41,6 +42,10 @@ type Deps struct {
 	ClientRoots bool
 	Log         *slog.Logger
 	Sessions    *Sessions
+	// Searcher serves fs_grep and fs_glob: backend.Select(--search-backend,
+	// fallback.New()). Nil picks "auto" (rg if on PATH, else native) at
+	// first use.
+	Searcher backend.Searcher
 }
 
 // Tool is one MCP tool: its definition and how to serve it.
@@ -61,6 +66,8 @@ func All() []Tool {
 		Read(),
 		Write(),
 		Edit(),
+		Glob(),
+		Grep(),
 	}
 }
 

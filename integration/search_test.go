@@ -1,0 +1,118 @@
+package integration
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestSearchToolsSameWithAndWithoutRg runs fs_grep and fs_glob through
+// real clients with rg on PATH (rg backend) and without (native backend):
+// every answer must be the expected one, and identical in both modes.
+func TestSearchToolsSameWithAndWithoutRg(t *testing.T) {
+	tr := newTree(t)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(tr.path("sub/c.go"), old, old)
+	R := tr.root + "/"
+	calls := []struct {
+		name string
+		tool string
+		args map[string]any
+		want string // "" = only compared across modes
+	}{
+		{"grep files", "fs_grep", map[string]any{"pattern": needle},
+			strings.Join([]string{R + ".hidden/h.txt", R + "a.txt", R + "b.go", R + "crlf.txt", R + "keep.log",
+				R + "sub/c.go", R + "sub/deeper/d.md", R + "sub/secret-ok.txt", R + "ünï cødé/naïve file.txt"}, "\n")},
+		{"grep content context", "fs_grep", map[string]any{"pattern": "needle one", "output_mode": "content", "-C": 1},
+			R + "a.txt-1-alpha\n" + R + "a.txt:2:needle one\n" + R + "a.txt-3-beta"},
+		{"grep content no -n", "fs_grep", map[string]any{"pattern": "^package", "output_mode": "content", "-n": false},
+			R + "b.go:package b\n" + R + "sub/c.go:package sub"},
+		{"grep count -i", "fs_grep", map[string]any{"pattern": "NEEDLE", "-i": true, "output_mode": "count", "path": tr.path("sub")},
+			R + "sub/c.go:1\n" + R + "sub/deeper/d.md:1\n" + R + "sub/secret-ok.txt:1"},
+		{"grep paging", "fs_grep", map[string]any{"pattern": needle, "head_limit": 2, "offset": 1},
+			R + "a.txt\n" + R + "b.go\n(showing files 2-3 of 9; pass offset=3 for more)"},
+		{"grep type", "fs_grep", map[string]any{"pattern": needle, "type": "go"}, R + "b.go\n" + R + "sub/c.go"},
+		{"grep glob exclude", "fs_grep", map[string]any{"pattern": needle, "glob": "!*.txt", "path": tr.path("sub")},
+			R + "sub/c.go\n" + R + "sub/deeper/d.md"},
+		{"grep no_ignore", "fs_grep", map[string]any{"pattern": "ignored needle|dropped|build output", "no_ignore": true},
+			R + "build/out.txt\n" + R + "drop.log\n" + R + "sub/secret1.txt"},
+		{"grep multiline", "fs_grep", map[string]any{"pattern": `package b\n\n//`, "multiline": true, "output_mode": "content"},
+			R + "b.go:1:package b\n" + R + "b.go:2:\n" + R + "b.go:3:// needle in go"},
+		{"grep crlf", "fs_grep", map[string]any{"pattern": `two needle\r$`, "output_mode": "content"},
+			R + "crlf.txt:2:two needle\r"},
+		{"grep flag-like pattern", "fs_grep", map[string]any{"pattern": "--pre=sh"}, "No matches found."},
+		{"grep -e pattern", "fs_grep", map[string]any{"pattern": "-e", "fixed_strings": true}, "No matches found."},
+		{"glob go newest first", "fs_glob", map[string]any{"pattern": "**/*.go"}, R + "b.go\n" + R + "sub/c.go"},
+		{"glob top level", "fs_glob", map[string]any{"pattern": "*.log"}, R + "keep.log"},
+		{"glob absolute pattern", "fs_glob", map[string]any{"pattern": R + "sub/**/*.md"}, R + "sub/deeper/d.md"},
+		{"glob nothing", "fs_glob", map[string]any{"pattern": "**/*.nope"}, "No files found."},
+	}
+	var mu sync.Mutex
+	seen := map[string]map[string]string{} // call name -> mode -> output
+	for _, m := range modes(t) {
+		for _, trp := range transports {
+			t.Run(m.name+"/"+trp.name, func(t *testing.T) {
+				cs := trp.connect(t, m, tr.root)
+				for _, c := range calls {
+					got := mustCall(t, cs, c.tool, c.args)
+					if c.want != "" && got != c.want {
+						t.Errorf("%s: %s(%v) =\n%s\nwant\n%s", c.name, c.tool, c.args, got, c.want)
+					}
+					mu.Lock()
+					if seen[c.name] == nil {
+						seen[c.name] = map[string]string{}
+					}
+					seen[c.name][m.name] = got
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	for name, byMode := range seen {
+		if a, b := byMode["rg"], byMode["norg"]; byMode["rg"] != "" && byMode["norg"] != "" && a != b {
+			t.Errorf("%s: with rg and without differ:\nrg:\n%s\nnative:\n%s", name, a, b)
+		}
+	}
+}
+
+// TestSearchToolsRefusals: search paths outside the roots, through
+// symlinks, bad patterns and bad arguments.
+func TestSearchToolsRefusals(t *testing.T) {
+	tr := newTree(t)
+	each(t, func(t *testing.T, connect func(...string) *mcp.ClientSession) {
+		cs := connect(tr.root)
+		mustFail(t, cs, "fs_grep", map[string]any{"pattern": needle, "path": tr.outside}, "outside")
+		mustFail(t, cs, "fs_grep", map[string]any{"pattern": needle, "path": tr.evil}, "outside")
+		mustFail(t, cs, "fs_grep", map[string]any{"pattern": needle, "path": tr.path("dir-out")}, "outside")
+		mustFail(t, cs, "fs_grep", map[string]any{"pattern": needle, "path": tr.path("link-out")}, "outside")
+		mustFail(t, cs, "fs_grep", map[string]any{"pattern": needle, "path": tr.root + "/../outside"}, "outside")
+		mustFail(t, cs, "fs_glob", map[string]any{"pattern": "**/*", "path": tr.path("dir-out")}, "outside")
+		mustFail(t, cs, "fs_glob", map[string]any{"pattern": tr.outside + "/**"}, "outside")
+		mustFail(t, cs, "fs_grep", map[string]any{"pattern": "a(?=b)"}, "look-around")
+		mustFail(t, cs, "fs_grep", map[string]any{"pattern": `(a)\1`}, "backreference")
+		mustFail(t, cs, "fs_grep", map[string]any{"pattern": "x", "type": "nosuchtype"}, "unrecognized file type")
+		out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "**/*"})
+		for _, bad := range []string{"secret1", "top secret", "/.git/", "link-out", "dir-out", "link-in", "drop.log"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("fs_glob **/* lists %q:\n%s", bad, out)
+			}
+		}
+		for _, args := range []map[string]any{
+			{"pattern": "x", "output_mode": "lines"},
+			{"pattern": "x", "-A": -1},
+			{},
+		} {
+			_, err := callRaw(cs, "fs_grep", args, nil)
+			var werr *jsonrpc.Error
+			if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+				t.Errorf("fs_grep(%v) error = %v, want JSON-RPC -32602", args, err)
+			}
+		}
+	})
+}

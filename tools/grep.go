@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/backend"
+)
+
+// grepIn follows the Claude Code Grep tool's parameter names.
+type grepIn struct {
+	Pattern      string `json:"pattern" jsonschema:"Regular expression to search file contents for (ripgrep syntax; no look-around or backreferences)"`
+	Path         string `json:"path,omitempty" jsonschema:"Absolute file or directory to search (default: every allowed directory)"`
+	Glob         string `json:"glob,omitempty" jsonschema:"Only files matching this glob, e.g. *.js or *.{ts,tsx}; a leading ! excludes (rg --glob)"`
+	Type         string `json:"type,omitempty" jsonschema:"Only files of this type (rg --type), e.g. go, py, js, rust"`
+	OutputMode   string `json:"output_mode,omitempty" jsonschema:"files_with_matches (default: matching file paths), content (matching lines) or count (matches per file)"`
+	IgnoreCase   bool   `json:"-i,omitempty" jsonschema:"Case-insensitive search"`
+	LineNumbers  *bool  `json:"-n,omitempty" jsonschema:"Show line numbers (content mode; default true)"`
+	After        *int   `json:"-A,omitempty" jsonschema:"Lines of context after each match (content mode)"`
+	Before       *int   `json:"-B,omitempty" jsonschema:"Lines of context before each match (content mode)"`
+	Context      *int   `json:"-C,omitempty" jsonschema:"Lines of context before and after each match (content mode)"`
+	Multiline    bool   `json:"multiline,omitempty" jsonschema:"Let the pattern span lines; . also matches newlines"`
+	HeadLimit    int    `json:"head_limit,omitempty" jsonschema:"Return at most this many entries (lines, files or counts) of the whole result (default: --max-results)"`
+	Offset       int    `json:"offset,omitempty" jsonschema:"Skip this many entries of the whole result first (for paging)"`
+	FixedStrings bool   `json:"fixed_strings,omitempty" jsonschema:"Treat the pattern as a literal string, not a regex"`
+	NoIgnore     bool   `json:"no_ignore,omitempty" jsonschema:"Also search files that .gitignore, .ignore or .rgignore exclude"`
+}
+
+// Grep is fs_grep: ripgrep-style content search over the allowed roots.
+func Grep() Tool {
+	return newTool(&mcp.Tool{
+		Name: "fs_grep",
+		Description: "Search file contents with a regular expression (ripgrep semantics and syntax). " +
+			"Honours .gitignore, .ignore and .rgignore, searches hidden files, skips .git and binary files, does not follow symlinks. " +
+			"output_mode: files_with_matches (default) lists paths; content shows path:line:text (context lines path-line-text, groups separated by --); count shows path:count. " +
+			"Results are ordered by path and line; head_limit and offset page through the whole result.",
+		Annotations: readOnly("Search file contents"),
+	}, func(ctx context.Context, c *Call, in grepIn) (*mcp.CallToolResult, error) {
+		mode, err := backend.ParseMode(in.OutputMode)
+		if err != nil {
+			return nil, invalidParams("%v", err)
+		}
+		for name, v := range map[string]*int{"-A": in.After, "-B": in.Before, "-C": in.Context} {
+			if v != nil && *v < 0 {
+				return nil, invalidParams("%s must not be negative", name)
+			}
+		}
+		if in.HeadLimit < 0 || in.Offset < 0 {
+			return nil, invalidParams("head_limit and offset must not be negative")
+		}
+		paths, err := c.searchPaths(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		q := backend.GrepQuery{
+			Pattern: in.Pattern, Paths: paths,
+			IgnoreCase: in.IgnoreCase, FixedStrings: in.FixedStrings, Multiline: in.Multiline, NoIgnore: in.NoIgnore,
+			Mode: mode, Progress: c.progressFunc(ctx),
+		}
+		if in.Glob != "" {
+			q.Globs = []string{in.Glob}
+		}
+		if in.Type != "" {
+			q.Types = []string{in.Type}
+		}
+		if mode == backend.Content {
+			if in.Context != nil {
+				q.Before, q.After = *in.Context, *in.Context
+			}
+			if in.Before != nil {
+				q.Before = *in.Before
+			}
+			if in.After != nil {
+				q.After = *in.After
+			}
+		}
+		limit := in.HeadLimit
+		if limit == 0 {
+			limit = c.Limits.MaxResults
+		}
+		r, err := backend.Run(ctx, c.searcher(), q, in.Offset, limit)
+		if err != nil {
+			return nil, err
+		}
+		lineNumbers := in.LineNumbers == nil || *in.LineNumbers
+		text := backend.Format(r, backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0})
+		return textResult(text + grepNote(r, c.Limits.Timeout.String())), nil
+	})
+}
+
+// grepNote says what part of the result was shown and how to get more.
+func grepNote(r *backend.Result, timeout string) string {
+	var notes []string
+	unit := map[backend.Mode]string{backend.Content: "lines", backend.Count: "files", backend.FilesWithMatches: "files"}[r.Mode]
+	switch {
+	case len(r.Entries) == 0 && r.Total > 0:
+		notes = append(notes, fmt.Sprintf("(offset %d is past the end: the result has %d %s)", r.Offset, r.Total, unit))
+	case r.Truncated() || r.Offset > 0:
+		first, last := r.Offset+1, r.Offset+len(r.Entries)
+		n := fmt.Sprintf("(showing %s %d-%d of %d", unit, first, last, r.Total)
+		if last < r.Total {
+			n += fmt.Sprintf("; pass offset=%d for more", last)
+		}
+		notes = append(notes, n+")")
+	}
+	if r.Partial {
+		notes = append(notes, fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the result is partial)", timeout))
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "\n" + strings.Join(notes, "\n")
+}
