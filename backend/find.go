@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Find is the backend that lists files with find(1) — for hosts without
@@ -65,6 +63,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 			rootIg = ParentIgnores(base).ChildProbe(base)
 		}
 		stack := []level{{dir: base, ig: rootIg}}
+		match := GlobMatcher(pat)
 		// %y type, %T@ mtime, %s size, %p path; NUL-terminated records.
 		args := []string{"-P", base, "-mindepth", "1", "-printf", `%y %T@ %s %p\0`}
 		err := rg.run(ctx, "/", args, func(out *bufio.Reader) error {
@@ -108,7 +107,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 					}
 					rel := path[len(base):]
 					rel = strings.TrimPrefix(rel, "/")
-					if !doublestar.MatchUnvalidated(pat, rel) {
+					if !match(rel) {
 						continue
 					}
 					secs, _ := strconv.ParseFloat(fields[1], 64)

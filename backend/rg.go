@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -179,12 +180,14 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 // Glob implements Searcher.
 func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
-	var seen int64
+	st := newStatter(q.Progress, fn)
+	defer st.close()
 	for _, p := range q.Paths {
 		base, pat, ok := globBase(p, q.Pattern)
 		if !ok {
 			continue
 		}
+		match := GlobMatcher(pat)
 		err := r.run(ctx, base, append(FilesArgs(q.NoIgnore), "./"), func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
@@ -194,21 +197,11 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 				} else if err != nil {
 					return err
 				}
-				rel := string(bytes.TrimPrefix(name, []byte("./")))
-				if !doublestar.MatchUnvalidated(pat, rel) {
+				if !match(string(bytes.TrimPrefix(name, []byte("./")))) {
 					continue
 				}
-				path := joinOut(base, "./", name)
-				fi, err := os.Lstat(path)
-				if err != nil {
-					continue
-				}
-				if err := fn(File{Path: path, ModTime: fi.ModTime(), Size: fi.Size()}); err != nil {
+				if err := st.add(joinOut(base, "./", name)); err != nil {
 					return err
-				}
-				seen++
-				if q.Progress != nil && seen%progressEvery == 0 {
-					q.Progress(seen)
 				}
 			}
 		})
@@ -216,7 +209,82 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 			return err
 		}
 	}
-	return nil
+	return st.close()
+}
+
+// statter stats listed paths on a few goroutines, overlapping the
+// lstat calls (fs_glob needs each file's mtime) with rg's own walk, and
+// calls fn with the results one at a time.
+type statter struct {
+	fn       func(File) error
+	progress func(int64)
+	batch    []string
+	work     chan []string
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	err      error
+	seen     int64
+	closed   bool
+}
+
+const (
+	statWorkers = 3   // lstat goroutines
+	statBatch   = 256 // paths handed over at once
+)
+
+func newStatter(progress func(int64), fn func(File) error) *statter {
+	s := &statter{fn: fn, progress: progress, work: make(chan []string, statWorkers)}
+	for range statWorkers {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for batch := range s.work {
+				for _, path := range batch {
+					fi, err := os.Lstat(path)
+					if err != nil || !fi.Mode().IsRegular() {
+						continue
+					}
+					s.mu.Lock()
+					if s.err == nil {
+						s.err = s.fn(File{Path: path, ModTime: fi.ModTime(), Size: fi.Size()})
+						s.seen++
+						if s.progress != nil && s.seen%progressEvery == 0 {
+							s.progress(s.seen)
+						}
+					}
+					s.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return s
+}
+
+// add queues path; it returns fn's first error.
+func (s *statter) add(path string) error {
+	s.batch = append(s.batch, path)
+	if len(s.batch) >= statBatch {
+		s.work <- s.batch
+		s.batch = nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// close flushes, waits for the workers and returns fn's first error.
+func (s *statter) close() error {
+	if !s.closed {
+		s.closed = true
+		if len(s.batch) > 0 {
+			s.work <- s.batch
+		}
+		close(s.work)
+		s.wg.Wait()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 // progressEvery is how many files pass between progress callbacks.
@@ -246,6 +314,32 @@ func globBase(path, pattern string) (base, rest string, ok bool) {
 		return "", "", false
 	}
 	return base, rest, true
+}
+
+// GlobMatcher returns a matcher of '/'-separated relative paths for a
+// valid doublestar pattern, with fast paths for the shapes agents use
+// most ("**/*.go", "**/name", "*.go", "name").
+func GlobMatcher(pattern string) func(rel string) bool {
+	const meta = `*?[{\`
+	if rest, ok := strings.CutPrefix(pattern, "**/"); ok {
+		switch {
+		case len(rest) > 1 && rest[0] == '*' && !strings.ContainsAny(rest[1:], meta+"/"):
+			suffix := rest[1:] // **/*.go: the last element ends with .go
+			return func(rel string) bool { return strings.HasSuffix(rel, suffix) }
+		case rest != "" && !strings.ContainsAny(rest, meta+"/"):
+			return func(rel string) bool { // **/name
+				return rel == rest || strings.HasSuffix(rel, "/"+rest)
+			}
+		}
+	}
+	if len(pattern) > 1 && pattern[0] == '*' && !strings.ContainsAny(pattern[1:], meta+"/") {
+		suffix := pattern[1:] // *.go: top level only
+		return func(rel string) bool { return strings.HasSuffix(rel, suffix) && !strings.Contains(rel, "/") }
+	}
+	if !strings.ContainsAny(pattern, meta) {
+		return func(rel string) bool { return rel == pattern }
+	}
+	return func(rel string) bool { return doublestar.MatchUnvalidated(pattern, rel) }
 }
 
 // GlobBase is globBase for the native backend.

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 func TestGitignoreMatch(t *testing.T) {
@@ -204,5 +206,19 @@ func TestSearchableLen(t *testing.T) {
 	// the cut is a line boundary before the chunk holding the NUL.
 	if n == 0 || n >= len(text) || late[n-1] != '\n' || len(late)-n > 2*rgBufferSize {
 		t.Errorf("late NUL: cut at %d of %d", n, len(late))
+	}
+}
+
+// TestGlobMatcher: the fast paths agree with doublestar.
+func TestGlobMatcher(t *testing.T) {
+	paths := []string{"a.go", "x/a.go", "x/y/a.go", "a.go/b", "ago", "x/main", "main", "amain", "x/amain", "a.txt", ".go", "x/.go"}
+	for _, pat := range []string{"**/*.go", "**/main", "*.go", "main", "x/*.go", "**/*", "x/**", "{a,x}/*.go"} {
+		m := GlobMatcher(pat)
+		for _, p := range paths {
+			want, _ := doublestar.Match(pat, p)
+			if got := m(p); got != want {
+				t.Errorf("GlobMatcher(%q)(%q) = %v, doublestar says %v", pat, p, got, want)
+			}
+		}
 	}
 }

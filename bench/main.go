@@ -8,7 +8,8 @@
 // collected with the fs_grep default page) — and prints the median of
 // -runs runs and the ratio to rg alone. Each way is a column (a runner),
 // so a later "through a real MCP client" mode is one more runner.
-// Peak RSS is the process's VmHWM, reset before each tree's native runs.
+// Peak RSS is the process's VmHWM, reset before each tree's searches
+// (rg's own memory is not included: it is another process).
 package main
 
 import (
@@ -86,17 +87,29 @@ func main() {
 	var rss []string
 	for _, t := range strings.Split(*trees, ",") {
 		dir, label := resolveTree(t)
-		for _, q := range queries {
+		for qi, q := range queries {
 			fmt.Fprintf(tw, "%s\t%s\t", label, q.name)
+			if qi == 0 {
+				resetPeakRSS()
+			}
+			// Runs are interleaved (rg, rg backend, native, rg, ...) so
+			// that load from elsewhere on the machine hits every column
+			// alike; each cell is the median of its runs.
+			times := make([][]time.Duration, len(runners))
+			for round := -1; round < *runs; round++ { // round -1 warms up
+				for i, r := range runners {
+					start := time.Now()
+					if err := r.run(context.Background(), dir, q); err != nil {
+						fmt.Fprintf(os.Stderr, "bench: %s %s %s: %v\n", label, q.name, r.name, err)
+					}
+					if round >= 0 {
+						times[i] = append(times[i], time.Since(start))
+					}
+				}
+			}
 			var base time.Duration
-			for i, r := range runners {
-				if r.name == "native" && q.name == queries[0].name {
-					resetPeakRSS()
-				}
-				d, err := median(*runs, func() error { return r.run(context.Background(), dir, q) })
-				if err != nil {
-					fmt.Fprintf(os.Stderr, "bench: %s %s %s: %v\n", label, q.name, r.name, err)
-				}
+			for i := range runners {
+				d := median(times[i])
 				fmt.Fprintf(tw, "%.1f\t", ms(d))
 				if i == 0 {
 					base = d
@@ -106,7 +119,7 @@ func main() {
 			}
 			fmt.Fprintln(tw)
 		}
-		rss = append(rss, fmt.Sprintf("%s: peak RSS of the bench process since the first native search: %d MB", label, peakRSS()>>20))
+		rss = append(rss, fmt.Sprintf("%s: peak RSS of the bench process during its searches: %d MB", label, peakRSS()>>20))
 		tw.Flush()
 	}
 	tw.Flush()
@@ -158,20 +171,9 @@ func rgAlone(ctx context.Context, bin, tree string, q query) error {
 	return err
 }
 
-func median(runs int, f func() error) (time.Duration, error) {
-	if err := f(); err != nil { // warm-up
-		return 0, err
-	}
-	var ds []time.Duration
-	for range runs {
-		start := time.Now()
-		if err := f(); err != nil {
-			return 0, err
-		}
-		ds = append(ds, time.Since(start))
-	}
+func median(ds []time.Duration) time.Duration {
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[len(ds)/2], nil
+	return ds[len(ds)/2]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -19,7 +19,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsmcp/fsmcp/backend"
 )
 
@@ -113,9 +112,9 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 		if base != "/" && len(base) > 1 && base[len(base)-1] == '/' {
 			base = base[:len(base)-1]
 		}
+		match := backend.GlobMatcher(pat)
 		err := walk(ctx, []string{base}, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
-			rel := path[len(root)+1:]
-			if !doublestar.MatchUnvalidated(pat, rel) {
+			if !match(path[len(root)+1:]) {
 				return
 			}
 			var fi fs.FileInfo
