@@ -2,7 +2,8 @@
 //
 //	go run ./bench [-runs 7] [-trees goroot,100k] [-limit 1000]
 //
-// For each tree and query it runs, warm, the same search three ways — the
+// Run it from the module root. For each tree and query it runs, warm, the
+// same search several ways — the
 // rg process alone (same flags the backend passes, output drained from a
 // pipe), the rg backend and the native backend (in-process, results
 // collected with the fs_grep default page) — and prints the median of
@@ -23,7 +24,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -57,7 +57,8 @@ type runner struct {
 func main() {
 	runs := flag.Int("runs", 7, "timed runs per cell (median reported); one warm-up run precedes them")
 	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, or directories")
-	limit := flag.Int("limit", 1000, "entries kept by the in-process collector (fs_grep's page)")
+	limit := flag.Int("limit", 1000, "entries kept per search (the in-process collector's page; fs_grep's head_limit)")
+	useMCP := flag.Bool("mcp", true, "also time fs_grep/fs_glob through a real MCP client against the built fsmcp binary (stdio), with and without rg on its PATH")
 	flag.Parse()
 
 	rgBin, err := exec.LookPath("rg")
@@ -72,6 +73,36 @@ func main() {
 		{"rg backend", inProcess(rg, *limit)},
 		{"native", inProcess(native, *limit)},
 	}
+	type treeDir struct{ dir, label string }
+	var dirs []treeDir
+	for _, t := range strings.Split(*trees, ",") {
+		dir, label := resolveTree(t)
+		dirs = append(dirs, treeDir{dir, label})
+	}
+	var servers []*mcpServer
+	if *useMCP {
+		bin, err := buildBinary()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: building fsmcp:", err)
+			os.Exit(1)
+		}
+		var roots []string
+		for _, d := range dirs {
+			roots = append(roots, d.dir)
+		}
+		for _, withRG := range []bool{true, false} {
+			s, err := startMCP(bin, withRG, roots)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench: starting fsmcp:", err)
+				os.Exit(1)
+			}
+			defer s.close()
+			servers = append(servers, s)
+		}
+		runners = append(runners,
+			runner{"mcp rg", servers[0].runner(*limit)},
+			runner{"mcp native", servers[1].runner(*limit)})
+	}
 
 	fmt.Printf("fsmcp search bench: %s, GOMAXPROCS=%d, %s, median of %d warm runs\n\n",
 		runtime.Version(), runtime.GOMAXPROCS(0), rgVersion(rgBin), *runs)
@@ -85,12 +116,15 @@ func main() {
 	}
 	fmt.Fprintln(tw)
 	var rss []string
-	for _, t := range strings.Split(*trees, ",") {
-		dir, label := resolveTree(t)
+	for _, td := range dirs {
+		dir, label := td.dir, td.label
 		for qi, q := range queries {
 			fmt.Fprintf(tw, "%s\t%s\t", label, q.name)
 			if qi == 0 {
 				resetPeakRSS()
+				for _, s := range servers {
+					s.resetPeakRSS()
+				}
 			}
 			// Runs are interleaved (rg, rg backend, native, rg, ...) so
 			// that load from elsewhere on the machine hits every column
@@ -119,7 +153,11 @@ func main() {
 			}
 			fmt.Fprintln(tw)
 		}
-		rss = append(rss, fmt.Sprintf("%s: peak RSS of the bench process during its searches: %d MB", label, peakRSS()>>20))
+		rss = append(rss, fmt.Sprintf("%s: peak RSS of the bench process (in-process backends): %d MB", label, peakRSS()>>20))
+		if len(servers) == 2 {
+			rss = append(rss, fmt.Sprintf("%s: peak RSS of fsmcp serving the searches: %d MB with rg (rg itself not counted), %d MB native",
+				label, servers[0].peakRSS()>>20, servers[1].peakRSS()>>20))
+		}
 		tw.Flush()
 	}
 	tw.Flush()
@@ -204,20 +242,5 @@ func resolveTree(t string) (dir, label string) {
 // resetPeakRSS resets VmHWM (Linux: "5" to clear_refs).
 func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
-// peakRSS returns VmHWM in bytes (0 if unknown).
-func peakRSS() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			f := strings.Fields(v)
-			if len(f) > 0 {
-				kb, _ := strconv.ParseInt(f[0], 10, 64)
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}
+// peakRSS returns this process's VmHWM in bytes (0 if unknown).
+func peakRSS() int64 { return vmHWM("/proc/self/status") }

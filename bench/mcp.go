@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpServer is a running fsmcp binary driven through the go-sdk client
+// over stdio, as an agent host drives it.
+type mcpServer struct {
+	cmd *exec.Cmd
+	cs  *mcp.ClientSession
+}
+
+// buildBinary builds fsmcp from the module root into a temp dir.
+func buildBinary() (string, error) {
+	dir, err := os.MkdirTemp("", "fsmcp-bench-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "fsmcp")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return bin, cmd.Run()
+}
+
+// startMCP starts the binary on roots. withRG false hides rg from PATH,
+// so the server's auto backend is the native scanner.
+func startMCP(bin string, withRG bool, roots []string) (*mcpServer, error) {
+	cmd := exec.Command(bin, roots...)
+	cmd.Stderr = nil // the server's start-up line is not part of the table
+	path := os.Getenv("PATH")
+	if !withRG {
+		path = os.TempDir() + "/fsmcp-bench-empty-path"
+		_ = os.MkdirAll(path, 0o755)
+	}
+	cmd.Env = append(os.Environ(), "PATH="+path)
+	client := mcp.NewClient(&mcp.Implementation{Name: "fsmcp-bench", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpServer{cmd: cmd, cs: cs}, nil
+}
+
+// runner returns the bench runner calling fs_grep / fs_glob.
+func (s *mcpServer) runner(limit int) func(context.Context, string, query) error {
+	return func(ctx context.Context, tree string, q query) error {
+		p := &mcp.CallToolParams{}
+		if q.glob != "" {
+			p.Name, p.Arguments = "fs_glob", map[string]any{"pattern": q.glob, "path": tree}
+		} else {
+			g := q.grep
+			args := map[string]any{"pattern": g.Pattern, "path": tree, "output_mode": g.Mode.String(), "head_limit": limit}
+			if g.IgnoreCase {
+				args["-i"] = true
+			}
+			p.Name, p.Arguments = "fs_grep", args
+		}
+		res, err := s.cs.CallTool(ctx, p)
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			var b strings.Builder
+			for _, c := range res.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					b.WriteString(t.Text)
+				}
+			}
+			return fmt.Errorf("%s: %s", p.Name, b.String())
+		}
+		return nil
+	}
+}
+
+// peakRSS returns the server process's VmHWM in bytes.
+func (s *mcpServer) peakRSS() int64 { return vmHWM(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid)) }
+
+// resetPeakRSS resets the server's VmHWM.
+func (s *mcpServer) resetPeakRSS() {
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0)
+}
+
+func (s *mcpServer) close() { _ = s.cs.Close() }
+
+// vmHWM reads VmHWM from a /proc status file.
+func vmHWM(status string) int64 {
+	data, err := os.ReadFile(status)
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
