@@ -1,16 +1,21 @@
 // Command bench times fsmcp's search backends against rg alone.
 //
-//	go run ./bench [-runs 7] [-trees goroot,100k] [-limit 1000]
+//	go run ./bench [-runs 7] [-trees goroot,100k] [-limit 1000] [-mcp=true]
 //
 // Run it from the module root. For each tree and query it runs, warm, the
-// same search several ways — the
-// rg process alone (same flags the backend passes, output drained from a
-// pipe), the rg backend and the native backend (in-process, results
-// collected with the fs_grep default page) — and prints the median of
-// -runs runs and the ratio to rg alone. Each way is a column (a runner),
-// so a later "through a real MCP client" mode is one more runner.
-// Peak RSS is the process's VmHWM, reset before each tree's searches
-// (rg's own memory is not included: it is another process).
+// same search several ways, one column each (a runner):
+//   - rg alone: the rg process with the flags the backend passes, its
+//     output drained from a pipe;
+//   - rg backend, native: the backends called in-process, results
+//     collected into fs_grep's page (-limit entries) and formatted;
+//   - mcp rg, mcp native (-mcp): fs_grep / fs_glob called through the
+//     go-sdk MCP client on an already started fsmcp binary (stdio), once
+//     with rg on its PATH and once without.
+//
+// Runs are interleaved across columns; each cell is the median of -runs
+// runs after one warm-up, with its ratio to rg alone. Peak RSS is VmHWM,
+// reset before each tree: of this process (in-process backends) and of
+// each fsmcp server (rg's own memory is another process's).
 package main
 
 import (
