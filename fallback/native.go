@@ -65,7 +65,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	m := newMatcher(pat, q)
 	prog := &progress{fn: q.Progress}
 	return walk(ctx, q.Paths, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
-		data, unmap, err := readFile(st, path)
+		data, unmap, err := readFile(st, path, !explicit)
 		if err != nil {
 			return
 		}

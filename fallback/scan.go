@@ -2,8 +2,6 @@ package fallback
 
 import (
 	"bytes"
-	"io"
-	"os"
 	"syscall"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -21,13 +19,28 @@ const (
 )
 
 // readFile returns the contents of path, in st.buf or mapped (then unmap
-// must be called after use).
-func readFile(st *workerState, path string) (data []byte, unmap func(), err error) {
-	f, err := os.Open(path)
+// must be called after use). It uses raw system calls: os.Open would also
+// try (and fail) to register every regular file with the network poller,
+// one wasted syscall per file. A short read is taken as the end of the
+// file, which holds for regular files on local file systems; walked files
+// are opened with O_NOFOLLOW, so a symlink swapped in after the walk saw a
+// regular file is not followed.
+func readFile(st *workerState, path string, nofollow bool) (data []byte, unmap func(), err error) {
+	flags := syscall.O_RDONLY | syscall.O_CLOEXEC
+	if nofollow {
+		flags |= syscall.O_NOFOLLOW
+	}
+	var fd int
+	for {
+		fd, err = syscall.Open(path, flags, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
+	defer syscall.Close(fd)
 	if cap(st.buf) == 0 {
 		st.buf = make([]byte, initialBuf)
 	}
@@ -35,30 +48,34 @@ func readFile(st *workerState, path string) (data []byte, unmap func(), err erro
 	n := 0
 	for {
 		if n == len(buf) {
-			fi, err := f.Stat()
-			if err != nil {
+			var sb syscall.Stat_t
+			if err := syscall.Fstat(fd, &sb); err != nil {
 				return nil, nil, err
 			}
-			if fi.Size() >= mmapMin {
-				m, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+			if sb.Size >= mmapMin {
+				m, err := syscall.Mmap(fd, 0, int(sb.Size), syscall.PROT_READ, syscall.MAP_SHARED)
 				if err == nil {
 					return m, func() { syscall.Munmap(m) }, nil
 				}
 			}
-			nb := make([]byte, max(2*len(buf), int(fi.Size())+1))
+			nb := make([]byte, max(2*len(buf), int(sb.Size)+1))
 			copy(nb, buf[:n])
 			buf = nb
 			if len(nb) <= maxKeptBuf {
 				st.buf = nb
 			}
 		}
-		k, err := f.Read(buf[n:])
-		n += k
-		if err == io.EOF || (k == 0 && err == nil) {
-			break
+		want := len(buf) - n
+		k, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
 		}
 		if err != nil {
 			return nil, nil, err
+		}
+		n += k
+		if k == 0 || k < want {
+			break
 		}
 	}
 	return buf[:n], nil, nil
@@ -78,6 +95,7 @@ type matcher struct {
 	before   int
 	after    int
 	litOnly  bool // the regex is exactly Lit (case-sensitive): no regexp run needed
+	rare     int  // index in Lit of its rarest byte
 	anchor   int  // LitFold: index in Lit of the byte searched for
 	loA, upA byte // LitFold: anchor byte in both cases
 	foldKS   bool // LitFold: Lit has k or s, which fold to non-ASCII runes
@@ -91,6 +109,12 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 	if p.Lit != nil && !p.LitFold {
 		prefix, complete := p.Re.LiteralPrefix()
 		m.litOnly = complete && prefix == string(p.Lit)
+		m.rare = 0
+		for i, c := range p.Lit {
+			if byteRank[c] < byteRank[p.Lit[m.rare]] {
+				m.rare = i
+			}
+		}
 	}
 	if p.LitFold {
 		best, bestRank := -1, 1<<30
@@ -100,7 +124,7 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 				m.foldKS = true
 				continue
 			}
-			if r := byteRank(lc); r < bestRank {
+			if r := max(int(byteRank[lc]), int(byteRank[upper(c)])); r < bestRank {
 				best, bestRank = i, r
 			}
 		}
@@ -126,24 +150,6 @@ func upper(c byte) byte {
 		return c - ('a' - 'A')
 	}
 	return c
-}
-
-// byteRank approximates how common a byte is in source text (lower is
-// rarer); the case-insensitive prefilter searches for the rarest one.
-func byteRank(c byte) int {
-	const letters = "zqjxkvbywgpfmucdlhrsnioate" // rare to common
-	if i := bytes.IndexByte([]byte(letters), c); i >= 0 {
-		return 10 + i*4
-	}
-	switch {
-	case c >= '0' && c <= '9':
-		return 40
-	case c == ' ' || c == '\t':
-		return 200
-	case bytes.IndexByte([]byte(`.,()_;"=/*-:`), c) >= 0:
-		return 90
-	}
-	return 30
 }
 
 // lineAt returns the bounds of the line holding offset at: [start, end),
@@ -173,11 +179,11 @@ func (m *matcher) nextLine(st *scanState, data []byte, pos int) (int, int) {
 	for pos <= len(data) {
 		switch {
 		case p.Lit != nil && !p.LitFold:
-			i := bytes.Index(data[pos:], p.Lit)
+			i := m.indexLit(data, pos)
 			if i < 0 {
 				return -1, -1
 			}
-			ls, le := lineAt(data, floor, pos+i)
+			ls, le := lineAt(data, floor, i)
 			if m.litOnly || p.Re.Match(data[ls:le]) {
 				return ls, le
 			}
@@ -240,6 +246,45 @@ func (m *matcher) nextAnchor(st *scanState, data []byte, pos int) int {
 		return st.nextLo
 	}
 	return min(st.nextLo, st.nextUp)
+}
+
+// rareFailLimit: after this many candidates of the rare byte that are
+// not the literal, indexLit hands the rest of the buffer to bytes.Index.
+const rareFailLimit = 64
+
+// indexLit returns the offset of the first occurrence of the literal at
+// or after pos, or -1. It looks for the literal's rarest byte with
+// bytes.IndexByte (vectorised) and checks the literal around it; a buffer
+// where that byte keeps appearing without the literal falls back to
+// bytes.Index.
+func (m *matcher) indexLit(data []byte, pos int) int {
+	lit, j := m.p.Lit, m.rare
+	if len(lit) == 1 {
+		if i := bytes.IndexByte(data[pos:], lit[0]); i >= 0 {
+			return pos + i
+		}
+		return -1
+	}
+	b := lit[j]
+	fails := 0
+	for from := pos + j; from < len(data); {
+		i := bytes.IndexByte(data[from:], b)
+		if i < 0 {
+			return -1
+		}
+		start := from + i - j
+		if start+len(lit) <= len(data) && bytes.Equal(data[start:start+len(lit)], lit) {
+			return start
+		}
+		from += i + 1
+		if fails++; fails > rareFailLimit {
+			if k := bytes.Index(data[from-j:], lit); k >= 0 {
+				return from - j + k
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 func asciiEqualFold(a, b []byte) bool {
