@@ -195,6 +195,9 @@ func TestRGPattern(t *testing.T) {
 		`[\b]`:     `[\b]`,
 		`\\b`:      `\\b`,
 		`no slash`: `no slash`,
+		`(?<n>x)`:  `(?P<n>x)`,
+		`\Qa.b\E+`: `a\.b+`,
+		`\Qa.b`:    `a\.b`,
 	} {
 		if got := RGPattern(GrepQuery{Pattern: in}); got != want {
 			t.Errorf("RGPattern(%q) = %q, want %q", in, got, want)

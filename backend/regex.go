@@ -263,12 +263,14 @@ func unicodePerlClasses(p string) string {
 	return b.String()
 }
 
-// RGPattern returns the pattern text handed to rg for q: \b and \B
-// become ASCII word boundaries ((?-u:\b)), which is what Go's regexp
-// implements, so both backends agree on non-ASCII words.
+// RGPattern returns the pattern text handed to rg for q, rewritten where
+// ripgrep 13's regex syntax and Go's differ, so both backends accept and
+// match the same patterns: \b and \B become ASCII word boundaries
+// ((?-u:\b)), which is what Go's regexp implements; (?<name>...) becomes
+// (?P<name>...); \Q...\E is quoted.
 func RGPattern(q GrepQuery) string {
 	p := q.Pattern
-	if q.FixedStrings || !strings.Contains(p, `\`) {
+	if q.FixedStrings || !strings.ContainsAny(p, `\(`) {
 		return p
 	}
 	var b strings.Builder
@@ -279,6 +281,18 @@ func RGPattern(q GrepQuery) string {
 		case c == '\\' && i+1 < len(p):
 			n := p[i+1]
 			i++
+			if n == 'Q' && !inClass {
+				end := strings.Index(p[i+1:], `\E`)
+				lit := p[i+1:]
+				if end >= 0 {
+					lit = p[i+1 : i+1+end]
+					i += end + 2
+				} else {
+					i = len(p)
+				}
+				b.WriteString(regexp.QuoteMeta(lit))
+				continue
+			}
 			if (n == 'b' || n == 'B') && !inClass {
 				b.WriteString(`(?-u:\`)
 				b.WriteByte(n)
@@ -287,6 +301,9 @@ func RGPattern(q GrepQuery) string {
 			}
 			b.WriteByte('\\')
 			b.WriteByte(n)
+		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?<") && !strings.HasPrefix(p[i:], "(?<=") && !strings.HasPrefix(p[i:], "(?<!"):
+			b.WriteString("(?P<")
+			i += 2
 		case c == '[' && !inClass:
 			inClass = true
 			b.WriteByte(c)

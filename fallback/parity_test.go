@@ -71,6 +71,8 @@ var parityTable = []parityQuery{
 	{name: "explicit file paths", q: C(backend.GrepQuery{Pattern: "foo"}), paths: []string{"main.go", "drop.log", "bin.dat"}},
 	{name: "no git dir", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"../nogit"}},
 	{name: "two paths", q: backend.GrepQuery{Pattern: "foo", Mode: backend.Count}, paths: []string{"sub", "types"}},
+	{name: "named group", q: C(backend.GrepQuery{Pattern: `(?<word>foo)[-_]bar`})},
+	{name: "quoted literal", q: C(backend.GrepQuery{Pattern: `\Qfoo.bar\E|x9`})},
 	{name: "crlf end", q: C(backend.GrepQuery{Pattern: `bar\r$`})},
 	{name: "no match", q: backend.GrepQuery{Pattern: "zzzznotthere"}},
 }
@@ -171,6 +173,23 @@ func treeIndependent(table []parityQuery) []parityQuery {
 		}
 	}
 	return out
+}
+
+// TestParityErrors: a pattern or type one backend rejects, both reject
+// with the same error.
+func TestParityErrors(t *testing.T) {
+	rg := requireRG(t)
+	root := fixture(t)
+	for _, q := range []backend.GrepQuery{
+		{Pattern: "foo(?=bar)"}, {Pattern: "(?<!a)b"}, {Pattern: `(a)\1`}, {Pattern: "a\nb"},
+		{Pattern: "(unclosed"}, {Pattern: "x", Types: []string{"nosuchtype"}}, {Pattern: "[z-a]"},
+	} {
+		q.Paths = []string{root}
+		a, b := runBoth(t, rg, q, 0, 0)
+		if a != b || !strings.HasPrefix(a, "error:") {
+			t.Errorf("%q: rg: %s\nnative: %s", q.Pattern, a, b)
+		}
+	}
 }
 
 // TestParityGlob compares fs_glob listings.
