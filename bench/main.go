@@ -163,7 +163,6 @@ func main() {
 			rss = append(rss, fmt.Sprintf("%s: peak RSS of fsmcp serving the searches: %d MB with rg (rg itself not counted), %d MB native",
 				label, servers[0].peakRSS()>>20, servers[1].peakRSS()>>20))
 		}
-		tw.Flush()
 	}
 	tw.Flush()
 	fmt.Println()
