@@ -9,4 +9,5 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/sourcegraph/conc v0.3.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )

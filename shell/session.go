@@ -1,0 +1,578 @@
+package shell
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	// DefaultTimeout is the timeout of a call that names none.
+	DefaultTimeout = 120 * time.Second
+	// MaxTimeout caps the timeout a call may ask for.
+	MaxTimeout = 600 * time.Second
+	// DefaultMaxOutput is how many characters of output a call returns;
+	// beyond it the middle is cut out.
+	DefaultMaxOutput = 30000
+
+	// drainGrace is how long, once bash has exited, output still in the
+	// pipe is read before the call returns. Output that bash and its
+	// foreground children wrote is already in the pipe by then; only a
+	// background child that keeps the pipe open makes the call wait
+	// this long.
+	drainGrace = 100 * time.Millisecond
+	// markerLimit bounds what is kept from the marker descriptor.
+	markerLimit = 64 << 10
+)
+
+// ErrClosed is returned by Run after Close.
+var ErrClosed = errors.New("shell: session closed")
+
+// Options configures a Session.
+type Options struct {
+	// Roots are the allowed directories; the first is where the session
+	// starts. They are resolved (symlinks followed) by NewSession.
+	Roots []string
+	// Mode is ModeOn or ModeSandboxed.
+	Mode Mode
+	// Env is the commands' environment; nil means os.Environ(). The
+	// server's FSMCP_AUTH_TOKEN is always removed.
+	Env []string
+	// Bash is the shell to run; empty means "bash" looked up in Env's PATH.
+	Bash string
+	// Executable is the program re-executed as the sandbox helper (it
+	// must call MaybeRunSandboxChild first thing); empty means
+	// os.Executable(). Tests set it to the test binary.
+	Executable string
+	// MaxOutput is the output limit in characters; 0 means DefaultMaxOutput.
+	MaxOutput int
+}
+
+// Session is one MCP session's shell: a working directory kept across
+// calls, inside the roots, and the processes its calls left running.
+// Each Run starts a new bash in that directory, in a new process session
+// (so in its own process group, without a controlling terminal).
+// Environment variables and shell functions do not carry over between
+// calls; the working directory does.
+//
+// A Session runs one command at a time; concurrent Runs wait their turn.
+type Session struct {
+	mode      Mode
+	bash      string
+	exe       string
+	env       []string
+	maxOutput int
+	tmp       string // private TMPDIR (sandboxed only), removed by Close
+
+	sem    chan struct{} // held by the running command (and forever after Close)
+	ctx    context.Context
+	cancel context.CancelFunc
+	close  sync.Once
+
+	mu     sync.Mutex
+	roots  []string
+	pol    policy
+	cwd    string
+	groups map[int]bool // process sessions that may still have members
+}
+
+// NewSession starts a session in the first root. It fails for ModeOff,
+// and for ModeSandboxed where Landlock is unavailable (wrapping
+// ErrNoLandlock): it never falls back to an unconfined shell.
+func NewSession(opts Options) (*Session, error) {
+	if err := CheckMode(opts.Mode); err != nil {
+		return nil, err
+	}
+	if opts.Mode == ModeOff {
+		return nil, errors.New("shell: fs_bash is off")
+	}
+	roots, err := resolveRoots(opts.Roots)
+	if err != nil {
+		return nil, err
+	}
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = withoutEnv(env, "FSMCP_AUTH_TOKEN")
+	s := &Session{
+		mode:      opts.Mode,
+		bash:      opts.Bash,
+		exe:       opts.Executable,
+		maxOutput: opts.MaxOutput,
+		sem:       make(chan struct{}, 1),
+		roots:     roots,
+		cwd:       roots[0],
+		groups:    map[int]bool{},
+	}
+	if s.maxOutput <= 0 {
+		s.maxOutput = DefaultMaxOutput
+	}
+	if s.bash == "" {
+		if s.bash, err = lookPath("bash", envGet(env, "PATH")); err != nil {
+			s.bash = "/bin/bash"
+		}
+	}
+	if s.mode == ModeSandboxed {
+		if s.exe == "" {
+			if s.exe, err = os.Executable(); err != nil {
+				return nil, fmt.Errorf("shell: cannot find own executable for the sandbox: %w", err)
+			}
+		}
+		tmp, err := os.MkdirTemp("", "fsmcp-shell-")
+		if err != nil {
+			return nil, fmt.Errorf("shell: private temp dir: %w", err)
+		}
+		if s.tmp, err = filepath.EvalSymlinks(tmp); err != nil {
+			os.RemoveAll(tmp)
+			return nil, err
+		}
+		s.pol = newPolicy(roots, s.tmp, env)
+		env = s.sandboxEnv(env)
+	}
+	s.env = env
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// sandboxEnv adapts env to the sandbox: TMPDIR is the private temp dir,
+// PATH keeps only directories the shell can read (bash would otherwise
+// find a program in an unreadable one and fail instead of going on), and
+// the Go build cache, unless set, lives in the temp dir.
+func (s *Session) sandboxEnv(env []string) []string {
+	var path []string
+	for _, d := range filepath.SplitList(envGet(env, "PATH")) {
+		if d != "" && filepath.IsAbs(d) && s.pol.readable(d) {
+			path = append(path, d)
+		}
+	}
+	env = withoutEnv(env, "TMPDIR", "PATH")
+	env = append(env, "TMPDIR="+s.tmp, "PATH="+strings.Join(path, ":"))
+	if envGet(env, "GOCACHE") == "" {
+		env = append(env, "GOCACHE="+filepath.Join(s.tmp, "go-build"))
+	}
+	return env
+}
+
+// Mode returns the session's confinement.
+func (s *Session) Mode() Mode { return s.mode }
+
+// TempDir returns the private TMPDIR of a sandboxed session ("" when on).
+func (s *Session) TempDir() string { return s.tmp }
+
+// Cwd returns the working directory the next call starts in.
+func (s *Session) Cwd() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cwd
+}
+
+// SetRoots replaces the allowed roots (for MCP roots/list_changed). The
+// working directory moves to the first root if it is no longer inside
+// one; a sandboxed session's next command gets the new roots.
+func (s *Session) SetRoots(roots []string) error {
+	r, err := resolveRoots(roots)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.roots = r
+	if s.mode == ModeSandboxed {
+		s.pol.RW = append(append([]string{}, r...), s.tmp)
+	}
+	if !withinAny(s.cwd, r) {
+		s.cwd = r[0]
+	}
+	return nil
+}
+
+// Result is the outcome of one command.
+type Result struct {
+	// Output is stdout and stderr as the command wrote them (one pipe,
+	// so in order), invalid UTF-8 replaced, and cut in the middle when
+	// longer than the limit.
+	Output string
+	// ExitCode is bash's exit status, or 128+N when it was killed by
+	// signal N (so 137 after a timeout or cancellation).
+	ExitCode int
+	// Cwd is the working directory for the next call.
+	Cwd string
+	// RefusedCwd is set when the command ended in a directory outside
+	// the roots: it is that directory, and Cwd stayed where it was.
+	RefusedCwd string
+	// Notice is a sentence for the client about the session itself
+	// (the working directory was refused or had vanished), or "".
+	Notice string
+	// TimedOut and Cancelled say why the process group was killed.
+	TimedOut  bool
+	Cancelled bool
+	Timeout   time.Duration
+	// Truncated is set when characters were cut from the middle of the
+	// output; Dropped says how many.
+	Truncated bool
+	Dropped   int
+}
+
+// Text renders r as fs_bash's answer: the output, then any notice, then
+// "Exit code: N" when the command failed.
+func (r Result) Text() string {
+	var b strings.Builder
+	b.WriteString(r.Output)
+	line := func(s string) {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(s)
+	}
+	switch {
+	case r.TimedOut:
+		line(fmt.Sprintf("Command timed out after %d ms; its process group was killed.", r.Timeout.Milliseconds()))
+	case r.Cancelled:
+		line("Command cancelled; its process group was killed.")
+	}
+	if r.Notice != "" {
+		line(r.Notice)
+	}
+	if r.Failed() {
+		line(fmt.Sprintf("Exit code: %d", r.ExitCode))
+	}
+	return b.String()
+}
+
+func (r *Result) addNotice(s string) {
+	if r.Notice != "" {
+		r.Notice += "\n"
+	}
+	r.Notice += s
+}
+
+// Failed reports whether the result is an error for the client.
+func (r Result) Failed() bool { return r.ExitCode != 0 || r.TimedOut || r.Cancelled }
+
+// ClampTimeout maps a requested timeout to the one used: 0 or less means
+// DefaultTimeout, more than MaxTimeout means MaxTimeout.
+func ClampTimeout(d time.Duration) time.Duration {
+	switch {
+	case d <= 0:
+		return DefaultTimeout
+	case d > MaxTimeout:
+		return MaxTimeout
+	}
+	return d
+}
+
+// wrapper is the script bash runs. The command arrives as $1 and is run
+// by eval, so a syntax error in it is an ordinary failure (status 2)
+// rather than the end of the script. The marker descriptor (fd 3 from
+// fsmcp) is moved to a descriptor number above 9 that a read-only
+// variable names, and fd 3 is closed, so scripts that use fd 3 themselves
+// neither see it nor send the marker into the output. Once the command
+// is done, the physical working directory goes to the marker descriptor
+// as NUL, path, NUL. A command that leaves the shell itself (exit, set -e,
+// a fatal error) writes no marker, so the working directory stays where
+// it was.
+const wrapper = `exec {__fsmcp_fd}>&3 3>&-
+readonly __fsmcp_fd
+__fsmcp_c=$1
+set --
+eval "unset __fsmcp_c
+$__fsmcp_c"
+__fsmcp_rc=$?
+builtin printf '\0%s\0' "$(builtin pwd -P)" >&"$__fsmcp_fd"
+exit "$__fsmcp_rc"
+`
+
+// Run runs command with bash in the session's working directory and
+// returns its output and status. A non-zero exit status is not an error;
+// the error is for a command that could not be started (or a closed
+// session, or ctx ending while another command still held the session).
+//
+// The timeout (clamped by ClampTimeout), ctx ending, or Close kill the
+// command's whole process session with SIGKILL. When bash ends normally,
+// processes it left in the background keep running (and are killed by
+// Close); the call returns as soon as bash has exited.
+func (s *Session) Run(ctx context.Context, command string, timeout time.Duration) (Result, error) {
+	timeout = ClampTimeout(timeout)
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return Result{Cwd: s.Cwd(), Cancelled: true}, ctx.Err()
+	case <-s.ctx.Done():
+		return Result{}, ErrClosed
+	}
+	defer func() { <-s.sem }()
+	if s.ctx.Err() != nil {
+		return Result{}, ErrClosed
+	}
+	s.pruneGroups()
+
+	s.mu.Lock()
+	cwd, roots, pol := s.cwd, s.roots, s.pol
+	s.mu.Unlock()
+	var res Result
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		res.addNotice(fmt.Sprintf("cwd %s no longer exists; the command ran in %s", cwd, roots[0]))
+		cwd = roots[0]
+		s.setCwd(cwd)
+	}
+	res.Cwd, res.Timeout = cwd, timeout
+
+	argv := []string{s.bash, "--noprofile", "--norc", "-c", wrapper, "bash", command}
+	if s.mode == ModeSandboxed {
+		var err error
+		if argv, err = sandboxCommand(s.exe, pol, argv); err != nil {
+			return res, err
+		}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return res, err
+	}
+	mkR, mkW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return res, err
+	}
+	cmd := &exec.Cmd{
+		Path:       argv[0],
+		Args:       argv,
+		Env:        s.env,
+		Dir:        cwd,
+		Stdout:     outW,
+		Stderr:     outW,
+		ExtraFiles: []*os.File{mkW},
+		SysProcAttr: &syscall.SysProcAttr{
+			Setsid: true,
+			// If fsmcp dies, bash dies with it (processes bash left
+			// in the background are Close's job).
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	err = cmd.Start()
+	outW.Close()
+	mkW.Close()
+	if err != nil {
+		outR.Close()
+		mkR.Close()
+		return res, fmt.Errorf("shell: start bash: %w", err)
+	}
+	sid := cmd.Process.Pid // Setsid: the session and group id are bash's pid
+
+	out := newCapture(s.maxOutput)
+	mk := &lastBytes{limit: markerLimit}
+	outDone := make(chan error, 1)
+	mkDone := make(chan error, 1)
+	go func() { outDone <- drain(out, outR) }()
+	go func() { mkDone <- drain(mk, mkR) }()
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-waitDone:
+	case <-timer.C:
+		res.TimedOut = true
+	case <-ctx.Done():
+		res.Cancelled = true
+	case <-s.ctx.Done():
+		res.Cancelled = true
+	}
+	if res.TimedOut || res.Cancelled {
+		killSession(sid)
+		<-waitDone
+	}
+
+	// bash has exited. Read what is left in the pipes; a pipe that a
+	// background process still holds open is drained into nothing from
+	// now on, so that process never blocks on a full pipe or dies of
+	// SIGPIPE.
+	deadline := time.Now().Add(drainGrace)
+	outR.SetReadDeadline(deadline)
+	mkR.SetReadDeadline(deadline)
+	lingering := finishDrain(outR, <-outDone)
+	lingering = finishDrain(mkR, <-mkDone) || lingering
+	if lingering || len(sessionMembers(sid)) > 0 {
+		s.mu.Lock()
+		s.groups[sid] = true
+		s.mu.Unlock()
+	}
+
+	res.ExitCode = exitCode(cmd.ProcessState)
+	text, dropped := out.result()
+	res.Output = strings.ToValidUTF8(text, "\uFFFD")
+	res.Truncated, res.Dropped = dropped > 0, dropped
+
+	if res.TimedOut || res.Cancelled {
+		return res, nil
+	}
+	if dir, ok := lastRecord(mk.buf); ok {
+		switch next, err := adoptCwd(dir, roots); {
+		case errors.Is(err, errOutside):
+			res.RefusedCwd = next
+			res.addNotice(outsideMessage(next))
+		case err == nil:
+			res.Cwd = next
+			s.setCwd(next)
+		}
+	}
+	return res, nil
+}
+
+func (s *Session) setCwd(dir string) {
+	s.mu.Lock()
+	s.cwd = dir
+	s.mu.Unlock()
+}
+
+var errOutside = errors.New("outside the roots")
+
+// adoptCwd checks a directory reported by the shell: it must be absolute,
+// exist, be a directory and (resolved) lie inside a root. It returns the
+// resolved directory; with errOutside it returns the directory refused.
+func adoptCwd(dir string, roots []string) (string, error) {
+	if !filepath.IsAbs(dir) {
+		return "", errors.New("not absolute")
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	if !withinAny(real, roots) {
+		return real, errOutside
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", errors.New("not a directory")
+	}
+	return real, nil
+}
+
+// lastRecord returns the last NUL-framed record in b: the text between
+// the last two NUL bytes.
+func lastRecord(b []byte) (string, bool) {
+	end := bytes.LastIndexByte(b, 0)
+	if end < 0 {
+		return "", false
+	}
+	start := bytes.LastIndexByte(b[:end], 0)
+	if start < 0 || end-start < 2 {
+		return "", false
+	}
+	return string(b[start+1 : end]), true
+}
+
+// exitCode is the shell convention: the exit status, or 128+signal.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// drain copies r to w until EOF (nil) or a read error (the deadline).
+func drain(w io.Writer, r *os.File) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			w.Write(buf[:n])
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// finishDrain closes r once drained; if the read stopped at the deadline
+// (a background process holds the pipe), it keeps reading into nothing
+// until that process is gone, then closes r, and reports true.
+func finishDrain(r *os.File, err error) (lingering bool) {
+	if err == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
+		r.Close()
+		return false
+	}
+	r.SetReadDeadline(time.Time{})
+	go func() {
+		io.Copy(io.Discard, r)
+		r.Close()
+	}()
+	return true
+}
+
+// lastBytes keeps the last limit bytes written to it.
+type lastBytes struct {
+	limit int
+	buf   []byte
+}
+
+func (l *lastBytes) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	if over := len(l.buf) - l.limit; over > 0 {
+		l.buf = append(l.buf[:0], l.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// pruneGroups forgets process sessions with no members left.
+func (s *Session) pruneGroups() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sid := range s.groups {
+		if len(sessionMembers(sid)) == 0 {
+			delete(s.groups, sid)
+		}
+	}
+}
+
+// Close kills the command still running, if any, and every process the
+// session's commands left behind, and removes the private temp dir.
+// Later Runs return ErrClosed. Close is safe to call more than once.
+func (s *Session) Close() error {
+	var err error
+	s.close.Do(func() {
+		s.cancel()
+		s.sem <- struct{}{} // wait for a running command to be killed; never released
+		s.mu.Lock()
+		for sid := range s.groups {
+			killSession(sid)
+		}
+		s.groups = nil
+		s.mu.Unlock()
+		if s.tmp != "" {
+			err = os.RemoveAll(s.tmp)
+		}
+	})
+	return err
+}
+
+func withoutEnv(env []string, keys ...string) []string {
+	out := make([]string, 0, len(env))
+next:
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		for _, key := range keys {
+			if k == key {
+				continue next
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}
