@@ -65,27 +65,27 @@ var systemRX = []string{
 // readable: /etc/hostname, /etc/shadow, /etc/ssl/private and the rest
 // are denied.
 var systemRO = []string{
-	"/etc/ld.so.cache",    // the dynamic loader's library index: without it multiarch libs are not found
-	"/etc/ld.so.preload",  // preloads the system insists on; the loader fails noisily if it cannot read them
-	"/etc/alternatives",   // Debian's symlink farm for editor, java, python etc.; listing it is harmless
-	"/etc/localtime",      // the time zone for date, ls -l, git log
-	"/etc/passwd",         // uid -> name for ls -l, id, whoami, git's identity, ssh, python's getpass (world-readable, no hashes)
-	"/etc/group",          // gid -> name, same tools (world-readable)
-	"/etc/nsswitch.conf",  // how glibc looks up users and hosts
-	"/etc/hosts",          // host names (network is not confined, see the package comment)
-	"/etc/resolv.conf",    // DNS servers, for git fetch / go mod download / curl
-	"/etc/host.conf",      // resolver options
-	"/etc/gai.conf",       // getaddrinfo address ordering
-	"/etc/services",       // port names (getservbyname) used by curl, python, git
-	"/etc/protocols",      // protocol names (getprotobyname)
-	"/etc/ssl/certs",      // the CA certificates (not /etc/ssl/private)
+	"/etc/ld.so.cache",     // the dynamic loader's library index: without it multiarch libs are not found
+	"/etc/ld.so.preload",   // preloads the system insists on; the loader fails noisily if it cannot read them
+	"/etc/alternatives",    // Debian's symlink farm for editor, java, python etc.; listing it is harmless
+	"/etc/localtime",       // the time zone for date, ls -l, git log
+	"/etc/passwd",          // uid -> name for ls -l, id, whoami, git's identity, ssh, python's getpass (world-readable, no hashes)
+	"/etc/group",           // gid -> name, same tools (world-readable)
+	"/etc/nsswitch.conf",   // how glibc looks up users and hosts
+	"/etc/hosts",           // host names (network is not confined, see the package comment)
+	"/etc/resolv.conf",     // DNS servers, for git fetch / go mod download / curl
+	"/etc/host.conf",       // resolver options
+	"/etc/gai.conf",        // getaddrinfo address ordering
+	"/etc/services",        // port names (getservbyname) used by curl, python, git
+	"/etc/protocols",       // protocol names (getprotobyname)
+	"/etc/ssl/certs",       // the CA certificates (not /etc/ssl/private)
 	"/etc/ssl/openssl.cnf", // OpenSSL's default configuration, read by every TLS client
-	"/etc/pki/tls/certs",  // the CA bundle on Fedora/RHEL
+	"/etc/pki/tls/certs",   // the CA bundle on Fedora/RHEL
 	"/etc/ca-certificates", // update-ca-certificates' local additions, pointed to from /etc/ssl/certs
-	"/etc/gitconfig",      // system git configuration
-	"/etc/mime.types",     // MIME types for python's mimetypes, file servers
-	"/etc/python3",        // Debian's python configuration ...
-	"/etc/python3.11",     // ... and the sitecustomize.py that /usr/lib/python3.X links to
+	"/etc/gitconfig",       // system git configuration
+	"/etc/mime.types",      // MIME types for python's mimetypes, file servers
+	"/etc/python3",         // Debian's python configuration ...
+	"/etc/python3.11",      // ... and the sitecustomize.py that /usr/lib/python3.X links to
 	"/etc/python3.12",
 	"/etc/python3.13",
 }
