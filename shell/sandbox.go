@@ -162,9 +162,7 @@ func lookPath(file, path string) (string, error) {
 }
 
 // readable reports whether dir lies in a tree the policy lets the shell
-// read and execute. It decides which PATH entries the sandboxed shell
-// keeps: an entry it cannot read would make bash find a program there and
-// then fail to run it, instead of going on to the next entry.
+// read and execute.
 func (p policy) readable(dir string) bool {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -175,6 +173,28 @@ func (p policy) readable(dir string) bool {
 			if r, err := filepath.EvalSymlinks(d); err == nil && within(real, r) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// onPath decides whether the sandboxed shell keeps a PATH entry. A
+// readable directory stays. An unreadable one full of programs (a pyenv
+// shims dir, ~/.cargo/bin) goes: bash would find a program there, fail to
+// run it and not try the next entry, so python3 would break instead of
+// coming from /usr/bin. An unreadable directory of symlinks into readable
+// trees (a link farm) stays, since exec follows the links.
+func (p policy) onPath(dir string) bool {
+	if p.readable(dir) {
+		return true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink != 0 && p.readable(filepath.Join(dir, e.Name())) {
+			return true
 		}
 	}
 	return false

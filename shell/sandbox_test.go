@@ -229,10 +229,16 @@ func TestSandboxPathDropsUnreadableDirs(t *testing.T) {
 	bin := filepath.Join(home, "bin")
 	os.MkdirAll(bin, 0o755)
 	os.WriteFile(filepath.Join(bin, "python3"), []byte("#!/bin/sh\necho shim\n"), 0o755)
-	env := append(os.Environ(), "HOME="+home, "PATH="+bin+":/usr/bin:/bin")
+	// A link farm outside the roots (like a PATH without rg) stays usable.
+	farm := filepath.Join(home, "farm")
+	os.MkdirAll(farm, 0o755)
+	if err := os.Symlink("/bin/echo", filepath.Join(farm, "say")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOME="+home, "PATH="+bin+":"+farm+":/usr/bin:/bin")
 	s, _ := newTestSession(t, ModeSandboxed, env)
-	res := run(t, s, "echo $PATH; python3 -c 'print(2)'")
-	if res.Output != "/usr/bin:/bin\n2\n" {
+	res := run(t, s, "echo $PATH; python3 -c 'print(2)'; say linked")
+	if res.Output != farm+":/usr/bin:/bin\n2\nlinked\n" {
 		t.Fatalf("got %q", res.Output)
 	}
 }

@@ -145,13 +145,12 @@ func NewSession(opts Options) (*Session, error) {
 }
 
 // sandboxEnv adapts env to the sandbox: TMPDIR is the private temp dir,
-// PATH keeps only directories the shell can read (bash would otherwise
-// find a program in an unreadable one and fail instead of going on), and
-// the Go build cache, unless set, lives in the temp dir.
+// PATH keeps the directories the shell can use (policy.onPath), and the
+// Go build cache, unless set, lives in the temp dir.
 func (s *Session) sandboxEnv(env []string) []string {
 	var path []string
 	for _, d := range filepath.SplitList(envGet(env, "PATH")) {
-		if d != "" && filepath.IsAbs(d) && s.pol.readable(d) {
+		if d != "" && filepath.IsAbs(d) && s.pol.onPath(d) {
 			path = append(path, d)
 		}
 	}
@@ -302,6 +301,13 @@ exit "$__fsmcp_rc"
 // processes it left in the background keep running (and are killed by
 // Close); the call returns as soon as bash has exited.
 func (s *Session) Run(ctx context.Context, command string, timeout time.Duration) (Result, error) {
+	return s.RunWithin(ctx, nil, command, timeout)
+}
+
+// RunWithin is Run with the roots in force for this call (say, narrowed by
+// _meta.allowed_dirs): they replace the session's roots as SetRoots does,
+// once the session is free. nil keeps the session's roots.
+func (s *Session) RunWithin(ctx context.Context, roots []string, command string, timeout time.Duration) (Result, error) {
 	timeout = ClampTimeout(timeout)
 	select {
 	case s.sem <- struct{}{}:
@@ -313,6 +319,11 @@ func (s *Session) Run(ctx context.Context, command string, timeout time.Duration
 	defer func() { <-s.sem }()
 	if s.ctx.Err() != nil {
 		return Result{}, ErrClosed
+	}
+	if roots != nil {
+		if err := s.SetRoots(roots); err != nil {
+			return Result{Cwd: s.Cwd()}, err
+		}
 	}
 	s.pruneGroups()
 

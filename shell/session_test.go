@@ -379,6 +379,30 @@ func TestSetRoots(t *testing.T) {
 	}
 }
 
+func TestRunWithinNarrowsForTheCall(t *testing.T) {
+	modes(t, func(t *testing.T, m Mode) {
+		s, root := newTestSession(t, m, nil)
+		sub := filepath.Join(root, "sub")
+		res, err := s.RunWithin(context.Background(), []string{sub}, "pwd; touch ../escaped", 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(res.Output, sub+"\n") {
+			t.Fatalf("narrowed call ran in %q", res.Output)
+		}
+		_, statErr := os.Stat(filepath.Join(root, "escaped"))
+		if m == ModeSandboxed && statErr == nil {
+			t.Fatal("narrowed sandbox wrote outside the narrowed root")
+		}
+		if res, _ := s.RunWithin(context.Background(), []string{sub}, "cd ..", 10*time.Second); res.RefusedCwd != root {
+			t.Fatalf("cd out of the narrowed root: %+v", res)
+		}
+		if res, _ := s.RunWithin(context.Background(), []string{root}, "cd .. && cd root && pwd", 10*time.Second); res.Cwd != root {
+			t.Fatalf("full roots again: %+v", res)
+		}
+	})
+}
+
 func TestAuthTokenNotPassed(t *testing.T) {
 	s, _ := newTestSession(t, ModeOn, append(os.Environ(), "FSMCP_AUTH_TOKEN=secret"))
 	if out := run(t, s, "echo \"[$FSMCP_AUTH_TOKEN]\"").Output; out != "[]\n" {
