@@ -1,4 +1,119 @@
-// Command fsmcp serves a developer's files to an AI agent over MCP.
+// Command fsmcp serves a developer's files to an AI agent over the Model
+// Context Protocol: flags and env become a configuration, the configuration
+// becomes a server, and the server runs on stdio or Streamable HTTP.
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2 // bad flags, or no usable root
+)
+
+func run(args []string, stderr *os.File) int {
+	opts, err := parseArgs(args, os.Getenv)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(os.Stdout, usage)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmcp: %v\nRun 'fsmcp --help' for usage.\n", err)
+		return exitUsage
+	}
+	if opts.version {
+		fmt.Fprintf(os.Stdout, "fsmcp %s\n", version)
+		return exitOK
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+
+	sb, errs := sandbox.New(opts.roots)
+	for _, e := range errs {
+		if !errors.Is(e, sandbox.ErrNoRoots) {
+			log.Warn("skipping allowed directory", "error", e)
+		}
+	}
+	if len(sb.Roots()) == 0 {
+		fmt.Fprintf(stderr, "fsmcp: no usable allowed directory among %s\n", strings.Join(opts.roots, ", "))
+		return exitUsage
+	}
+	defer sb.Close()
+
+	srv := server.New(server.Config{
+		Name:      "fsmcp",
+		Version:   version,
+		ReadOnly:  opts.readOnly,
+		TrustMeta: opts.trustMeta,
+		Limits:    opts.limits,
+		// With no DIR given, a client that offers MCP roots chooses them.
+		ClientRoots: !opts.rootsGiven,
+	}, sb, log)
+	defer srv.Close()
+
+	log.Info("fsmcp starting", "roots", sb.Roots(), "transport", opts.transport, "read_only", opts.readOnly)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch opts.transport {
+	case "stdio":
+		if err := srv.ServeStdio(ctx); err != nil && ctx.Err() == nil {
+			log.Error("stdio transport ended", "error", err)
+			return exitError
+		}
+	case "http":
+		if err := serveHTTP(ctx, srv, opts, log); err != nil {
+			log.Error("http transport ended", "error", err)
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", opts.listen)
+	if err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(ln.Addr().String())
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && opts.authToken == "" {
+		log.Warn("listening beyond loopback without --auth-token: anyone who can reach this address can use the files", "addr", ln.Addr().String())
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(server.HTTPOptions{AuthToken: opts.authToken, Log: log}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	log.Info("serving Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp")
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return hs.Shutdown(shutdownCtx)
+	}
+}

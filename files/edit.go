@@ -1,0 +1,110 @@
+package files
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// Edit is one literal replacement.
+type Edit struct {
+	Old, New   string
+	ReplaceAll bool
+}
+
+// ApplyEdits applies edits in order to content. Each old string must occur
+// exactly once unless ReplaceAll is set. In a file with CRLF line endings,
+// "\n" in the strings is matched and written as "\r\n", so an edit keeps
+// the file's line endings. It returns the new content and the number of
+// replacements; on any error nothing is applied.
+func ApplyEdits(content string, edits []Edit) (string, int, error) {
+	if len(edits) == 0 {
+		return "", 0, errors.New("no edits given")
+	}
+	crlf := strings.Contains(content, "\r\n")
+	total := 0
+	for i, e := range edits {
+		var err error
+		var n int
+		content, n, err = applyOne(content, e, crlf)
+		if err != nil {
+			if len(edits) > 1 {
+				return "", 0, fmt.Errorf("edit %d of %d: %w; no edit was applied", i+1, len(edits), err)
+			}
+			return "", 0, err
+		}
+		total += n
+	}
+	return content, total, nil
+}
+
+func applyOne(content string, e Edit, crlf bool) (string, int, error) {
+	if e.Old == "" {
+		return "", 0, errors.New("old_string must not be empty")
+	}
+	if e.Old == e.New {
+		return "", 0, errors.New("old_string and new_string are identical; nothing would change")
+	}
+	old, repl := e.Old, e.New
+	if crlf {
+		if o := toCRLF(old); o != old && strings.Contains(content, o) {
+			old, repl = o, toCRLF(repl)
+		} else if !strings.Contains(old, "\n") {
+			repl = toCRLF(repl)
+		}
+	}
+	n := strings.Count(content, old)
+	switch {
+	case n == 0:
+		return "", 0, errors.New("old_string not found in file")
+	case n > 1 && !e.ReplaceAll:
+		return "", 0, fmt.Errorf("old_string found %d times. Use replace_all or provide more context to make it unique", n)
+	}
+	return strings.ReplaceAll(content, old, repl), n, nil
+}
+
+// toCRLF writes every line ending as "\r\n".
+func toCRLF(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+}
+
+// EditFile applies edits to a text file of at most maxSize bytes, all or
+// nothing, and writes it back atomically. It returns the new and the old
+// content and the number of replacements. With dryRun nothing is written.
+func EditFile(p *sandbox.Path, edits []Edit, maxSize int64, dryRun bool) (newText, oldText string, n int, err error) {
+	unlock := lock(p.Abs)
+	defer unlock()
+	data, err := p.ReadFile(maxSize)
+	if err != nil {
+		return "", "", 0, err
+	}
+	if bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
+		return "", "", 0, fmt.Errorf("cannot edit %s: it is a binary file", p.Abs)
+	}
+	oldText = string(data)
+	newText, n, err = ApplyEdits(oldText, edits)
+	if err != nil {
+		return "", oldText, 0, err
+	}
+	if !dryRun {
+		if err := p.WriteFile([]byte(newText), 0o644); err != nil {
+			return "", oldText, 0, err
+		}
+	}
+	return newText, oldText, n, nil
+}
+
+// locks serialises read-modify-write cycles on one path, so two concurrent
+// edits of a file cannot lose one another's change.
+var locks sync.Map // path -> *sync.Mutex
+
+func lock(path string) func() {
+	m, _ := locks.LoadOrStore(path, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}

@@ -1,0 +1,180 @@
+// Package files holds fsmcp's core file operations over sandboxed paths.
+// Tools and profiles format their results; they do not touch files
+// themselves.
+package files
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gabriel-vasile/mimetype"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// sniffLen is how much of a file decides text or binary: a NUL byte in the
+// first block means binary, as ripgrep decides it.
+const sniffLen = 8192
+
+// Kind is what a file holds, as far as a reader cares.
+type Kind int
+
+const (
+	Text Kind = iota
+	Image
+	Binary
+)
+
+// Info describes a file's content.
+type Info struct {
+	Kind Kind
+	MIME string
+	Size int64
+}
+
+// Sniff reads the start of r (which it leaves at an unknown offset) and
+// classifies the content.
+func Sniff(r io.Reader, size int64) (Info, error) {
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(r, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return Info{}, err
+	}
+	return Classify(head[:n], size), nil
+}
+
+// Classify decides from a file's first bytes.
+func Classify(head []byte, size int64) Info {
+	mime := mimetype.Detect(head).String()
+	info := Info{Kind: Text, MIME: mime, Size: size}
+	switch {
+	case isImage(mime):
+		info.Kind = Image
+	case bytes.IndexByte(head, 0) >= 0:
+		info.Kind = Binary
+	}
+	return info
+}
+
+// isImage is true for the raster formats MCP clients display.
+func isImage(mime string) bool {
+	switch mime {
+	case "image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp":
+		return true
+	}
+	return false
+}
+
+// Lines is a window of a text file.
+type Lines struct {
+	Text  []string // the lines shown, without line endings
+	First int      // 1-based number of Text[0]
+	Total int      // lines in the whole file
+	// Cut says the window stopped early because the shown text reached
+	// the character budget; the next line to read is First+len(Text).
+	Cut bool
+	// LongLines counts lines shortened to the line limit.
+	LongLines int
+}
+
+// TruncatedMark ends a line cut to the line limit.
+const TruncatedMark = "... [truncated]"
+
+// ReadLines returns up to limit lines starting at line offset (1-based),
+// each cut to maxLine characters, stopping early once the shown text would
+// pass maxChars (0: no budget). It reads the whole file once, so that Total
+// is known, but holds only the window.
+func ReadLines(r io.Reader, offset, limit, maxLine, maxChars int) (Lines, error) {
+	if offset < 1 {
+		offset = 1
+	}
+	br := bufio.NewReaderSize(r, 64*1024)
+	out := Lines{First: offset}
+	var line []byte
+	chars := 0
+	n := 0
+	for {
+		frag, isPrefix, err := br.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		inWindow := n+1 >= offset && len(out.Text) < limit && !out.Cut
+		if inWindow && len(line) <= 4*maxLine { // keep a little more than needed to count runes
+			line = append(line, frag...)
+		}
+		if isPrefix {
+			continue
+		}
+		n++
+		if inWindow {
+			s := strings.TrimSuffix(string(line), "\r")
+			if cut, ok := cutLine(s, maxLine); ok {
+				s = cut + TruncatedMark
+				out.LongLines++
+			}
+			if maxChars > 0 && chars+len(s)+1 > maxChars && len(out.Text) > 0 {
+				out.Cut = true
+			} else {
+				out.Text = append(out.Text, s)
+				chars += len(s) + 1
+			}
+		}
+		line = line[:0]
+	}
+	out.Total = n
+	return out, nil
+}
+
+// cutLine shortens s to max runes, reporting whether it did.
+func cutLine(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	i := 0
+	for j := range s {
+		if i == max {
+			return s[:j], true
+		}
+		i++
+	}
+	return s, false
+}
+
+// ReadText opens p, refuses directories and non-text content, and reads a
+// window of lines.
+func ReadText(p *sandbox.Path, offset, limit, maxLine, maxChars int) (Lines, Info, error) {
+	f, err := p.Open()
+	if err != nil {
+		return Lines{}, Info{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Lines{}, Info{}, err
+	}
+	if fi.IsDir() {
+		return Lines{}, Info{}, fmt.Errorf("path is a directory, not a file: %s", p.Abs)
+	}
+	info, err := Sniff(f, fi.Size())
+	if err != nil {
+		return Lines{}, info, fmt.Errorf("reading %s: %v", p.Abs, err)
+	}
+	if info.Kind != Text {
+		return Lines{}, info, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return Lines{}, info, err
+	}
+	lines, err := ReadLines(f, offset, limit, maxLine, maxChars)
+	if err != nil {
+		return lines, info, fmt.Errorf("reading %s: %v", p.Abs, err)
+	}
+	return lines, info, nil
+}

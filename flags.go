@@ -1,0 +1,205 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fsmcp/fsmcp/tools"
+)
+
+const usage = `fsmcp: safe, fast file access for AI agents over MCP.
+
+Usage: fsmcp [flags] [DIR ...]
+
+The DIRs (and every --allowed-dir) are the allowed roots; with none, the
+current directory is the only root.
+
+Flags:
+  --allowed-dir DIR       add an allowed root (repeatable)
+  --transport stdio|http  how clients connect (default stdio)
+  --listen ADDR           address for --transport http (default 127.0.0.1:8080)
+  --auth-token TOKEN      require "Authorization: Bearer TOKEN" over http (env FSMCP_AUTH_TOKEN)
+  --read-only             offer no tool that writes, moves, deletes or runs commands
+  --trust-meta            let _meta.allowed_dirs add roots (default: it can only narrow them)
+  --max-file-size SIZE    largest file a whole-file read or edit loads (default 10MiB)
+  --max-output N          characters in one tool result (default 100000)
+  --timeout DURATION      time limit of one tool call (default 30s)
+  --max-results N         entries in one search or listing (default 1000)
+  --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr
+  --version               print the version
+  --help                  print this help
+
+Each limit can also be set in the environment as FSMCP_<NAME>, e.g.
+FSMCP_MAX_OUTPUT=50000; a flag wins over the environment.
+`
+
+var errHelp = errors.New("help requested")
+
+// options is the parsed command line.
+type options struct {
+	roots      []string
+	rootsGiven bool // DIRs or --allowed-dir given, not the default
+	transport  string
+	listen     string
+	authToken  string
+	readOnly   bool
+	trustMeta  bool
+	limits     tools.Limits
+	logLevel   slog.Level
+	version    bool
+}
+
+// Defaults of the limits.
+const (
+	defaultMaxFileSize = 10 << 20
+	defaultMaxOutput   = 100000
+	defaultTimeout     = 30 * time.Second
+	defaultMaxResults  = 1000
+)
+
+// parseArgs reads flags and DIRs in any order, then fills what is unset
+// from the environment (getenv) and the defaults.
+func parseArgs(args []string, getenv func(string) string) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("fsmcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var dirs stringList
+	fs.Var(&dirs, "allowed-dir", "")
+	fs.StringVar(&o.transport, "transport", "stdio", "")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "")
+	fs.StringVar(&o.authToken, "auth-token", "", "")
+	fs.BoolVar(&o.readOnly, "read-only", false, "")
+	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
+	maxFileSize := fs.String("max-file-size", "", "")
+	maxOutput := fs.String("max-output", "", "")
+	timeout := fs.String("timeout", "", "")
+	maxResults := fs.String("max-results", "", "")
+	logLevel := fs.String("log-level", "info", "")
+	fs.BoolVar(&o.version, "version", false, "")
+
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, errHelp
+			}
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			positional = append(positional, args[1:]...)
+			break
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+	o.roots = append(positional, dirs...)
+	o.rootsGiven = len(o.roots) > 0
+	if len(o.roots) == 0 {
+		o.roots = []string{"."}
+	}
+
+	switch o.transport {
+	case "stdio", "http":
+	default:
+		return nil, fmt.Errorf("--transport must be stdio or http, not %q", o.transport)
+	}
+	if o.authToken == "" {
+		o.authToken = getenv("FSMCP_AUTH_TOKEN")
+	}
+	if err := o.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *logLevel)
+	}
+
+	var err error
+	size, err := setting(*maxFileSize, getenv("FSMCP_MAX_FILE_SIZE"), "max-file-size", parseSize, defaultMaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	o.limits.MaxFileSize = size
+	out, err := setting(*maxOutput, getenv("FSMCP_MAX_OUTPUT"), "max-output", parseCount, defaultMaxOutput)
+	if err != nil {
+		return nil, err
+	}
+	o.limits.MaxOutput = int(out)
+	o.limits.Timeout, err = setting(*timeout, getenv("FSMCP_TIMEOUT"), "timeout", parseDuration, defaultTimeout)
+	if err != nil {
+		return nil, err
+	}
+	res, err := setting(*maxResults, getenv("FSMCP_MAX_RESULTS"), "max-results", parseCount, defaultMaxResults)
+	if err != nil {
+		return nil, err
+	}
+	o.limits.MaxResults = int(res)
+	return o, nil
+}
+
+// setting picks the flag value, else the env value, else the default, and
+// names the source in its error.
+func setting[T any](flagVal, envVal, name string, parse func(string) (T, error), def T) (T, error) {
+	src, val := "--"+name, flagVal
+	if val == "" {
+		src, val = "FSMCP_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_")), envVal
+	}
+	if val == "" {
+		return def, nil
+	}
+	v, err := parse(val)
+	if err != nil {
+		return def, fmt.Errorf("%s: %v", src, err)
+	}
+	return v, nil
+}
+
+// parseSize reads a byte count: 1048576, 512KiB, 10MiB, 1GiB (KB/MB/GB and
+// K/M/G mean the same powers of 1024).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	mult := int64(1)
+	num := strings.TrimSpace(s)
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a size (try 1048576 or 10MiB)", s)
+	}
+	return n * mult, nil
+}
+
+func parseCount(s string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive whole number", s)
+	}
+	return n, nil
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a duration (try 30s or 2m)", s)
+	}
+	return d, nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }

@@ -1,0 +1,254 @@
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// maxLinkHops bounds symlink chains followed by hand (as the kernel's ELOOP).
+const maxLinkHops = 40
+
+// Every operation below runs through the root's os.Root, so it cannot leave
+// the root whatever the file system looks like when it runs. Errors are
+// returned as one sentence naming the client's path.
+
+// Join returns the path of name below p.
+func (p *Path) Join(name string) *Path {
+	rel := path.Join(p.Rel, filepath.ToSlash(name))
+	return &Path{Root: p.Root, Rel: rel, Abs: filepath.Join(p.Abs, name)}
+}
+
+// Dir returns the parent of p, or p itself at the root.
+func (p *Path) Dir() *Path {
+	if p.Rel == "." {
+		return p
+	}
+	return &Path{Root: p.Root, Rel: path.Dir(p.Rel), Abs: filepath.Dir(p.Abs)}
+}
+
+// IsRoot reports whether p is the root directory itself.
+func (p *Path) IsRoot() bool { return p.Rel == "." }
+
+// Stat follows symlinks, which must stay inside the root.
+func (p *Path) Stat() (fs.FileInfo, error) {
+	fi, err := p.Root.fs.Stat(p.Rel)
+	return fi, describe(p.Abs, err)
+}
+
+// Lstat does not follow a final symlink.
+func (p *Path) Lstat() (fs.FileInfo, error) {
+	fi, err := p.Root.fs.Lstat(p.Rel)
+	return fi, describe(p.Abs, err)
+}
+
+// Readlink returns a symlink's target as stored.
+func (p *Path) Readlink() (string, error) {
+	s, err := p.Root.fs.Readlink(p.Rel)
+	return s, describe(p.Abs, err)
+}
+
+// Open opens the file for reading.
+func (p *Path) Open() (*os.File, error) {
+	f, err := p.Root.fs.Open(p.Rel)
+	return f, describe(p.Abs, err)
+}
+
+// ReadFile reads a regular file of at most max bytes (max <= 0: no limit).
+func (p *Path) ReadFile(max int64) ([]byte, error) {
+	f, err := p.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, describe(p.Abs, err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("path is a directory, not a file: %s", p.Abs)
+	}
+	if max > 0 && fi.Size() > max {
+		return nil, &TooLargeError{Path: p.Abs, Size: fi.Size(), Max: max}
+	}
+	data, err := io.ReadAll(f)
+	return data, describe(p.Abs, err)
+}
+
+// TooLargeError says a file is over the size limit.
+type TooLargeError struct {
+	Path      string
+	Size, Max int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("file %s is %d bytes, over the %d-byte limit (--max-file-size)", e.Path, e.Size, e.Max)
+}
+
+// ReadDir lists a directory, sorted by name.
+func (p *Path) ReadDir() ([]fs.DirEntry, error) {
+	f, err := p.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, describe(p.Abs, err)
+	}
+	sortEntries(entries)
+	return entries, nil
+}
+
+// MkdirAll creates the directory and its parents.
+func (p *Path) MkdirAll(perm fs.FileMode) error {
+	return describe(p.Abs, p.Root.fs.MkdirAll(p.Rel, perm))
+}
+
+// Remove removes a file or an empty directory (a symlink itself, not its target).
+func (p *Path) Remove() error {
+	if p.IsRoot() {
+		return fmt.Errorf("refusing to delete the allowed directory %s itself", p.Abs)
+	}
+	return describe(p.Abs, p.Root.fs.Remove(p.Rel))
+}
+
+// RemoveAll removes a tree below the root.
+func (p *Path) RemoveAll() error {
+	if p.IsRoot() {
+		return fmt.Errorf("refusing to delete the allowed directory %s itself", p.Abs)
+	}
+	return describe(p.Abs, p.Root.fs.RemoveAll(p.Rel))
+}
+
+// Rename moves p to dst within the same root; it replaces dst if it is a
+// file. Moves between roots are the caller's copy-and-delete.
+func (p *Path) Rename(dst *Path) error {
+	if p.Root != dst.Root {
+		return ErrCrossRoot
+	}
+	if p.IsRoot() {
+		return fmt.Errorf("refusing to move the allowed directory %s itself", p.Abs)
+	}
+	return describe(p.Abs, p.Root.fs.Rename(p.Rel, dst.Rel))
+}
+
+// ErrCrossRoot says a rename spans two roots and must be done as a copy.
+var ErrCrossRoot = errors.New("source and destination are in different allowed directories")
+
+// Chmod changes the mode, following symlinks inside the root.
+func (p *Path) Chmod(mode fs.FileMode) error {
+	return describe(p.Abs, p.Root.fs.Chmod(p.Rel, mode))
+}
+
+// Target follows a final symlink (and chains of them) to the path it names,
+// which must stay inside the root. A path that is not a symlink, or does not
+// exist, is its own target. Writers use it so that writing through a link
+// updates the file it points to, and a dangling link out of the root is
+// refused rather than followed.
+func (p *Path) Target() (*Path, error) {
+	cur := p
+	for range maxLinkHops {
+		fi, err := cur.Root.fs.Lstat(cur.Rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			return cur, nil
+		}
+		if err != nil {
+			return nil, describe(p.Abs, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return cur, nil
+		}
+		link, err := cur.Root.fs.Readlink(cur.Rel)
+		if err != nil {
+			return nil, describe(p.Abs, err)
+		}
+		var rel string
+		if filepath.IsAbs(link) {
+			r, ok := within(cur.Root.Path, filepath.Clean(link))
+			if !ok {
+				return nil, &OutsideError{Path: p.Abs}
+			}
+			rel = r
+		} else {
+			rel = path.Join(path.Dir(cur.Rel), filepath.ToSlash(link))
+		}
+		if rel == ".." || len(rel) > 2 && rel[:3] == "../" {
+			return nil, &OutsideError{Path: p.Abs}
+		}
+		cur = &Path{Root: cur.Root, Rel: rel, Abs: filepath.Join(cur.Root.Path, filepath.FromSlash(rel))}
+	}
+	return nil, fmt.Errorf("too many levels of symbolic links: %s", p.Abs)
+}
+
+// WriteFile replaces the file's content atomically: it writes a temporary
+// file in the same directory and renames it over the target, so readers see
+// the old or the new content, never a mix, and a failed write changes
+// nothing. Parent directories are created. An existing file keeps its mode;
+// a new one gets perm. A symlink is written through to its target, which
+// must be inside the root.
+func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
+	t, err := p.Target()
+	if err != nil {
+		return err
+	}
+	if fi, err := t.Root.fs.Stat(t.Rel); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("path is a directory, not a file: %s", p.Abs)
+		}
+		perm = fi.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return describe(p.Abs, err)
+	}
+	dir := path.Dir(t.Rel)
+	if err := t.Root.fs.MkdirAll(dir, 0o755); err != nil {
+		return describe(p.Abs, err)
+	}
+	tmp := path.Join(dir, "."+path.Base(t.Rel)+".fsmcp-"+randomSuffix()+".tmp")
+	f, err := t.Root.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return describe(p.Abs, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			t.Root.fs.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return describe(p.Abs, err)
+	}
+	if err := f.Chmod(perm); err != nil { // the umask may have narrowed it
+		return describe(p.Abs, err)
+	}
+	if err := f.Sync(); err != nil {
+		return describe(p.Abs, err)
+	}
+	if err := f.Close(); err != nil {
+		return describe(p.Abs, err)
+	}
+	if err := t.Root.fs.Rename(tmp, t.Rel); err != nil {
+		return describe(p.Abs, err)
+	}
+	ok = true
+	return nil
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func sortEntries(entries []fs.DirEntry) {
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+}

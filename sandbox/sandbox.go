@@ -1,0 +1,324 @@
+// Package sandbox confines every path a client sends to the allowed roots.
+//
+// Guarantees: a path is first checked lexically (absolute, no NUL byte,
+// cleaned, inside a root by whole path components), and then every I/O on it
+// goes through the root's os.Root handle, so a symlink that points out of the
+// root — present at check time or swapped in afterwards — makes the operation
+// fail instead of leaving the root.
+//
+// Not guaranteed (as for os.Root): protection against bind mounts, /proc
+// magic links, or another process that renames a root's ancestors. Paths
+// handed to external programs (rg, find) are checked with their symlinks
+// resolved just before the program starts; such a program does not follow
+// symlinks while it walks.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Errors a client can trigger. Each message is one clear sentence.
+var (
+	ErrNotAbsolute = errors.New("path must be absolute")
+	ErrNUL         = errors.New("path contains a NUL byte")
+	ErrEmpty       = errors.New("path is required")
+	ErrNoRoots     = errors.New("no allowed directory is usable")
+)
+
+// OutsideError says a path lies outside every allowed root.
+type OutsideError struct{ Path string }
+
+func (e *OutsideError) Error() string {
+	return fmt.Sprintf("path %s is outside allowed directories", e.Path)
+}
+
+// IsOutside reports whether err is a refusal for leaving the roots,
+// including os.Root's own "path escapes from parent".
+func IsOutside(err error) bool {
+	var oe *OutsideError
+	return errors.As(err, &oe) || (err != nil && strings.Contains(err.Error(), "path escapes from parent"))
+}
+
+// Root is one allowed directory.
+type Root struct {
+	// Path is the root's real path (symlinks resolved).
+	Path string
+	// names are the spellings a client may use: the real path and, when the
+	// root was given through a symlink, the name it was given as.
+	names []string
+	fs    *os.Root
+	owned bool // closed by the Sandbox that opened it
+}
+
+// FS is the root's os.Root handle: all I/O below it is contained.
+func (r *Root) FS() *os.Root { return r.fs }
+
+// Sandbox is a set of allowed roots.
+type Sandbox struct {
+	roots []*Root
+}
+
+// New opens the given directories as roots. A directory that cannot be used
+// is reported in the returned errors and skipped; ErrNoRoots is among them
+// when none is usable.
+func New(dirs []string) (*Sandbox, []error) {
+	s := &Sandbox{}
+	var errs []error
+	for _, d := range dirs {
+		r, err := openRoot(d)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if old := s.find(r.Path); old != nil {
+			old.addName(r.names...)
+			r.fs.Close()
+			continue
+		}
+		s.roots = append(s.roots, r)
+	}
+	if len(s.roots) == 0 {
+		errs = append(errs, ErrNoRoots)
+	}
+	return s, errs
+}
+
+func openRoot(dir string) (*Root, error) {
+	if strings.ContainsRune(dir, 0) {
+		return nil, fmt.Errorf("allowed directory %q: %w", dir, ErrNUL)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("allowed directory %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("allowed directory %s does not exist or cannot be resolved: %w", dir, unwrapPath(err))
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("allowed directory %s: %w", dir, unwrapPath(err))
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("allowed directory %s is not a directory", dir)
+	}
+	h, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("allowed directory %s: %w", dir, unwrapPath(err))
+	}
+	r := &Root{Path: real, fs: h, owned: true}
+	r.addName(real, abs)
+	return r, nil
+}
+
+func (r *Root) addName(names ...string) {
+	for _, n := range names {
+		if !slices.Contains(r.names, n) {
+			r.names = append(r.names, n)
+		}
+	}
+}
+
+func (s *Sandbox) find(real string) *Root {
+	for _, r := range s.roots {
+		if r.Path == real {
+			return r
+		}
+	}
+	return nil
+}
+
+// Roots returns the real paths of the roots, in the order given.
+func (s *Sandbox) Roots() []string {
+	out := make([]string, len(s.roots))
+	for i, r := range s.roots {
+		out[i] = r.Path
+	}
+	return out
+}
+
+// Close releases the roots this Sandbox opened.
+func (s *Sandbox) Close() error {
+	var errs []error
+	for _, r := range s.roots {
+		if r.owned {
+			errs = append(errs, r.fs.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Narrow returns a sandbox limited to dirs, each of which must lie inside
+// this one (the `_meta.allowed_dirs` rule). Close it after use.
+func (s *Sandbox) Narrow(dirs []string) (*Sandbox, error) {
+	out := &Sandbox{}
+	for _, d := range dirs {
+		p, err := s.Resolve(d)
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		real, err := s.RealPath(p.Abs)
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		r, err := openRoot(real)
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		r.addName(p.Abs)
+		out.roots = append(out.roots, r)
+	}
+	if len(out.roots) == 0 {
+		return nil, errors.New("allowed_dirs is empty: no directory would be allowed")
+	}
+	return out, nil
+}
+
+// Extend returns a sandbox with this one's roots plus dirs (the
+// `--trust-meta` rule). Close it after use.
+func (s *Sandbox) Extend(dirs []string) (*Sandbox, error) {
+	out := &Sandbox{}
+	for _, r := range s.roots {
+		out.roots = append(out.roots, &Root{Path: r.Path, names: r.names, fs: r.fs})
+	}
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			out.Close()
+			return nil, fmt.Errorf("allowed_dirs entry %q: %w", d, ErrNotAbsolute)
+		}
+		r, err := openRoot(d)
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		if old := out.find(r.Path); old != nil {
+			r.fs.Close()
+			continue
+		}
+		out.roots = append(out.roots, r)
+	}
+	return out, nil
+}
+
+// Path is a client path that lies lexically inside a root.
+type Path struct {
+	Root *Root
+	// Rel is the slash-separated path below the root ("." for the root).
+	Rel string
+	// Abs is the cleaned absolute path as the client spelled it.
+	Abs string
+}
+
+// Resolve checks a client path and finds the root that holds it. It does no
+// I/O; the operations on Path do theirs through the root.
+func (s *Sandbox) Resolve(p string) (*Path, error) {
+	if p == "" {
+		return nil, ErrEmpty
+	}
+	if strings.ContainsRune(p, 0) {
+		return nil, ErrNUL
+	}
+	if !filepath.IsAbs(p) {
+		return nil, ErrNotAbsolute
+	}
+	clean := filepath.Clean(p)
+	var best *Path
+	bestLen := -1
+	for _, r := range s.roots {
+		for _, name := range r.names {
+			rel, ok := within(name, clean)
+			if ok && len(name) > bestLen {
+				best, bestLen = &Path{Root: r, Rel: rel, Abs: clean}, len(name)
+			}
+		}
+	}
+	if best == nil {
+		return nil, &OutsideError{Path: p}
+	}
+	return best, nil
+}
+
+// Contains reports whether an absolute path lies lexically inside a root.
+func (s *Sandbox) Contains(p string) bool {
+	_, err := s.Resolve(p)
+	return err == nil
+}
+
+// within reports whether p is base or below it, by whole components, and
+// returns the slash-separated relative path.
+func within(base, p string) (string, bool) {
+	if p == base {
+		return ".", true
+	}
+	prefix := base
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	if !strings.HasPrefix(p, prefix) {
+		return "", false
+	}
+	return filepath.ToSlash(p[len(prefix):]), true
+}
+
+// RealPath resolves every symlink in an absolute client path and checks that
+// the result is still inside a root. Use it before handing a path to an
+// external program.
+func (s *Sandbox) RealPath(p string) (string, error) {
+	if _, err := s.Resolve(p); err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(p))
+	if err != nil {
+		return "", describe(p, err)
+	}
+	if !s.Contains(real) {
+		return "", &OutsideError{Path: p}
+	}
+	return real, nil
+}
+
+// describe turns an error from an operation on p into one clear sentence.
+func describe(p string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case IsOutside(err):
+		return &OutsideError{Path: p}
+	case errors.Is(err, fs.ErrNotExist):
+		return &NotFoundError{Path: p}
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("permission denied: %s", p)
+	}
+	return fmt.Errorf("%s: %w", p, unwrapPath(err))
+}
+
+// NotFoundError says a path does not exist.
+type NotFoundError struct{ Path string }
+
+func (e *NotFoundError) Error() string { return fmt.Sprintf("file not found: %s", e.Path) }
+
+// Is lets errors.Is(err, fs.ErrNotExist) see through a NotFoundError.
+func (e *NotFoundError) Is(target error) bool { return target == fs.ErrNotExist }
+
+// unwrapPath drops the *PathError wrapper, whose text repeats an internal
+// (relative or real) path the client never sent.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"crypto/subtle"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPOptions configure the Streamable HTTP endpoint.
+type HTTPOptions struct {
+	// AuthToken, if set, must come as "Authorization: Bearer <token>".
+	AuthToken string
+	Log       *slog.Logger
+}
+
+// Handler serves MCP on /mcp (Streamable HTTP) and a liveness probe on
+// /healthz. Requests from a browser page of another origin and requests
+// whose Host header is not the loopback name they arrived on are refused
+// (DNS rebinding).
+func (s *Server) Handler(opts HTTPOptions) http.Handler {
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
+		Logger: opts.Log,
+	})
+	var h http.Handler = mcpHandler
+	h = checkOrigin(h)
+	if opts.AuthToken != "" {
+		h = requireBearer(opts.AuthToken, h)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("ok\n"))
+	})
+	return mux
+}
+
+// requireBearer refuses requests without the right bearer token, comparing
+// in constant time.
+func requireBearer(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="fsmcp"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkOrigin refuses a request from a browser page (it has an Origin
+// header) unless the page is on loopback or is the server's own origin: a
+// web site must not drive a file server. Non-browser clients send no
+// Origin. The SDK separately refuses a loopback request whose Host is not a
+// loopback name (DNS rebinding).
+func checkOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && !isLoopbackOrigin(origin) && !sameOrigin(origin, r.Host) {
+			http.Error(w, "origin not allowed", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func sameOrigin(origin, host string) bool {
+	rest, ok := strings.CutPrefix(origin, "http://")
+	if !ok {
+		rest, ok = strings.CutPrefix(origin, "https://")
+	}
+	return ok && host != "" && strings.EqualFold(rest, host)
+}
+
+func isLoopbackAddr(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func isLoopbackOrigin(origin string) bool {
+	rest, ok := strings.CutPrefix(origin, "http://")
+	if !ok {
+		rest, ok = strings.CutPrefix(origin, "https://")
+	}
+	if !ok {
+		return false
+	}
+	host := rest
+	if h, _, err := net.SplitHostPort(rest); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	return host == "localhost" || isLoopbackAddr(host)
+}

@@ -1,0 +1,96 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/files"
+)
+
+// Read limits, as Claude Code's Read tool has them.
+const (
+	defaultReadLines = 2000 // lines shown when no limit is given
+	maxLineLen       = 2000 // characters of one line before it is cut
+)
+
+type readIn struct {
+	FilePath string `json:"file_path" jsonschema:"Absolute path of the file to read"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"1-based line number to start at (default 1)"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"Number of lines to read (default 2000)"`
+}
+
+// Read is fs_read: a text file as cat -n lines, an image as image content.
+func Read() Tool {
+	return newTool(&mcp.Tool{
+		Name: "fs_read",
+		Description: "Read a file. Text comes back in cat -n format (line number, tab, line), " +
+			"2000 lines from offset by default; lines over 2000 characters are cut. " +
+			"Images (PNG, JPEG, GIF, WebP, BMP) come back as image content; other binary files are refused with their size and MIME type.",
+		Annotations: readOnly("Read file"),
+	}, func(ctx context.Context, c *Call, in readIn) (*mcp.CallToolResult, error) {
+		if in.Offset < 0 || in.Limit < 0 {
+			return nil, errors.New("offset and limit must be positive line counts")
+		}
+		limit := in.Limit
+		if limit == 0 {
+			limit = defaultReadLines
+		}
+		p, err := c.Sandbox.Resolve(in.FilePath)
+		if err != nil {
+			return nil, err
+		}
+		lines, info, err := files.ReadText(p, in.Offset, limit, maxLineLen, c.Limits.MaxOutput-200)
+		if err != nil {
+			return nil, err
+		}
+		switch info.Kind {
+		case files.Image:
+			if info.Size > c.Limits.MaxFileSize {
+				return nil, fmt.Errorf("image %s is %d bytes, over the %d-byte limit (--max-file-size)", p.Abs, info.Size, c.Limits.MaxFileSize)
+			}
+			data, err := p.ReadFile(c.Limits.MaxFileSize)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: data, MIMEType: info.MIME}}}, nil
+		case files.Binary:
+			return nil, fmt.Errorf("cannot read %s: it is a binary file (%d bytes, %s)", p.Abs, info.Size, info.MIME)
+		}
+		return textResult(formatLines(p.Abs, lines)), nil
+	})
+}
+
+// formatLines renders cat -n style: numbers right-aligned to the width of
+// the last shown number, a tab, the line; then a note when there is more.
+func formatLines(path string, l files.Lines) string {
+	if l.Total == 0 {
+		return fmt.Sprintf("(%s is empty)", path)
+	}
+	if len(l.Text) == 0 {
+		return fmt.Sprintf("(offset %d is past the end of %s, which has %d lines)", l.First, path, l.Total)
+	}
+	last := l.First + len(l.Text) - 1
+	width := len(strconv.Itoa(last))
+	var b strings.Builder
+	for i, line := range l.Text {
+		num := strconv.Itoa(l.First + i)
+		b.WriteString(strings.Repeat(" ", width-len(num)))
+		b.WriteString(num)
+		b.WriteByte('\t')
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	out := strings.TrimSuffix(b.String(), "\n")
+	switch {
+	case l.Cut:
+		out += fmt.Sprintf("\n\n(output cut at line %d of %d to stay within --max-output; use offset=%d to read on)", last, l.Total, last+1)
+	case last < l.Total:
+		out += fmt.Sprintf("\n\n(showing lines %d-%d of %d; use offset=%d to read on)", l.First, last, l.Total, last+1)
+	}
+	return out
+}

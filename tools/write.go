@@ -1,0 +1,32 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type writeIn struct {
+	FilePath string `json:"file_path" jsonschema:"Absolute path of the file to write"`
+	Content  string `json:"content" jsonschema:"The complete new content of the file"`
+}
+
+// Write is fs_write: create or replace a file atomically.
+func Write() Tool {
+	return newTool(&mcp.Tool{
+		Name: "fs_write",
+		Description: "Write a file, replacing it if it exists. Parent directories are created. " +
+			"The write is atomic (temporary file, then rename) and an existing file keeps its permissions.",
+		Annotations: writes("Write file", true, true),
+	}, func(ctx context.Context, c *Call, in writeIn) (*mcp.CallToolResult, error) {
+		p, err := c.Sandbox.Resolve(in.FilePath)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.WriteFile([]byte(in.Content), 0o644); err != nil {
+			return nil, err
+		}
+		return textResult(fmt.Sprintf("Wrote %d bytes to %s", len(in.Content), p.Abs)), nil
+	})
+}
