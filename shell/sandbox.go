@@ -21,12 +21,16 @@ const sandboxArg = "__fsmcp_sandbox_exec"
 // Available reports the kernel's Landlock ABI version and whether
 // fs_bash can be sandboxed here (ABI 1 or later).
 func Available() (abi int, ok bool) {
-	v, err := llsys.LandlockGetABIVersion()
+	v, err := landlockABI()
 	if err != nil || v < 1 {
 		return 0, false
 	}
 	return v, true
 }
+
+// landlockABI asks the kernel; tests replace it to play a kernel without
+// Landlock.
+var landlockABI = llsys.LandlockGetABIVersion
 
 // policy is what the sandboxed shell may touch. The parent computes it
 // (so it can be inspected and tested) and hands it to the child as JSON.

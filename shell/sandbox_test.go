@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -240,5 +241,20 @@ func TestSandboxPathDropsUnreadableDirs(t *testing.T) {
 	res := run(t, s, "echo $PATH; python3 -c 'print(2)'; say linked")
 	if res.Output != farm+":/usr/bin:/bin\n2\nlinked\n" {
 		t.Fatalf("got %q", res.Output)
+	}
+}
+
+func TestNoLandlockFailsInsteadOfRunningUnconfined(t *testing.T) {
+	saved := landlockABI
+	landlockABI = func() (int, error) { return 0, syscall.EOPNOTSUPP }
+	defer func() { landlockABI = saved }()
+	if err := CheckMode(ModeSandboxed); !errors.Is(err, ErrNoLandlock) {
+		t.Fatalf("CheckMode(sandboxed) = %v", err)
+	}
+	if _, err := NewSession(Options{Roots: []string{t.TempDir()}, Mode: ModeSandboxed}); !errors.Is(err, ErrNoLandlock) {
+		t.Fatalf("NewSession(sandboxed) = %v", err)
+	}
+	if DefaultMode() != ModeOn || CheckMode(ModeOn) != nil {
+		t.Fatal("without Landlock the default must be on")
 	}
 }
