@@ -89,7 +89,9 @@ func run(args []string, stderr *os.File) int {
 		log.Info(shell.Describe(opts.shell))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too (the terminal went away): every way out runs the deferred
+	// srv.Close, which kills what fs_bash commands left running.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	switch opts.transport {
 	case "stdio":
@@ -126,6 +128,9 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		// End the sessions' state first: fs_bash commands still running
+		// are killed at once instead of holding up the shutdown.
+		srv.Close()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return hs.Shutdown(shutdownCtx)

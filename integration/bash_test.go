@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -221,4 +222,26 @@ func TestBashOff(t *testing.T) {
 			t.Fatal("fs_bash ran with --shell off")
 		}
 	})
+}
+
+func TestBashBackgroundDiesWithServer(t *testing.T) {
+	tr := newTree(t)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			url, cmd := startHTTP(t, modes(t)[0], tr.root)
+			cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cs.Close() }) // lets the server's graceful shutdown finish
+			out, _ := bash(t, cs, "sleep 100 & echo $!")
+			pid := atoi(t, out)
+			start := time.Now()
+			cmd.Process.Signal(sig)
+			waitGone(t, pid)
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("background child outlived the signal by %v", d)
+			}
+		})
+	}
 }
