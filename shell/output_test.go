@@ -1,10 +1,14 @@
 package shell
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
+	"os"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -54,5 +58,31 @@ func TestCaptureBoundedOnInvalidUTF8(t *testing.T) {
 	}
 	if _, dropped := c.result(); dropped == 0 {
 		t.Fatal("nothing dropped")
+	}
+}
+
+// When the reading goroutine only gets to run after the deadline, what
+// the pipe holds is still read.
+func TestFinishDrainReadsWhatIsPending(t *testing.T) {
+	for _, closed := range []bool{false, true} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte("pending"))
+		if closed {
+			w.Close()
+		}
+		r.SetReadDeadline(time.Now().Add(-time.Second))
+		var got bytes.Buffer
+		err = drain(&got, r)
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("drain past the deadline: %v", err)
+		}
+		lingering := finishDrain(&got, r, err)
+		if got.String() != "pending" || lingering == closed {
+			t.Errorf("writer closed %v: got %q, lingering %v", closed, got.String(), lingering)
+		}
+		w.Close()
 	}
 }

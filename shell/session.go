@@ -24,12 +24,16 @@ const (
 	// beyond it the middle is cut out.
 	DefaultMaxOutput = 30000
 
-	// drainGrace is how long, once bash has exited, output still in the
-	// pipe is read before the call returns. Output that bash and its
-	// foreground children wrote is already in the pipe by then; only a
-	// background child that keeps the pipe open makes the call wait
-	// this long.
+	// drainGrace is how long, once bash has exited, the call waits for
+	// EOF on its pipes. Output that bash and its foreground children
+	// wrote is in the pipe by then (and is read in any case); only a
+	// process bash does not wait for, which keeps a pipe open, makes the
+	// call wait this long, and what it writes meanwhile is included.
 	drainGrace = 100 * time.Millisecond
+	// maxLateBytes bounds what is read without waiting once drainGrace
+	// is over: more than a pipe holds, so nothing written before bash
+	// exited is lost.
+	maxLateBytes = 4 << 20
 	// markerLimit bounds what is kept from the marker descriptor.
 	markerLimit = 64 << 10
 )
@@ -405,15 +409,14 @@ func (s *Session) RunWithin(ctx context.Context, roots []string, command string,
 		<-waitDone
 	}
 
-	// bash has exited. Read what is left in the pipes; a pipe that a
-	// background process still holds open is drained into nothing from
-	// now on, so that process never blocks on a full pipe or dies of
-	// SIGPIPE.
+	// bash has exited: what it and its foreground commands wrote is in
+	// the pipes. Read on until EOF, or for drainGrace when a process bash
+	// does not wait for (cmd &, >(cmd)) still holds a pipe.
 	deadline := time.Now().Add(drainGrace)
 	outR.SetReadDeadline(deadline)
 	mkR.SetReadDeadline(deadline)
-	lingering := finishDrain(outR, <-outDone)
-	lingering = finishDrain(mkR, <-mkDone) || lingering
+	lingering := finishDrain(out, outR, <-outDone)
+	lingering = finishDrain(mk, mkR, <-mkDone) || lingering
 	if lingering || len(sessionMembers(sid)) > 0 {
 		s.mu.Lock()
 		s.groups[sid] = true
@@ -511,20 +514,48 @@ func drain(w io.Writer, r *os.File) error {
 	}
 }
 
-// finishDrain closes r once drained; if the read stopped at the deadline
-// (a background process holds the pipe), it keeps reading into nothing
-// until that process is gone, then closes r, and reports true.
-func finishDrain(r *os.File, err error) (lingering bool) {
-	if err == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
+// finishDrain ends the reading of r, which stopped with err. At EOF
+// (nil) r is closed. At the deadline, what is in the pipe right now is
+// still read (the reading goroutine may simply not have run in time),
+// without waiting; if r is not at EOF then, a background process holds
+// the pipe: r is read into nothing from now on, so that process never
+// blocks on a full pipe or dies of SIGPIPE, and lingering is true.
+func finishDrain(w io.Writer, r *os.File, err error) (lingering bool) {
+	if err == nil || !errors.Is(err, os.ErrDeadlineExceeded) || drainAvailable(w, r) {
 		r.Close()
 		return false
 	}
-	r.SetReadDeadline(time.Time{})
 	go func() {
 		io.Copy(io.Discard, r)
 		r.Close()
 	}()
 	return true
+}
+
+// drainAvailable reads what r holds without blocking, at most
+// maxLateBytes (a background writer could otherwise keep it busy), and
+// reports whether it reached EOF.
+func drainAvailable(w io.Writer, r *os.File) (eof bool) {
+	r.SetReadDeadline(time.Time{})
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return false
+	}
+	buf := make([]byte, 32<<10)
+	rc.Read(func(fd uintptr) bool {
+		for total := 0; total < maxLateBytes; {
+			n, err := syscall.Read(int(fd), buf)
+			if n > 0 {
+				w.Write(buf[:n])
+				total += n
+				continue
+			}
+			eof = n == 0 && err == nil
+			return true // EOF, EAGAIN or an error: done, never wait
+		}
+		return true
+	})
+	return eof
 }
 
 // lastBytes keeps the last limit bytes written to it.

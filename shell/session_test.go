@@ -214,6 +214,14 @@ func TestStdoutStderrOrder(t *testing.T) {
 	}
 }
 
+// bash does not wait for a process substitution; its output still counts.
+func TestProcessSubstitutionOutputKept(t *testing.T) {
+	s, _ := newTestSession(t, ModeOn, nil)
+	if out := run(t, s, "echo hi > >(sleep 0.05; tr a-z A-Z)").Output; out != "HI\n" {
+		t.Fatalf("output %q", out)
+	}
+}
+
 func TestTruncationKeepsHeadAndTail(t *testing.T) {
 	s, _ := newTestSession(t, ModeOn, nil)
 	// START + 100000 x + END: 100008 characters.
