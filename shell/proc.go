@@ -14,7 +14,7 @@ import (
 func sessionMembers(sid int) []int {
 	d, err := os.Open("/proc")
 	if err != nil {
-		return nil
+		return nil // no /proc (macOS): killSession falls back to the group
 	}
 	defer d.Close()
 	names, _ := d.Readdirnames(-1)
@@ -56,6 +56,10 @@ func procSession(pid int) (int, bool) {
 // member is left, so a reused pid number is never hit: a pid cannot be
 // reused while a process still has it as its session id.
 func killSession(sid int) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		syscall.Kill(-sid, syscall.SIGKILL) // no /proc: the process group only
+		return
+	}
 	for round := 0; round < 5; round++ {
 		members := sessionMembers(sid)
 		if len(members) == 0 {

@@ -360,19 +360,14 @@ func (s *Session) RunWithin(ctx context.Context, roots []string, command string,
 		return res, err
 	}
 	cmd := &exec.Cmd{
-		Path:       argv[0],
-		Args:       argv,
-		Env:        s.env,
-		Dir:        cwd,
-		Stdout:     outW,
-		Stderr:     outW,
-		ExtraFiles: []*os.File{mkW},
-		SysProcAttr: &syscall.SysProcAttr{
-			Setsid: true,
-			// If fsmcp dies, bash dies with it (processes bash left
-			// in the background are Close's job).
-			Pdeathsig: syscall.SIGKILL,
-		},
+		Path:        argv[0],
+		Args:        argv,
+		Env:         s.env,
+		Dir:         cwd,
+		Stdout:      outW,
+		Stderr:      outW,
+		ExtraFiles:  []*os.File{mkW},
+		SysProcAttr: sysProcAttr(),
 	}
 	err = cmd.Start()
 	outW.Close()
