@@ -36,7 +36,7 @@ func Bash() Tool {
 		if in.Timeout < 0 {
 			return nil, invalidParams("invalid arguments: timeout must be a positive number of milliseconds")
 		}
-		sess, err := c.shell(c.Sandbox.Roots())
+		sess, err := c.shellSession(c.Sandbox.Roots())
 		if err != nil {
 			return nil, err
 		}
@@ -59,9 +59,9 @@ func Bash() Tool {
 	return t
 }
 
-// shell returns the MCP session's shell, starting it on first use in the
+// shellSession returns the MCP session's shell, starting it on first use in the
 // first of roots. Its processes are killed when the MCP session ends.
-func (c *Call) shell(roots []string) (*shell.Session, error) {
+func (c *Call) shellSession(roots []string) (*shell.Session, error) {
 	v, err := c.Sessions.Get(c.Session(), shellKey, func() (io.Closer, error) {
 		limit := shell.DefaultMaxOutput
 		if c.Limits.MaxOutput > 0 && c.Limits.MaxOutput-200 < limit {
