@@ -38,11 +38,11 @@ type Session struct {
 	cancel context.CancelFunc
 	close  sync.Once
 
-	mu     sync.Mutex
-	roots  []string
-	pol    policy
-	cwd    string
-	groups map[int]bool // process sessions that may still have members
+	mu    sync.Mutex
+	roots []string
+	pol   policy
+	cwd   string
+	left  leftovers // process sessions commands left running
 }
 
 // NewSession starts a session in the first root. It fails for ModeOff,
@@ -72,7 +72,7 @@ func NewSession(opts Options) (*Session, error) {
 		sem:       make(chan struct{}, 1),
 		roots:     roots,
 		cwd:       roots[0],
-		groups:    map[int]bool{},
+		left:      leftovers{},
 	}
 	if s.maxOutput <= 0 {
 		s.maxOutput = DefaultMaxOutput
@@ -210,7 +210,6 @@ func (s *Session) RunWithin(ctx context.Context, roots []string, command string,
 			return Result{Cwd: s.Cwd()}, err
 		}
 	}
-	s.pruneGroups()
 
 	s.mu.Lock()
 	cwd, roots, pol := s.cwd, s.roots, s.pol
@@ -291,13 +290,11 @@ func (s *Session) RunWithin(ctx context.Context, roots []string, command string,
 	deadline := time.Now().Add(drainGrace)
 	outR.SetReadDeadline(deadline)
 	mkR.SetReadDeadline(deadline)
-	lingering := finishDrain(out, outR, <-outDone)
-	lingering = finishDrain(mk, mkR, <-mkDone) || lingering
-	if lingering || len(sessionMembers(sid)) > 0 {
-		s.mu.Lock()
-		s.groups[sid] = true
-		s.mu.Unlock()
-	}
+	finishDrain(out, outR, <-outDone)
+	finishDrain(mk, mkR, <-mkDone)
+	s.mu.Lock()
+	s.left.update(sid)
+	s.mu.Unlock()
 
 	res.ExitCode = exitCode(cmd.ProcessState)
 	text, dropped := out.result()
@@ -448,17 +445,6 @@ func (l *lastBytes) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// pruneGroups forgets process sessions with no members left.
-func (s *Session) pruneGroups() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for sid := range s.groups {
-		if len(sessionMembers(sid)) == 0 {
-			delete(s.groups, sid)
-		}
-	}
-}
-
 // Close kills the command still running, if any, and every process the
 // session's commands left behind, and removes the private temp dir.
 // Later Runs return ErrClosed. Close is safe to call more than once.
@@ -468,10 +454,8 @@ func (s *Session) Close() error {
 		s.cancel()
 		s.sem <- struct{}{} // wait for a running command to be killed; never released
 		s.mu.Lock()
-		for sid := range s.groups {
-			killSession(sid)
-		}
-		s.groups = nil
+		s.left.killAll()
+		s.left = leftovers{}
 		s.mu.Unlock()
 		if s.tmp != "" {
 			err = os.RemoveAll(s.tmp)

@@ -70,7 +70,7 @@ func requireLandlock(t *testing.T) {
 
 // alive reports whether pid is a live process (a zombie counts as gone).
 func alive(pid int) bool {
-	_, ok := procSession(pid)
+	_, _, ok := procStat(pid)
 	return ok
 }
 
@@ -219,7 +219,7 @@ func TestStdoutStderrOrder(t *testing.T) {
 // bash does not wait for a process substitution; its output still counts.
 func TestProcessSubstitutionOutputKept(t *testing.T) {
 	s, _ := newTestSession(t, ModeOn, nil)
-	if out := run(t, s, "echo hi > >(sleep 0.05; tr a-z A-Z)").Output; out != "HI\n" {
+	if out := run(t, s, "echo hi > >(tr a-z A-Z)").Output; out != "HI\n" {
 		t.Fatalf("output %q", out)
 	}
 }
@@ -334,7 +334,8 @@ func TestCloseKillsProcessesThatLeftTheGroup(t *testing.T) {
 	s, root := newTestSession(t, ModeOn, nil)
 	// A process that moves to its own process group stays in the
 	// session, and Close still finds it.
-	run(t, s, `python3 -c 'import os,time; os.setpgid(0,0); open("pg.pid","w").write("%d\n" % os.getpid()); time.sleep(100)' > /dev/null 2>&1 3>&- &`)
+	// It also closes every descriptor it inherited, so no pipe betrays it.
+	run(t, s, `python3 -c 'import os,time; os.setpgid(0,0); os.closerange(0, 1024); open("pg.pid","w").write("%d\n" % os.getpid()); time.sleep(100)' &`)
 	pid := readPid(t, filepath.Join(root, "pg.pid"))
 	if !alive(pid) {
 		t.Fatal("not started")
@@ -460,4 +461,30 @@ func TestParseMode(t *testing.T) {
 	if _, err := NewSession(Options{Roots: []string{t.TempDir()}, Mode: ModeOff}); err == nil {
 		t.Error("NewSession with ModeOff succeeded")
 	}
+}
+
+// A session id counts as the session's own only while a process seen in
+// it earlier (same pid, same start time) is alive: a reused number is
+// never killed.
+func TestLeftoversIgnoreReusedSessionIDs(t *testing.T) {
+	sid, start, ok := procStat(os.Getpid())
+	if !ok {
+		t.Skip("no /proc here")
+	}
+	me := member{os.Getpid(), start}
+	if !sameSession([]member{me}, []member{{1, 1}, me}) {
+		t.Error("same process not recognised")
+	}
+	if sameSession([]member{{os.Getpid(), start + 1}}, []member{me}) {
+		t.Error("a reused pid (other start time) taken for the same process")
+	}
+	// The test process's own session, as if a command had left it, but
+	// with members that are not there any more: forgotten, never killed.
+	g := leftovers{sid: {{pid: 1 << 30, start: 1}}}
+	g.update(-1)
+	if len(g) != 0 {
+		t.Fatalf("stale session kept: %v", g)
+	}
+	g = leftovers{sid: {{pid: 1 << 30, start: 1}}}
+	g.killAll() // must not kill this test's own session
 }
