@@ -45,7 +45,10 @@
 //     and the module cache ($GOMODCACHE, $GOPATH/pkg/mod or ~/go/pkg/mod),
 //     which also holds toolchains GOTOOLCHAIN downloads.
 //
-// Read only: a few files in /etc that common tools need at start:
+// Read only: git's global configuration (~/.gitconfig and
+// $XDG_CONFIG_HOME/git; git refuses to run when it exists but cannot be
+// read, and it holds the commit identity), and a few files in /etc that
+// common tools need at start:
 // ld.so.cache, ld.so.preload, alternatives, localtime, passwd, group,
 // nsswitch.conf, hosts, resolv.conf, host.conf, gai.conf, services,
 // protocols, ssl/certs, ssl/openssl.cnf, pki/tls/certs, ca-certificates,
@@ -53,8 +56,8 @@
 // /dev/full, /dev/random, /dev/urandom.
 //
 // Everything else is denied with EACCES: the rest of /etc (hostname,
-// shadow, ssl/private), the home directory (~/.ssh, ~/.aws, shell
-// history, ~/.gitconfig), /tmp outside the private dir, /var, /run, /srv,
+// shadow, ssl/private), the rest of the home directory (~/.ssh, ~/.aws,
+// shell history, ~/.config), /tmp outside the private dir, /var, /run, /srv,
 // /mnt, /media, /proc (so also other processes' command lines and
 // environments), /sys, /dev/shm, /dev/tty, and the rest of /dev. A symlink
 // in a root that points outside does not help: Landlock checks the file
@@ -78,6 +81,12 @@
 // can change files that other programs later run unconfined, such as
 // .git/hooks or a Makefile. Environment variables reach the shell as
 // fsmcp received them, except FSMCP_AUTH_TOKEN.
+//
+// The Go build cache is private to the session (sharing the user's would
+// let a sandboxed command plant objects that later unconfined builds
+// link), so a session's first build compiles from scratch. Modules must
+// already be in the (read-only) module cache; to download more, a command
+// can use GOMODCACHE=$TMPDIR/mod.
 //
 // The helper skips PATH entries it cannot use (see policy.onPath) so
 // that, for example, a pyenv shim under the unreadable home directory

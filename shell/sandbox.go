@@ -115,7 +115,30 @@ func newPolicy(roots []string, tmp string, env []string) policy {
 		Dev: append([]string{}, systemDev...),
 	}
 	p.RX = append(p.RX, goDirs(env)...)
+	p.RO = append(p.RO, gitConfig(env)...)
 	return p
+}
+
+// gitConfig returns git's global configuration (~/.gitconfig and
+// $XDG_CONFIG_HOME/git, default ~/.config/git), read-only. git refuses
+// to run at all when it exists but cannot be read ("unknown error
+// occurred while reading the configuration files"), and it holds the
+// user's identity for commits. The rest of the home directory stays
+// denied.
+func gitConfig(env []string) []string {
+	home := envGet(env, "HOME")
+	xdg := envGet(env, "XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	var out []string
+	if home != "" && filepath.IsAbs(home) {
+		out = append(out, filepath.Join(home, ".gitconfig"))
+	}
+	if xdg != "" && filepath.IsAbs(xdg) {
+		out = append(out, filepath.Join(xdg, "git"))
+	}
+	return out
 }
 
 // goDirs returns GOROOT and the module cache for the go command found on

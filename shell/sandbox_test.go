@@ -31,6 +31,10 @@ func sandboxWithHome(t *testing.T) (s *Session, root, home string) {
 	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("PRIVATE KEY"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// git fails outright when ~/.gitconfig exists and cannot be read.
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Sandboxed Dev\n\temail = dev@example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s, root = newTestSession(t, ModeSandboxed, append(os.Environ(), "HOME="+home))
 	return s, root, home
 }
@@ -43,6 +47,8 @@ func TestSandboxDeniesOutsideTheRoots(t *testing.T) {
 		{"read /etc/hostname", "cat /etc/hostname"},
 		{"read /etc/shadow", "cat /etc/shadow"},
 		{"list ~/.ssh", "ls ~/.ssh"},
+		{"list ~", "ls ~"},
+		{"write ~/.gitconfig", "echo x >> ~/.gitconfig"},
 		{"read ~/.ssh/id_rsa", "cat ~/.ssh/id_rsa"},
 		{"delete ~/.ssh", "rm -rf " + home + "/.ssh"},
 		{"write /tmp outside the private temp dir", "echo x > " + outside},
@@ -91,6 +97,7 @@ func TestSandboxToolsWork(t *testing.T) {
 	for _, c := range []struct{ tool, cmd, want string }{
 		{"ls", "ls", "Makefile\nsub\n"},
 		{"git", "git init -q . && git status --short", "?? Makefile\n"},
+		{"git", "git commit -q --allow-empty -m first && git log --format=%an", "Sandboxed Dev\n"},
 		{"go", "go version", "go version go"},
 		{"rg", "rg --version", "ripgrep"},
 		{"python3", "python3 -c 'print(1)'", "1\n"},
@@ -216,6 +223,9 @@ func TestPolicy(t *testing.T) {
 	}
 	for _, list := range [][]string{p.RX, p.RO, p.Dev} {
 		for _, d := range list {
+			if d == home+"/.gitconfig" || d == home+"/.config/git" {
+				continue // git's configuration, read-only
+			}
 			if d == "/" || d == "/etc" || d == "/etc/ssl" || d == "/tmp" || d == "/proc" || d == "/dev" || strings.HasPrefix(d, home) {
 				t.Errorf("policy grants %s", d)
 			}
