@@ -86,7 +86,7 @@
 // let a sandboxed command plant objects that later unconfined builds
 // link), so a session's first build compiles from scratch. Modules must
 // already be in the (read-only) module cache; to download more, a command
-// can use GOMODCACHE=$TMPDIR/mod.
+// can export GOPATH=$TMPDIR/go.
 //
 // The helper skips PATH entries it cannot use (see policy.onPath) so
 // that, for example, a pyenv shim under the unreadable home directory
