@@ -118,7 +118,7 @@ func TestSandboxToolsWork(t *testing.T) {
 				}
 			}
 			res := run(t, s, c.cmd)
-			if res.ExitCode != 0 || !strings.HasPrefix(res.Output, c.want) {
+			if res.ExitCode != 0 || !strings.Contains(res.Output, c.want) {
 				t.Fatalf("%s: exit %d\n%s", c.cmd, res.ExitCode, res.Output)
 			}
 		})
