@@ -43,7 +43,7 @@ func TestSandboxDeniesOutsideTheRoots(t *testing.T) {
 	s, root, home := sandboxWithHome(t)
 	outside := filepath.Join(os.TempDir(), fmt.Sprintf("fsmcp-escape-%d", os.Getpid()))
 	defer os.Remove(outside)
-	for _, c := range []struct{ name, cmd string }{
+	for _, c := range []struct{ name, cmd string }{ // a case whose first word is not installed is skipped
 		{"read /etc/hostname", "cat /etc/hostname"},
 		{"read /etc/shadow", "cat /etc/shadow"},
 		{"list ~/.ssh", "ls ~/.ssh"},
@@ -68,6 +68,11 @@ func TestSandboxDeniesOutsideTheRoots(t *testing.T) {
 		{"chroot", "chroot / ls"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if tool := strings.Fields(c.cmd)[0]; tool != "echo" && tool != "exec" {
+				if _, err := exec.LookPath(tool); err != nil {
+					t.Skipf("%s is not installed here", tool)
+				}
+			}
 			res := run(t, s, c.cmd)
 			if res.ExitCode == 0 {
 				t.Fatalf("%s succeeded:\n%s", c.cmd, res.Output)
@@ -172,6 +177,9 @@ func TestSandboxCannotReachAbstractSocketOutside(t *testing.T) {
 			c.Close()
 		}
 	}()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed here")
+	}
 	connect := fmt.Sprintf(`python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('\0%s'); print('connected')"`, name)
 	if res := run(t, s, connect); res.ExitCode == 0 || !strings.Contains(res.Output, "Operation not permitted") {
 		t.Fatalf("connected to an abstract socket outside: exit %d %s", res.ExitCode, res.Output)

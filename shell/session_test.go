@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -331,6 +332,9 @@ func TestBackgroundChildDoesNotHang(t *testing.T) {
 }
 
 func TestCloseKillsProcessesThatLeftTheGroup(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed here")
+	}
 	s, root := newTestSession(t, ModeOn, nil)
 	// A process that moves to its own process group stays in the
 	// session, and Close still finds it.
