@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -23,6 +24,8 @@ type Config struct {
 	// when no DIR was given).
 	ClientRoots bool
 	Limits      tools.Limits
+	// Shell is fs_bash's confinement (off: no fs_bash).
+	Shell shell.Mode
 }
 
 // Server is an MCP server over one sandbox.
@@ -40,6 +43,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
 		ClientRoots: cfg.ClientRoots,
 		Log:         log,
 		Sessions:    tools.NewSessions(),
+		Shell:       cfg.Shell,
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
 		Logger:       quiet(log),

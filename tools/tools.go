@@ -22,6 +22,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/shell"
 )
 
 // Limits bound what one call may read, run for, or return.
@@ -42,6 +43,8 @@ type Deps struct {
 	ClientRoots bool
 	Log         *slog.Logger
 	Sessions    *Sessions
+	// Shell is fs_bash's confinement; "" or shell.ModeOff leaves fs_bash out.
+	Shell shell.Mode
 	// Searcher serves fs_grep and fs_glob: backend.Select(--search-backend,
 	// fallback.New()). Nil picks "auto" (rg if on PATH, else native) at
 	// first use.
@@ -53,6 +56,9 @@ type Tool struct {
 	Def *mcp.Tool
 	// OwnTimeout is set by tools that bound their own run time (fs_bash).
 	OwnTimeout bool
+	// NeedsShell is set by tools that run commands; they are left out when
+	// the shell is off.
+	NeedsShell bool
 	handle     func(ctx context.Context, d *Deps, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)
 }
 
@@ -68,6 +74,7 @@ func All() []Tool {
 		Edit(),
 		Glob(),
 		Grep(),
+		Bash(),
 	}
 }
 
@@ -77,6 +84,9 @@ func All() []Tool {
 func Register(s *mcp.Server, d *Deps, tools []Tool, readOnly bool) {
 	for _, t := range tools {
 		if readOnly && !t.ReadOnly() {
+			continue
+		}
+		if t.NeedsShell && (d.Shell == "" || d.Shell == shell.ModeOff) {
 			continue
 		}
 		s.AddTool(t.Def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
