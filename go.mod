@@ -9,6 +9,7 @@ require (
 	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/sourcegraph/conc v0.3.0
+	golang.org/x/sys v0.48.0
 )
 
 require (
@@ -19,7 +20,6 @@ require (
 	go.uber.org/multierr v1.9.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )

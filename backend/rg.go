@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/sys/unix"
 )
 
 // RG is the backend that drives ripgrep.
@@ -239,25 +240,53 @@ func newStatter(progress func(int64), fn func(File) error) *statter {
 		go func() {
 			defer s.wg.Done()
 			for batch := range s.work {
-				for _, path := range batch {
-					fi, err := os.Lstat(path)
-					if err != nil || !fi.Mode().IsRegular() {
-						continue
-					}
-					s.mu.Lock()
-					if s.err == nil {
-						s.err = s.fn(File{Path: path, ModTime: fi.ModTime(), Size: fi.Size()})
-						s.seen++
-						if s.progress != nil && s.seen%progressEvery == 0 {
-							s.progress(s.seen)
-						}
-					}
-					s.mu.Unlock()
-				}
+				s.statBatch(batch)
 			}
 		}()
 	}
 	return s
+}
+
+// statBatch stats paths relative to their directory (fstatat on an
+// O_PATH handle: consecutive paths mostly share it), which costs less
+// than resolving every full path again.
+func (s *statter) statBatch(batch []string) {
+	dirfd, cur := -1, ""
+	defer func() {
+		if dirfd >= 0 {
+			unix.Close(dirfd)
+		}
+	}()
+	var sb unix.Stat_t
+	for _, path := range batch {
+		i := strings.LastIndexByte(path, '/')
+		dir, name := path[:i+1], path[i+1:]
+		if dir != cur || dirfd < 0 {
+			if dirfd >= 0 {
+				unix.Close(dirfd)
+			}
+			cur = dir
+			var err error
+			dirfd, err = unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				dirfd = -1
+				continue
+			}
+		}
+		if unix.Fstatat(dirfd, name, &sb, unix.AT_SYMLINK_NOFOLLOW) != nil || sb.Mode&unix.S_IFMT != unix.S_IFREG {
+			continue
+		}
+		f := File{Path: path, ModTime: time.Unix(sb.Mtim.Unix()), Size: sb.Size}
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = s.fn(f)
+			s.seen++
+			if s.progress != nil && s.seen%progressEvery == 0 {
+				s.progress(s.seen)
+			}
+		}
+		s.mu.Unlock()
+	}
 }
 
 // add queues path; it returns fn's first error.

@@ -63,6 +63,7 @@ func main() {
 	runs := flag.Int("runs", 7, "timed runs per cell (median reported); one warm-up run precedes them")
 	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, or directories")
 	limit := flag.Int("limit", 1000, "entries kept per search (the in-process collector's page; fs_grep's head_limit)")
+	only := flag.String("only", "", "run only the queries whose name contains this")
 	useMCP := flag.Bool("mcp", true, "also time fs_grep/fs_glob through a real MCP client against the built fsmcp binary (stdio), with and without rg on its PATH")
 	flag.Parse()
 
@@ -123,9 +124,14 @@ func main() {
 	var rss []string
 	for _, td := range dirs {
 		dir, label := td.dir, td.label
-		for qi, q := range queries {
+		first := true
+		for _, q := range queries {
+			if !strings.Contains(q.name, *only) {
+				continue
+			}
 			fmt.Fprintf(tw, "%s\t%s\t", label, q.name)
-			if qi == 0 {
+			if first {
+				first = false
 				resetPeakRSS()
 				for _, s := range servers {
 					s.resetPeakRSS()

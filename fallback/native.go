@@ -18,6 +18,9 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/fsmcp/fsmcp/backend"
 )
@@ -117,15 +120,20 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			if !match(path[len(root)+1:]) {
 				return
 			}
-			var fi fs.FileInfo
-			var err error
-			if d != nil {
-				fi, err = d.Info()
+			var mt time.Time
+			var size int64
+			if st.dirfd >= 0 {
+				var sb unix.Stat_t
+				if err := unix.Fstatat(st.dirfd, name, &sb, unix.AT_SYMLINK_NOFOLLOW); err != nil || sb.Mode&unix.S_IFMT != unix.S_IFREG {
+					return
+				}
+				mt, size = time.Unix(sb.Mtim.Unix()), sb.Size
 			} else {
-				fi, err = os.Lstat(path)
-			}
-			if err != nil {
-				return
+				fi, err := os.Lstat(path)
+				if err != nil {
+					return
+				}
+				mt, size = fi.ModTime(), fi.Size()
 			}
 			prog.add()
 			mu.Lock()
@@ -133,7 +141,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			if fnErr != nil {
 				return
 			}
-			if err := fn(backend.File{Path: path, ModTime: fi.ModTime(), Size: fi.Size()}); err != nil {
+			if err := fn(backend.File{Path: path, ModTime: mt, Size: size}); err != nil {
 				fnErr = err
 				cancel()
 			}

@@ -30,6 +30,7 @@ type visitFunc func(st *workerState, root, path, name string, d fs.DirEntry, exp
 
 // workerState is one walker goroutine's scratch space.
 type workerState struct {
+	dirfd int // the directory being visited (-1 for explicit files)
 	buf   []byte
 	files []keptFile
 	scan  scanState
@@ -57,7 +58,7 @@ type walker struct {
 func walk(ctx context.Context, paths []string, filter *backend.Filter, noIgnore bool, visit visitFunc) error {
 	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit}
 	w.cond = sync.NewCond(&w.mu)
-	st0 := &workerState{}
+	st0 := &workerState{dirfd: -1}
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -90,7 +91,7 @@ func walk(ctx context.Context, paths []string, filter *backend.Filter, noIgnore 
 	p := pool.New().WithMaxGoroutines(walkers())
 	for range walkers() {
 		p.Go(func() {
-			st := &workerState{}
+			st := &workerState{dirfd: -1}
 			for {
 				job, ok := w.pop()
 				if !ok {
@@ -157,7 +158,10 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 		return
 	}
 	entries, _ := f.ReadDir(-1)
-	f.Close()
+	defer f.Close()
+	// Visitors may stat entries relative to the open directory
+	// (fstatat), cheaper than resolving each full path again.
+	st.dirfd = int(f.Fd())
 
 	ig := job.ig
 	if !w.noIgnore {
@@ -212,6 +216,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 	}
 	clear(files)
 	st.files = files[:0]
+	st.dirfd = -1
 }
 
 type keptFile struct {
