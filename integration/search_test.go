@@ -3,6 +3,8 @@ package integration
 import (
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -115,4 +117,28 @@ func TestSearchToolsRefusals(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSearchTimeoutIsPartial: a search cut by --timeout answers with what
+// it found, marked partial, in both modes — and promptly.
+func TestSearchTimeoutIsPartial(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skip("no GOROOT")
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			// A full scan of GOROOT/src takes rg and native 50ms or more.
+			cs := connectStdio(t, m, "--timeout", "15ms", src)
+			start := time.Now()
+			got := mustCall(t, cs, "fs_grep", map[string]any{"pattern": `(\w+\s*){6}zq`, "output_mode": "count"})
+			if !strings.HasSuffix(got, "so the result is partial)") {
+				t.Errorf("no partial note in:\n%s", got)
+			}
+			if el := time.Since(start); el > 3*time.Second {
+				t.Errorf("a 15ms search took %v", el)
+			}
+		})
+	}
 }

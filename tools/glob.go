@@ -76,6 +76,9 @@ func Glob() Tool {
 		if len(files) == 0 && !partial {
 			return textResult("No files found."), nil
 		}
+		if len(files) == 0 {
+			return textResult(fmt.Sprintf("No files found in the part searched.\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)), nil
+		}
 		var b strings.Builder
 		for i, f := range files {
 			if i > 0 {

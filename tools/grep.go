@@ -87,6 +87,9 @@ func Grep() Tool {
 		}
 		lineNumbers := in.LineNumbers == nil || *in.LineNumbers
 		text := backend.Format(r, backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0})
+		if r.Partial && r.Total == 0 {
+			text = "No matches found in the part searched."
+		}
 		return textResult(text + grepNote(r, c.Limits.Timeout.String())), nil
 	})
 }
