@@ -43,7 +43,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		return err
 	}
 	rg := &RG{bin: f.bin} // reuse the process runner
-	var seen int64
+	seen := NewProgress(q.Progress)
 	for _, p := range q.Paths {
 		base, pat, ok := globBase(p, q.Pattern)
 		if !ok {
@@ -117,10 +117,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 					if err := fn(File{Path: path, ModTime: mt, Size: size}); err != nil {
 						return err
 					}
-					seen++
-					if q.Progress != nil && seen%progressEvery == 0 {
-						q.Progress(seen)
-					}
+					seen.Add()
 				}
 			}
 		})

@@ -160,7 +160,7 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 		return err
 	}
 	args := GrepArgs(q)
-	var seen int64
+	seen := NewProgress(q.Progress)
 	for _, p := range q.Paths {
 		dir, arg, skip, err := searchTarget(p)
 		if err != nil {
@@ -170,7 +170,7 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 			continue
 		}
 		err = r.run(ctx, dir, append(args[:len(args):len(args)], arg), func(out *bufio.Reader) error {
-			return parseGrep(out, q, dir, arg, sink, &seen)
+			return parseGrep(out, q, dir, arg, sink, seen)
 		})
 		if err != nil {
 			return err
@@ -181,7 +181,7 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 // Glob implements Searcher.
 func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
-	st := newStatter(q.Progress, fn)
+	st := newStatter(NewProgress(q.Progress), fn)
 	defer st.close()
 	for _, p := range q.Paths {
 		base, pat, ok := globBase(p, q.Pattern)
@@ -218,13 +218,12 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 // calls fn with the results one at a time.
 type statter struct {
 	fn       func(File) error
-	progress func(int64)
+	progress *Progress
 	batch    []string
 	work     chan []string
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	err      error
-	seen     int64
 	closed   bool
 }
 
@@ -233,7 +232,7 @@ const (
 	statBatch   = 256 // paths handed over at once
 )
 
-func newStatter(progress func(int64), fn func(File) error) *statter {
+func newStatter(progress *Progress, fn func(File) error) *statter {
 	s := &statter{fn: fn, progress: progress, work: make(chan []string, statWorkers)}
 	for range statWorkers {
 		s.wg.Add(1)
@@ -280,10 +279,7 @@ func (s *statter) statBatch(batch []string) {
 		s.mu.Lock()
 		if s.err == nil {
 			s.err = s.fn(f)
-			s.seen++
-			if s.progress != nil && s.seen%progressEvery == 0 {
-				s.progress(s.seen)
-			}
+			s.progress.Add()
 		}
 		s.mu.Unlock()
 	}
@@ -315,9 +311,6 @@ func (s *statter) close() error {
 	defer s.mu.Unlock()
 	return s.err
 }
-
-// progressEvery is how many files pass between progress callbacks.
-const progressEvery = 1000
 
 // globBase splits a glob query's pattern into the directory to walk
 // (search path + the pattern's static prefix) and the pattern relative to
@@ -479,14 +472,9 @@ func (l *lineReader) until(delim byte) ([]byte, error) {
 var binaryWarning = []byte(": WARNING: stopped searching binary file")
 
 // parseGrep reads rg's --null output for q.Mode into sink.
-func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen *int64) error {
+func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen *Progress) error {
 	rd := lineReader{r: out}
-	progress := func() {
-		*seen++
-		if q.Progress != nil {
-			q.Progress(*seen)
-		}
-	}
+	progress := seen.Add
 	switch q.Mode {
 	case FilesWithMatches:
 		for {

@@ -17,7 +17,6 @@ import (
 	"io/fs"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -34,27 +33,6 @@ func New() *Native { return &Native{} }
 // Name implements backend.Searcher.
 func (*Native) Name() string { return "native" }
 
-// progress calls fn every progressEvery files, never concurrently.
-type progress struct {
-	fn func(int64)
-	n  atomic.Int64
-	mu sync.Mutex
-}
-
-// progressEvery is how many files pass between progress callbacks.
-const progressEvery = 1000
-
-func (p *progress) add() {
-	if p.fn == nil {
-		return
-	}
-	if n := p.n.Add(1); n%progressEvery == 0 {
-		p.mu.Lock()
-		p.fn(n)
-		p.mu.Unlock()
-	}
-}
-
 // Grep implements backend.Searcher.
 func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
 	pat, err := backend.CompilePattern(q)
@@ -66,7 +44,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 		return err
 	}
 	m := newMatcher(pat, q)
-	prog := &progress{fn: q.Progress}
+	prog := backend.NewProgress(q.Progress)
 	return walk(ctx, q.Paths, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
 		data, unmap, err := readFile(st, path, !explicit)
 		if err != nil {
@@ -75,7 +53,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 		if unmap != nil {
 			defer unmap()
 		}
-		prog.add()
+		prog.Add()
 		if explicit {
 			// rg would search an explicit binary file with NULs
 			// replaced; both backends skip it instead.
@@ -102,7 +80,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 	if err != nil {
 		return err
 	}
-	prog := &progress{fn: q.Progress}
+	prog := backend.NewProgress(q.Progress)
 	var mu sync.Mutex
 	var fnErr error
 	ctx, cancel := context.WithCancel(ctx)
@@ -135,7 +113,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 				}
 				mt, size = fi.ModTime(), fi.Size()
 			}
-			prog.add()
+			prog.Add()
 			mu.Lock()
 			defer mu.Unlock()
 			if fnErr != nil {

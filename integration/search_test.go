@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -138,6 +139,54 @@ func TestSearchTimeoutIsPartial(t *testing.T) {
 			}
 			if el := time.Since(start); el > 3*time.Second {
 				t.Errorf("a 15ms search took %v", el)
+			}
+		})
+	}
+}
+
+// TestSearchProgress: a call with a progress token gets progress
+// notifications (files searched) during a long search, in both modes.
+func TestSearchProgress(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skip("no GOROOT")
+	}
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []float64
+			client := mcp.NewClient(&mcp.Implementation{Name: "fsmcp-integration", Version: "1"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					got = append(got, req.Params.Progress)
+					mu.Unlock()
+				},
+			})
+			cmd := exec.Command(binary, src)
+			cmd.Env = append(os.Environ(), "PATH="+m.path)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			p := &mcp.CallToolParams{Name: "fs_grep", Arguments: map[string]any{"pattern": "package", "output_mode": "count"}}
+			p.SetProgressToken("grep-1")
+			if res, err := cs.CallTool(ctx, p); err != nil || res.IsError {
+				t.Fatalf("fs_grep: %v %v", err, res)
+			}
+			time.Sleep(100 * time.Millisecond) // notifications may trail the result
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) == 0 {
+				t.Fatal("no progress notification")
+			}
+			for i := 1; i < len(got); i++ {
+				if got[i] <= got[i-1] {
+					t.Errorf("progress not increasing: %v", got)
+				}
 			}
 		})
 	}
