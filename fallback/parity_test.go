@@ -69,6 +69,8 @@ var parityTable = []parityQuery{
 	{name: "no ignore count", q: backend.GrepQuery{Pattern: "foo", NoIgnore: true, Mode: backend.Count}},
 	{name: "subdir path", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"sub"}},
 	{name: "explicit file paths", q: C(backend.GrepQuery{Pattern: "foo"}), paths: []string{"main.go", "drop.log", "bin.dat"}},
+	{name: "explicit file ignores type and glob", q: C(backend.GrepQuery{Pattern: "foo", Types: []string{"py"}, Globs: []string{"!*.go"}}), paths: []string{"main.go", "types/a.py"}},
+	{name: "explicit ignored file", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"drop.log", "build"}},
 	{name: "no git dir", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"../nogit"}},
 	{name: "two paths", q: backend.GrepQuery{Pattern: "foo", Mode: backend.Count}, paths: []string{"sub", "types"}},
 	{name: "named group", q: C(backend.GrepQuery{Pattern: `(?<word>foo)[-_]bar`})},
