@@ -16,6 +16,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -52,6 +53,17 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 		}
 		if unmap != nil {
 			defer unmap()
+			// A mapped file truncated while it is scanned faults (SIGBUS);
+			// turn that into a recoverable panic and skip the file rather
+			// than crash the server.
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if r := recover(); r != nil {
+					if _, fault := r.(interface{ Addr() uintptr }); !fault {
+						panic(r)
+					}
+				}
+			}()
 		}
 		prog.Add()
 		if explicit {
