@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -25,6 +26,10 @@ import (
 type Pattern struct {
 	// Re matches whole buffers (^ and $ match at line boundaries).
 	Re *regexp.Regexp
+	// Strict is Re for text that is not valid UTF-8: "." and classes
+	// do not match invalid bytes, as in rg. Nil when Re has no class or
+	// "." for it to differ in.
+	Strict *regexp.Regexp
 	// Lit is a literal every match contains (nil: none known). If
 	// LitFold, it is ASCII and matched case-insensitively.
 	Lit     []byte
@@ -64,6 +69,11 @@ func CompilePattern(q GrepQuery) (*Pattern, error) {
 		return nil, patternError(q.Pattern, err)
 	}
 	p := &Pattern{Re: compiled, Multiline: q.Multiline}
+	if strictSrc := strictUTF8(re); strictSrc != re.String() {
+		if p.Strict, err = regexp.Compile(strictSrc); err != nil {
+			return nil, patternError(q.Pattern, err)
+		}
+	}
 	if lit, fold := requiredLiteral(re); len(lit) > 0 {
 		s := string(lit)
 		if !fold || isASCII(s) {
@@ -132,6 +142,60 @@ func noNewline(re *syntax.Regexp) error {
 		}
 	}
 	return nil
+}
+
+// strictUTF8 returns the source of re with "." and classes kept from
+// matching bytes that are not UTF-8, as in rg's (Unicode) regex engine,
+// where such a byte matches nothing but itself. Go reads it as U+FFFD, so
+// U+FFFD is taken out of every class; the native scanner uses this form
+// only for files that are not valid UTF-8 (where a genuine U+FFFD is
+// unlikely), and the plain form elsewhere.
+func strictUTF8(re *syntax.Regexp) string {
+	c := copyRegexp(re)
+	noInvalidUTF8(c)
+	return c.String()
+}
+
+func copyRegexp(re *syntax.Regexp) *syntax.Regexp {
+	c := *re
+	c.Rune = append([]rune(nil), re.Rune...)
+	c.Sub = make([]*syntax.Regexp, len(re.Sub))
+	for i, sub := range re.Sub {
+		c.Sub[i] = copyRegexp(sub)
+	}
+	return &c
+}
+
+func noInvalidUTF8(re *syntax.Regexp) {
+	const bad = utf8.RuneError
+	switch re.Op {
+	case syntax.OpAnyChar:
+		re.Op, re.Rune = syntax.OpCharClass, []rune{0, bad - 1, bad + 1, unicode.MaxRune}
+	case syntax.OpAnyCharNotNL:
+		re.Op, re.Rune = syntax.OpCharClass, []rune{0, '\n' - 1, '\n' + 1, bad - 1, bad + 1, unicode.MaxRune}
+	case syntax.OpCharClass:
+		var out []rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if lo <= bad && bad <= hi {
+				if lo < bad {
+					out = append(out, lo, bad-1)
+				}
+				if hi > bad {
+					out = append(out, bad+1, hi)
+				}
+				continue
+			}
+			out = append(out, lo, hi)
+		}
+		re.Rune = out
+		if len(out) == 0 {
+			re.Op = syntax.OpNoMatch
+		}
+	}
+	for _, sub := range re.Sub {
+		noInvalidUTF8(sub)
+	}
 }
 
 // requiredLiteral returns the longest literal that every match of re

@@ -92,6 +92,8 @@ func fixture(t testing.TB) string {
 		"repo/new\nline.txt":             "foo newline name\n",
 		"repo/multi.txt":                 "start\nfoo\nbar\nend\nfoo\nbaz\n",
 		"repo/ctx.txt":                   strings.Join(ctxLines, "\n") + "\n",
+		"repo/latin1.txt":       "caf\xe9 start x\xe9y end\nplain xzy\n",
+		"repo/fffd.txt":         "start \uFFFD end x\uFFFDy\n",
 		"repo/crlf.txt":                  "foo\r\nbar\r\n",
 		"repo/noeol.txt":                 "first\nlast foo",
 		"repo/empty.txt":                 "",

@@ -3,6 +3,7 @@ package fallback
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -73,6 +74,8 @@ var parityTable = []parityQuery{
 	{name: "explicit ignored file", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"drop.log", "build"}},
 	{name: "no git dir", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"../nogit"}},
 	{name: "two paths", q: backend.GrepQuery{Pattern: "foo", Mode: backend.Count}, paths: []string{"sub", "types"}},
+	{name: "dot and invalid utf8", q: C(backend.GrepQuery{Pattern: `x.y|caf.|start [^a] end`})},
+	{name: "multiline dot and invalid utf8", q: C(backend.GrepQuery{Pattern: `start.*end`, Multiline: true})},
 	{name: "named group", q: C(backend.GrepQuery{Pattern: `(?<word>foo)[-_]bar`})},
 	{name: "quoted literal", q: C(backend.GrepQuery{Pattern: `\Qfoo.bar\E|x9`})},
 	{name: "crlf end", q: C(backend.GrepQuery{Pattern: `bar\r$`})},
@@ -229,4 +232,14 @@ func TestParityGlob(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestParityTree runs the table over any tree named by FSMCP_PARITY_TREE
+// (e.g. a checkout with many nested ignore files).
+func TestParityTree(t *testing.T) {
+	dir := os.Getenv("FSMCP_PARITY_TREE")
+	if dir == "" {
+		t.Skip("set FSMCP_PARITY_TREE to a directory to run the parity table over it")
+	}
+	runParity(t, dir, treeIndependent(parityTable), 20000)
 }

@@ -2,7 +2,9 @@ package fallback
 
 import (
 	"bytes"
+	"regexp"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/fsmcp/fsmcp/backend"
 )
@@ -83,6 +85,11 @@ func readFile(st *workerState, path string, nofollow bool) (data []byte, unmap f
 
 // scanState is a walker's per-file matching state, reused across files.
 type scanState struct {
+	// re is the regexp for the current file: the pattern's Strict form
+	// when the file is not valid UTF-8 (decided on first use).
+	re      *regexp.Regexp
+	reKnown bool
+
 	// case-insensitive prefilter: next positions of the anchor byte in
 	// each case (-2 unknown, -1 none left).
 	nextLo, nextUp int
@@ -129,7 +136,7 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 			}
 		}
 		if best < 0 {
-			m.p = &backend.Pattern{Re: p.Re, Multiline: p.Multiline} // no usable anchor
+			m.p = &backend.Pattern{Re: p.Re, Strict: p.Strict, Multiline: p.Multiline} // no usable anchor
 		} else {
 			m.anchor = best
 			m.loA, m.upA = lower(p.Lit[best]), upper(p.Lit[best])
@@ -150,6 +157,17 @@ func upper(c byte) byte {
 		return c - ('a' - 'A')
 	}
 	return c
+}
+
+// regexp returns the regexp for data (the file being scanned).
+func (m *matcher) regexp(st *scanState, data []byte) *regexp.Regexp {
+	if !st.reKnown {
+		st.reKnown = true
+		if !utf8.Valid(data) {
+			st.re = m.p.Strict
+		}
+	}
+	return st.re
 }
 
 // lineAt returns the bounds of the line holding offset at: [start, end),
@@ -184,7 +202,7 @@ func (m *matcher) nextLine(st *scanState, data []byte, pos int) (int, int) {
 				return -1, -1
 			}
 			ls, le := lineAt(data, floor, i)
-			if m.litOnly || p.Re.Match(data[ls:le]) {
+			if m.litOnly || m.regexp(st, data).Match(data[ls:le]) {
 				return ls, le
 			}
 			pos, floor = le+1, le+1
@@ -202,12 +220,12 @@ func (m *matcher) nextLine(st *scanState, data []byte, pos int) (int, int) {
 				continue
 			}
 			ls, le := lineAt(data, floor, c)
-			if p.Re.Match(data[ls:le]) {
+			if m.regexp(st, data).Match(data[ls:le]) {
 				return ls, le
 			}
 			pos, floor = le+1, le+1
 		default:
-			loc := p.Re.FindIndex(data[pos:])
+			loc := m.regexp(st, data).FindIndex(data[pos:])
 			if loc == nil {
 				return -1, -1
 			}
@@ -300,8 +318,9 @@ func asciiEqualFold(a, b []byte) bool {
 // the first match. It returns whether anything matched.
 func (m *matcher) scan(st *scanState, data []byte, open func() backend.FileSink) {
 	st.nextLo, st.nextUp = -2, -2
+	st.re, st.reKnown = m.p.Re, m.p.Strict == nil
 	if m.p.Multiline {
-		m.scanMultiline(data, open)
+		m.scanMultiline(st, data, open)
 		return
 	}
 	switch m.mode {
@@ -338,17 +357,17 @@ func (m *matcher) scan(st *scanState, data []byte, open func() backend.FileSink)
 
 // scanMultiline matches across lines: every line a match touches is a
 // matching line; Count counts matches, as rg --count does with -U.
-func (m *matcher) scanMultiline(data []byte, open func() backend.FileSink) {
+func (m *matcher) scanMultiline(st *scanState, data []byte, open func() backend.FileSink) {
 	if m.p.Lit != nil && !m.p.LitFold && bytes.Index(data, m.p.Lit) < 0 {
 		return
 	}
 	if m.mode == backend.FilesWithMatches {
-		if loc := m.p.Re.FindIndex(data); loc != nil && !atEnd(data, loc[0]) {
+		if loc := m.regexp(st, data).FindIndex(data); loc != nil && !atEnd(data, loc[0]) {
 			open().End(1)
 		}
 		return
 	}
-	locs := m.p.Re.FindAllIndex(data, -1)
+	locs := m.regexp(st, data).FindAllIndex(data, -1)
 	n := 0
 	var e *emitter
 	if m.mode == backend.Content {
