@@ -20,6 +20,8 @@ type Config struct {
 	ReadOnly  bool
 	TrustMeta bool
 	Limits    tools.Limits
+	// Resources serves the roots' files as MCP resources (SPEC §7).
+	Resources bool
 }
 
 // Server is an MCP server over one sandbox.

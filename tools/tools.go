@@ -58,6 +58,12 @@ func All() []Tool {
 		Read(),
 		Write(),
 		Edit(),
+		List(),
+		Stat(),
+		Mkdir(),
+		Move(),
+		Copy(),
+		Delete(),
 	}
 }
 
