@@ -64,6 +64,7 @@ func All() []Tool {
 		Move(),
 		Copy(),
 		Delete(),
+		Catalog(),
 	}
 }
 
