@@ -45,6 +45,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
 	}
 	tools.Register(s, deps, tools.All(), cfg.ReadOnly)
 	s.AddReceivingMiddleware(advertiseContextSchema)
+	s.AddSendingMiddleware(tools.SessionNotifier)
 	return &Server{MCP: s, deps: deps}
 }
 

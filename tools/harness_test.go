@@ -35,18 +35,31 @@ type env struct {
 	srv                        *server.Server
 }
 
-type envOption func(*server.Config, *mcp.ClientOptions)
+// envConfig is what the options of newEnv set.
+type envConfig struct {
+	server  server.Config
+	client  mcp.ClientOptions
+	session *mcp.ClientSessionOptions
+}
+
+type envOption func(*envConfig)
 
 func withLimits(f func(*tools.Limits)) envOption {
-	return func(c *server.Config, _ *mcp.ClientOptions) { f(&c.Limits) }
+	return func(c *envConfig) { f(&c.server.Limits) }
 }
 
 func withClient(f func(*mcp.ClientOptions)) envOption {
-	return func(_ *server.Config, o *mcp.ClientOptions) { f(o) }
+	return func(c *envConfig) { f(&c.client) }
 }
 
 func withResources() envOption {
-	return func(c *server.Config, _ *mcp.ClientOptions) { c.Resources = true }
+	return func(c *envConfig) { c.server.Resources = true }
+}
+
+// withLegacyProtocol makes the client speak 2025-11-25 (the initialize
+// handshake) instead of the SDK's newest protocol.
+func withLegacyProtocol() envOption {
+	return func(c *envConfig) { c.session = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"} }
 }
 
 func newEnv(t *testing.T, opts ...envOption) *env {
@@ -73,21 +86,20 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	cfg := server.Config{Name: "fsmcp", Version: "test", Limits: tools.Limits{
+	cfg := &envConfig{server: server.Config{Name: "fsmcp", Version: "test", Limits: tools.Limits{
 		MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000,
-	}}
-	copts := &mcp.ClientOptions{}
+	}}}
 	for _, o := range opts {
-		o(&cfg, copts)
+		o(cfg)
 	}
-	e.srv = server.New(cfg, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e.srv = server.New(cfg.server, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := e.srv.MCP.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &cfg.client).Connect(ctx, ct, cfg.session)
 	if err != nil {
 		t.Fatal(err)
 	}

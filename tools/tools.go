@@ -65,6 +65,7 @@ func All() []Tool {
 		Copy(),
 		Delete(),
 		Catalog(),
+		Watch(),
 	}
 }
 
