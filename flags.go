@@ -27,6 +27,7 @@ Flags:
   --auth-token TOKEN      require "Authorization: Bearer TOKEN" over http (env FSMCP_AUTH_TOKEN)
   --read-only             offer no tool that writes, moves, deletes or runs commands
   --trust-meta            let _meta.allowed_dirs add roots (default: it can only narrow them)
+  --resources             serve the roots' files as MCP resources (file:// URIs, subscriptions)
   --max-file-size SIZE    largest file a whole-file read or edit loads (default 10MiB)
   --max-output N          characters in one tool result (default 100000)
   --timeout DURATION      time limit of one tool call (default 30s)
@@ -49,6 +50,7 @@ type options struct {
 	authToken string
 	readOnly  bool
 	trustMeta bool
+	resources bool
 	limits    tools.Limits
 	logLevel  slog.Level
 	version   bool
@@ -75,6 +77,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	fs.StringVar(&o.authToken, "auth-token", "", "")
 	fs.BoolVar(&o.readOnly, "read-only", false, "")
 	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
+	fs.BoolVar(&o.resources, "resources", false, "")
 	maxFileSize := fs.String("max-file-size", "", "")
 	maxOutput := fs.String("max-output", "", "")
 	timeout := fs.String("timeout", "", "")

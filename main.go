@@ -67,6 +67,7 @@ func run(args []string, stderr *os.File) int {
 		Version:   version,
 		ReadOnly:  opts.readOnly,
 		TrustMeta: opts.trustMeta,
+		Resources: opts.resources,
 		Limits:    opts.limits,
 	}, sb, log)
 	defer srv.Close()

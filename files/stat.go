@@ -2,6 +2,8 @@ package files
 
 import (
 	"io/fs"
+	"mime"
+	"path"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -112,4 +114,26 @@ func Times(st *unix.Statx_t) (mtime, created time.Time) {
 		return mtime, statxTime(st.Btime)
 	}
 	return mtime, statxTime(st.Ctime)
+}
+
+// MIMEOf guesses an entry's MIME type for listings: directories are
+// inode/directory, a known extension decides, and otherwise the first
+// bytes of the file are sniffed.
+func MIMEOf(p *sandbox.Path, t Type) string {
+	if t == TypeDir {
+		return "inode/directory"
+	}
+	if m := mime.TypeByExtension(path.Ext(p.Rel)); m != "" {
+		return m
+	}
+	f, err := p.Open()
+	if err != nil {
+		return "application/octet-stream"
+	}
+	defer f.Close()
+	info, err := Sniff(f, 0)
+	if err != nil {
+		return "application/octet-stream"
+	}
+	return info.MIME
 }

@@ -22,6 +22,9 @@ type Config struct {
 	Limits    tools.Limits
 	// Resources serves the roots' files as MCP resources (SPEC §7).
 	Resources bool
+	// ResourceDepth is how many directory levels resources/list goes down
+	// (0: DefaultResourceDepth).
+	ResourceDepth int
 }
 
 // Server is an MCP server over one sandbox.
@@ -32,16 +35,27 @@ type Server struct {
 
 // New builds the server and registers its tools.
 func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
+	sessions := tools.NewSessions()
+	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
-	})
+	}
+	var res *resources
+	if cfg.Resources {
+		res = newResources(sb, cfg.Limits, cfg.ResourceDepth, sessions, log)
+		opts.SubscribeHandler = res.subscribe
+		opts.UnsubscribeHandler = res.unsubscribe
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
 	deps := &tools.Deps{
 		Sandbox:   sb,
 		Limits:    cfg.Limits,
 		TrustMeta: cfg.TrustMeta,
 		Log:       log,
-		Sessions:  tools.NewSessions(),
+		Sessions:  sessions,
+	}
+	if res != nil {
+		res.register(s)
 	}
 	tools.Register(s, deps, tools.All(), cfg.ReadOnly)
 	s.AddReceivingMiddleware(advertiseContextSchema)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/internal/testenv"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -19,8 +20,8 @@ import (
 // receives.
 type updates chan string
 
-func (u updates) option() envOption {
-	return withClient(func(o *mcp.ClientOptions) {
+func (u updates) option() testenv.Option {
+	return testenv.WithClient(func(o *mcp.ClientOptions) {
 		o.ResourceUpdatedHandler = func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			u <- req.Params.URI
 		}
@@ -48,9 +49,9 @@ func (u updates) await(t *testing.T, abs string) {
 
 var watcherID = regexp.MustCompile(`as watcher (w\d+)`)
 
-func startWatch(t *testing.T, e *env, args map[string]any) string {
+func startWatch(t *testing.T, e *testenv.Env, args map[string]any) string {
 	t.Helper()
-	out := e.ok("fs_watch", args)
+	out := e.OK("fs_watch", args)
 	m := watcherID.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no watcher id in %q", out)
@@ -60,87 +61,87 @@ func startWatch(t *testing.T, e *env, args map[string]any) string {
 
 func TestWatchSeesFileInNewSubdirectory(t *testing.T) {
 	t.Run("newest protocol", func(t *testing.T) { testWatchNewSubdirectory(t) })
-	t.Run("2025-11-25", func(t *testing.T) { testWatchNewSubdirectory(t, withLegacyProtocol()) })
+	t.Run("2025-11-25", func(t *testing.T) { testWatchNewSubdirectory(t, testenv.WithLegacyProtocol()) })
 }
 
-func testWatchNewSubdirectory(t *testing.T, opts ...envOption) {
+func testWatchNewSubdirectory(t *testing.T, opts ...testenv.Option) {
 	u := make(updates, 100)
-	e := newEnv(t, append(opts, u.option())...)
-	id := startWatch(t, e, map[string]any{"path": e.root})
-	e.write("root/new/deeper/f.txt", "x")
-	f := filepath.Join(e.root, "new", "deeper", "f.txt")
+	e := testenv.New(t, append(opts, u.option())...)
+	id := startWatch(t, e, map[string]any{"path": e.Root})
+	e.Write("root/new/deeper/f.txt", "x")
+	f := filepath.Join(e.Root, "new", "deeper", "f.txt")
 	u.await(t, f)
 
 	// A file written later in the new directory: the directory is watched.
 	time.Sleep(50 * time.Millisecond)
-	e.write("root/new/deeper/g.txt", "y")
-	g := filepath.Join(e.root, "new", "deeper", "g.txt")
+	e.Write("root/new/deeper/g.txt", "y")
+	g := filepath.Join(e.Root, "new", "deeper", "g.txt")
 	u.await(t, g)
 
 	// Poll has the same events, once.
-	out := e.ok("fs_watch", map[string]any{"action": "poll", "watcher_id": id})
+	out := e.OK("fs_watch", map[string]any{"action": "poll", "watcher_id": id})
 	if !strings.Contains(out, "created\t"+f) || !strings.Contains(out, g) {
 		t.Errorf("poll:\n%s", out)
 	}
-	if again := e.ok("fs_watch", map[string]any{"action": "poll", "watcher_id": id}); !strings.Contains(again, "No new events") {
+	if again := e.OK("fs_watch", map[string]any{"action": "poll", "watcher_id": id}); !strings.Contains(again, "No new events") {
 		t.Errorf("second poll:\n%s", again)
 	}
-	e.ok("fs_watch", map[string]any{"action": "stop", "watcher_id": id})
-	e.fails("fs_watch", map[string]any{"action": "poll", "watcher_id": id}, "no watcher "+id)
+	e.OK("fs_watch", map[string]any{"action": "stop", "watcher_id": id})
+	e.Fails("fs_watch", map[string]any{"action": "poll", "watcher_id": id}, "no watcher "+id)
 }
 
 func TestWatchPatternsAndModify(t *testing.T) {
 	u := make(updates, 100)
-	e := newEnv(t, u.option())
-	id := startWatch(t, e, map[string]any{"path": e.root, "patterns": []string{"*.go"}})
-	e.write("root/sub/skip.txt", "x")
-	e.write("root/sub/keep.go", "x")
-	u.await(t, filepath.Join(e.root, "sub", "keep.go"))
+	e := testenv.New(t, u.option())
+	id := startWatch(t, e, map[string]any{"path": e.Root, "patterns": []string{"*.go"}})
+	e.Write("root/sub/skip.txt", "x")
+	e.Write("root/sub/keep.go", "x")
+	u.await(t, filepath.Join(e.Root, "sub", "keep.go"))
 	time.Sleep(200 * time.Millisecond)
-	out := e.ok("fs_watch", map[string]any{"action": "poll", "watcher_id": id})
+	out := e.OK("fs_watch", map[string]any{"action": "poll", "watcher_id": id})
 	if strings.Contains(out, "skip.txt") {
 		t.Errorf("pattern not applied:\n%s", out)
 	}
-	os.WriteFile(e.path("root/sub/keep.go"), []byte("changed"), 0o644)
-	u.await(t, filepath.Join(e.root, "sub", "keep.go"))
+	os.WriteFile(e.Path("root/sub/keep.go"), []byte("changed"), 0o644)
+	u.await(t, filepath.Join(e.Root, "sub", "keep.go"))
 	time.Sleep(200 * time.Millisecond)
-	if out := e.ok("fs_watch", map[string]any{"action": "poll", "watcher_id": id}); !strings.Contains(out, "modified\t"+filepath.Join(e.root, "sub", "keep.go")) {
+	if out := e.OK("fs_watch", map[string]any{"action": "poll", "watcher_id": id}); !strings.Contains(out, "modified\t"+filepath.Join(e.Root, "sub", "keep.go")) {
 		t.Errorf("modify not seen:\n%s", out)
 	}
-	os.Remove(e.path("root/sub/keep.go"))
-	u.await(t, filepath.Join(e.root, "sub", "keep.go"))
+	os.Remove(e.Path("root/sub/keep.go"))
+	u.await(t, filepath.Join(e.Root, "sub", "keep.go"))
 }
 
 func TestWatchErrors(t *testing.T) {
-	e := newEnv(t)
-	e.fails("fs_watch", map[string]any{"path": filepath.Join(e.root, "a.txt")}, "is not a directory")
-	e.fails("fs_watch", map[string]any{"path": filepath.Join(e.root, "nope")}, "file not found")
-	e.fails("fs_watch", map[string]any{"path": e.root, "patterns": []string{"[x"}}, "not a valid glob")
-	e.fails("fs_watch", map[string]any{"path": filepath.Join(e.root, "dirlink")}, "outside allowed directories")
-	e.fails("fs_watch", map[string]any{"path": filepath.Join(e.base, "root_evil")}, "outside allowed directories")
-	e.fails("fs_watch", map[string]any{"path": e.root + "/../outside"}, "outside allowed directories")
-	e.fails("fs_watch", map[string]any{"action": "poll", "watcher_id": "w99"}, "no watcher w99")
-	e.protocolError("fs_watch", map[string]any{"action": "poll"}, -32602, "")
-	e.protocolError("fs_watch", map[string]any{"action": "explode", "watcher_id": "w1"}, -32602, "")
+	e := testenv.New(t)
+	e.Fails("fs_watch", map[string]any{"path": filepath.Join(e.Root, "a.txt")}, "is not a directory")
+	e.Fails("fs_watch", map[string]any{"path": filepath.Join(e.Root, "nope")}, "file not found")
+	e.Fails("fs_watch", map[string]any{"path": e.Root, "patterns": []string{"[x"}}, "not a valid glob")
+	e.Fails("fs_watch", map[string]any{"path": filepath.Join(e.Root, "dirlink")}, "outside allowed directories")
+	e.Fails("fs_watch", map[string]any{"path": filepath.Join(e.Base, "root_evil")}, "outside allowed directories")
+	e.Fails("fs_watch", map[string]any{"path": e.Root + "/../outside"}, "outside allowed directories")
+	e.Fails("fs_watch", map[string]any{"action": "poll", "watcher_id": "w99"}, "no watcher w99")
+	e.ProtocolError("fs_watch", map[string]any{"action": "poll"}, -32602, "")
+	e.ProtocolError("fs_watch", map[string]any{"action": "explode", "watcher_id": "w1"}, -32602, "")
 	for i := range 8 {
-		startWatch(t, e, map[string]any{"path": e.root})
+		startWatch(t, e, map[string]any{"path": e.Root})
 		_ = i
 	}
-	e.fails("fs_watch", map[string]any{"path": e.root}, fmt.Sprintf("already has %d watches", 8))
-	e.ok("fs_watch", map[string]any{"action": "stop", "watcher_id": "w3"})
-	startWatch(t, e, map[string]any{"path": e.root})
+	e.Fails("fs_watch", map[string]any{"path": e.Root}, fmt.Sprintf("already has %d watches", 8))
+	e.OK("fs_watch", map[string]any{"action": "stop", "watcher_id": "w3"})
+	startWatch(t, e, map[string]any{"path": e.Root})
 }
 
 // A watch on a tree whose links lead out never reports what happens outside.
 func TestWatchStaysInside(t *testing.T) {
 	u := make(updates, 100)
-	e := newEnv(t, u.option())
-	id := startWatch(t, e, map[string]any{"path": e.root})
-	e.write("outside/new-secret", "x")
-	e.write("root/marker", "x")
-	u.await(t, filepath.Join(e.root, "marker"))
+	e := testenv.New(t, u.option())
+	id := startWatch(t, e, map[string]any{"path": e.Root})
+	e.Write("outside/new-secret", "x")
+	e.Write("root/marker", "x")
+	u.await(t, filepath.Join(e.Root, "marker"))
 	time.Sleep(200 * time.Millisecond)
-	if out := e.ok("fs_watch", map[string]any{"action": "poll", "watcher_id": id}); strings.Contains(out, "secret") {
+	if out := e.OK("fs_watch", map[string]any{"action": "poll", "watcher_id": id}); strings.Contains(out, "secret") {
 		t.Errorf("outside change reported:\n%s", out)
 	}
 }

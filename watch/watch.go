@@ -63,6 +63,8 @@ type Options struct {
 	Debounce time.Duration
 	MaxQueue int
 	MaxDirs  int
+	// Flat watches the directory itself, not its subdirectories.
+	Flat bool
 	// OnEvents, if set, receives each debounced batch (from the watcher's
 	// goroutine; it should not block for long).
 	OnEvents func([]Event)
@@ -202,7 +204,7 @@ func (w *Watcher) addTree(d *sandbox.Path, found func(*sandbox.Path, bool)) (int
 		if found != nil {
 			found(c, de.IsDir())
 		}
-		if de.IsDir() && de.Name() != ".git" { // .git churns and is never of interest
+		if de.IsDir() && de.Name() != ".git" && !w.opt.Flat { // .git churns and is never of interest
 			k, err := w.addTree(c, found)
 			n += k
 			if err != nil {
@@ -298,7 +300,7 @@ func (w *Watcher) loop() {
 			switch {
 			case ev.Has(fsnotify.Create):
 				add(rel, Created, isDir)
-				if isDir {
+				if isDir && !w.opt.Flat {
 					// Watch the new directory, and report what was
 					// created in it before the watch was in place.
 					_, err := w.addTree(p, func(c *sandbox.Path, d bool) {
