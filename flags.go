@@ -44,16 +44,17 @@ var errHelp = errors.New("help requested")
 
 // options is the parsed command line.
 type options struct {
-	roots     []string
-	transport string
-	listen    string
-	authToken string
-	readOnly  bool
-	trustMeta bool
-	resources bool
-	limits    tools.Limits
-	logLevel  slog.Level
-	version   bool
+	roots      []string
+	rootsGiven bool // DIRs or --allowed-dir given, not the default
+	transport  string
+	listen     string
+	authToken  string
+	readOnly   bool
+	trustMeta  bool
+	resources  bool
+	limits     tools.Limits
+	logLevel   slog.Level
+	version    bool
 }
 
 // Defaults of the limits.
@@ -105,6 +106,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		args = args[1:]
 	}
 	o.roots = append(positional, dirs...)
+	o.rootsGiven = len(o.roots) > 0
 	if len(o.roots) == 0 {
 		o.roots = []string{"."}
 	}

@@ -69,6 +69,8 @@ func run(args []string, stderr *os.File) int {
 		TrustMeta: opts.trustMeta,
 		Resources: opts.resources,
 		Limits:    opts.limits,
+		// With no DIR given, a client that offers MCP roots chooses them.
+		ClientRoots: !opts.rootsGiven,
 	}, sb, log)
 	defer srv.Close()
 

@@ -62,7 +62,7 @@ func applyOne(content string, e Edit, crlf bool) (string, int, error) {
 	case n == 0:
 		return "", 0, errors.New("old_string not found in file")
 	case n > 1 && !e.ReplaceAll:
-		return "", 0, fmt.Errorf("old_string found %d times. Use replace_all or provide more context to make it unique.", n)
+		return "", 0, fmt.Errorf("old_string found %d times. Use replace_all or provide more context to make it unique", n)
 	}
 	return strings.ReplaceAll(content, old, repl), n, nil
 }

@@ -26,7 +26,6 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		Logger: opts.Log,
 	})
 	var h http.Handler = mcpHandler
-	h = http.NewCrossOriginProtection().Handler(h)
 	h = checkOrigin(h)
 	if opts.AuthToken != "" {
 		h = requireBearer(opts.AuthToken, h)
@@ -55,13 +54,15 @@ func requireBearer(token string, next http.Handler) http.Handler {
 	})
 }
 
-// checkOrigin refuses a request with an Origin header that is not a
-// loopback origin when the server was reached on loopback: a web page must
-// not drive a local file server. (Non-browser clients send no Origin.)
+// checkOrigin refuses a request from a browser page (it has an Origin
+// header) unless the page is on loopback or is the server's own origin: a
+// web site must not drive a file server. Non-browser clients send no
+// Origin. The SDK separately refuses a loopback request whose Host is not a
+// loopback name (DNS rebinding).
 func checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin != "" && isLoopbackAddr(localHost(r)) && !isLoopbackOrigin(origin) {
+		if origin != "" && !isLoopbackOrigin(origin) && !sameOrigin(origin, r.Host) {
 			http.Error(w, "origin not allowed", http.StatusForbidden)
 			return
 		}
@@ -69,14 +70,12 @@ func checkOrigin(next http.Handler) http.Handler {
 	})
 }
 
-func localHost(r *http.Request) string {
-	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		host, _, err := net.SplitHostPort(a.String())
-		if err == nil {
-			return host
-		}
+func sameOrigin(origin, host string) bool {
+	rest, ok := strings.CutPrefix(origin, "http://")
+	if !ok {
+		rest, ok = strings.CutPrefix(origin, "https://")
 	}
-	return ""
+	return ok && host != "" && strings.EqualFold(rest, host)
 }
 
 func isLoopbackAddr(host string) bool {

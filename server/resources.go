@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -44,13 +43,10 @@ const (
 )
 
 type resources struct {
-	srv      *mcp.Server
-	sb       *sandbox.Sandbox
-	limits   tools.Limits
-	depth    int
-	sessions *tools.Sessions
-	log      *slog.Logger
-	tmpl     *mcp.ResourceTemplate
+	srv   *mcp.Server
+	deps  *tools.Deps
+	depth int
+	tmpl  *mcp.ResourceTemplate
 
 	mu   sync.Mutex
 	subs map[string]*subscription // by URI
@@ -62,11 +58,11 @@ type subscription struct {
 	sessions map[*mcp.ServerSession]bool
 }
 
-func newResources(sb *sandbox.Sandbox, limits tools.Limits, depth int, sessions *tools.Sessions, log *slog.Logger) *resources {
+func newResources(deps *tools.Deps, depth int) *resources {
 	if depth <= 0 {
 		depth = DefaultResourceDepth
 	}
-	return &resources{sb: sb, limits: limits, depth: depth, sessions: sessions, log: log, subs: map[string]*subscription{},
+	return &resources{deps: deps, depth: depth, subs: map[string]*subscription{},
 		tmpl: &mcp.ResourceTemplate{
 			URITemplate: fileTemplate,
 			Name:        "file",
@@ -89,16 +85,34 @@ func (r *resources) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "resources/list":
 			params, _ := req.GetParams().(*mcp.ListResourcesParams)
-			return r.list(ctx, params)
+			sb, err := r.sandbox(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			return r.list(ctx, sb, params)
 		case "resources/read":
 			if params, ok := req.GetParams().(*mcp.ReadResourceParams); ok && params != nil {
-				if _, err := r.resolve(params.URI); err != nil {
+				sb, err := r.sandbox(ctx, req)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := r.resolve(sb, params.URI); err != nil {
 					return nil, err
 				}
 			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// sandbox is the sandbox in force for the session a request came on.
+func (r *resources) sandbox(ctx context.Context, req mcp.Request) (*sandbox.Sandbox, error) {
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	sb, err := r.deps.SessionSandbox(ctx, ss)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	return sb, nil
 }
 
 // uriError is a refused resource URI: a JSON-RPC invalid-params error
@@ -110,7 +124,7 @@ func uriError(format string, args ...any) error {
 // resolve turns a file:// URI into a sandboxed path, refusing other
 // schemes, hosts, queries, traversal (encoded or not), NUL bytes and paths
 // outside the roots.
-func (r *resources) resolve(uri string) (*sandbox.Path, error) {
+func (r *resources) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return nil, uriError("resource URI %q is malformed: %v", uri, unwrapURL(err))
@@ -135,7 +149,7 @@ func (r *resources) resolve(uri string) (*sandbox.Path, error) {
 			return nil, uriError("resource URI %q: path traversal (%q) is not allowed", uri, seg)
 		}
 	}
-	p, err := r.sb.Resolve(u.Path)
+	p, err := sb.Resolve(u.Path)
 	if err != nil {
 		if sandbox.IsOutside(err) {
 			return nil, uriError("resource URI %q is outside the allowed directories", uri)
@@ -194,8 +208,8 @@ func (l *listResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func (r *resources) list(ctx context.Context, params *mcp.ListResourcesParams) (mcp.Result, error) {
-	roots := r.sb.Roots()
+func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.ListResourcesParams) (mcp.Result, error) {
+	roots := sb.Roots()
 	start, after := 0, ""
 	if params != nil && params.Cursor != "" {
 		var err error
@@ -210,7 +224,7 @@ func (r *resources) list(ctx context.Context, params *mcp.ListResourcesParams) (
 			res.NextCursor = encodeCursor(i, after)
 			break
 		}
-		root, err := r.sb.Resolve(roots[i])
+		root, err := sb.Resolve(roots[i])
 		if err != nil {
 			continue
 		}
@@ -245,7 +259,11 @@ func resourceOf(root *sandbox.Path, e files.Entry) *mcp.Resource {
 // read serves resources/read for the template.
 func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	p, err := r.resolve(uri)
+	sb, err := r.sandbox(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.resolve(sb, uri)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +278,7 @@ func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 	case fi.IsDir():
 		return nil, uriError("resource URI %q is a directory: resources/list shows what is in it", uri)
 	}
-	data, err := p.ReadFile(r.limits.MaxFileSize)
+	data, err := p.ReadFile(r.deps.Limits.MaxFileSize)
 	if err != nil {
 		var tl *sandbox.TooLargeError
 		if errors.As(err, &tl) {
@@ -289,7 +307,11 @@ func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 // watched recursively, a file through its directory.
 func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	uri := req.Params.URI
-	p, err := r.resolve(uri)
+	sb, err := r.sandbox(ctx, req)
+	if err != nil {
+		return err
+	}
+	p, err := r.resolve(sb, uri)
 	if err != nil {
 		return err
 	}
@@ -300,7 +322,7 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 		return uriError("resource URI %q: %v", uri, err)
 	}
 	ss := req.Session
-	if _, err := r.sessions.Get(ss, "resource-subscriptions", func() (io.Closer, error) { return sessionSubs{r, ss}, nil }); err != nil {
+	if _, err := r.deps.Sessions.Get(ss, "resource-subscriptions", func() (io.Closer, error) { return sessionSubs{r, ss}, nil }); err != nil {
 		return err
 	}
 	// The lock is held while a watcher starts (changed, which watchers

@@ -19,8 +19,8 @@ func TestListWireMetadata(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("abc"), 0o644)
 	sb, _ := sandbox.New([]string{dir})
 	defer sb.Close()
-	r := newResources(sb, tools.Limits{MaxFileSize: 1 << 20}, 0, tools.NewSessions(), nil)
-	res, err := r.list(context.Background(), nil)
+	r := newResources(&tools.Deps{Sandbox: sb, Limits: tools.Limits{MaxFileSize: 1 << 20}, Sessions: tools.NewSessions()}, 0)
+	res, err := r.list(context.Background(), sb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,10 @@ type Config struct {
 	Version   string
 	ReadOnly  bool
 	TrustMeta bool
-	Limits    tools.Limits
+	// ClientRoots lets a client's MCP roots replace the default root (set
+	// when no DIR was given).
+	ClientRoots bool
+	Limits      tools.Limits
 	// Resources serves the roots' files as MCP resources (SPEC §7).
 	Resources bool
 	// ResourceDepth is how many directory levels resources/list goes down
@@ -35,25 +38,31 @@ type Server struct {
 
 // New builds the server and registers its tools.
 func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
-	sessions := tools.NewSessions()
+	deps := &tools.Deps{
+		Sandbox:     sb,
+		Limits:      cfg.Limits,
+		TrustMeta:   cfg.TrustMeta,
+		ClientRoots: cfg.ClientRoots,
+		Log:         log,
+		Sessions:    tools.NewSessions(),
+	}
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+			deps.FetchRoots(req.Session)
+		},
+		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
+			deps.FetchRoots(req.Session)
+		},
 	}
 	var res *resources
 	if cfg.Resources {
-		res = newResources(sb, cfg.Limits, cfg.ResourceDepth, sessions, log)
+		res = newResources(deps, cfg.ResourceDepth)
 		opts.SubscribeHandler = res.subscribe
 		opts.UnsubscribeHandler = res.unsubscribe
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
-	deps := &tools.Deps{
-		Sandbox:   sb,
-		Limits:    cfg.Limits,
-		TrustMeta: cfg.TrustMeta,
-		Log:       log,
-		Sessions:  sessions,
-	}
 	if res != nil {
 		res.register(s)
 	}
@@ -72,26 +81,37 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 }
 
 // advertiseContextSchema adds contextSchema to serverInfo in the initialize
-// answer, as fsMCP does, so a host knows it may send _meta.allowed_dirs.
+// answer (and the 2026-07-28 protocol's server/discover answer), as fsMCP does, so a host knows it may send _meta.allowed_dirs.
 func advertiseContextSchema(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if method != "initialize" || err != nil {
+		if err != nil {
 			return res, err
 		}
-		if ir, ok := res.(*mcp.InitializeResult); ok {
-			return &initializeResult{ir}, nil
+		switch r := res.(type) {
+		case *mcp.InitializeResult:
+			return &initializeResult{r}, nil
+		case *mcp.DiscoverResult:
+			return &discoverResult{r}, nil
 		}
 		return res, nil
 	}
 }
 
-// initializeResult marshals like *mcp.InitializeResult, with contextSchema
-// added to serverInfo.
+// initializeResult and discoverResult marshal like the SDK's results, with
+// contextSchema added to serverInfo.
 type initializeResult struct{ *mcp.InitializeResult }
 
+type discoverResult struct{ *mcp.DiscoverResult }
+
 func (r *initializeResult) MarshalJSON() ([]byte, error) {
-	raw, err := json.Marshal(r.InitializeResult)
+	return withContextSchema(r.InitializeResult)
+}
+
+func (r *discoverResult) MarshalJSON() ([]byte, error) { return withContextSchema(r.DiscoverResult) }
+
+func withContextSchema(res any) ([]byte, error) {
+	raw, err := json.Marshal(res)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +121,11 @@ func (r *initializeResult) MarshalJSON() ([]byte, error) {
 	}
 	if info, ok := m["serverInfo"].(map[string]any); ok {
 		info["contextSchema"] = tools.ContextSchema
+	}
+	if meta, ok := m["_meta"].(map[string]any); ok {
+		if info, ok := meta[mcp.MetaKeyServerInfo].(map[string]any); ok {
+			info["contextSchema"] = tools.ContextSchema
+		}
 	}
 	return json.Marshal(m)
 }

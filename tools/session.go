@@ -2,7 +2,9 @@ package tools
 
 import (
 	"io"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -11,18 +13,21 @@ import (
 // when the session ends or the server stops.
 type Sessions struct {
 	mu     sync.Mutex
-	values map[*mcp.ServerSession]map[string]io.Closer
+	values map[*mcp.ServerSession]map[string]closer
 	closed bool
 }
 
+// closer is a per-session value.
+type closer = io.Closer
+
 // NewSessions returns an empty registry.
 func NewSessions() *Sessions {
-	return &Sessions{values: map[*mcp.ServerSession]map[string]io.Closer{}}
+	return &Sessions{values: map[*mcp.ServerSession]map[string]closer{}}
 }
 
 // Get returns the session's value under key, creating it on first use. The
 // value is closed when the session ends.
-func (s *Sessions) Get(ss *mcp.ServerSession, key string, create func() (io.Closer, error)) (io.Closer, error) {
+func (s *Sessions) Get(ss *mcp.ServerSession, key string, create func() (closer, error)) (closer, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -37,7 +42,7 @@ func (s *Sessions) Get(ss *mcp.ServerSession, key string, create func() (io.Clos
 		return nil, err
 	}
 	if !seen {
-		vals = map[string]io.Closer{}
+		vals = map[string]closer{}
 		s.values[ss] = vals
 		if ss != nil {
 			go func() {
@@ -49,6 +54,29 @@ func (s *Sessions) Get(ss *mcp.ServerSession, key string, create func() (io.Clos
 	vals[key] = v
 	return v, nil
 }
+
+// Lookup returns the session's value under key, if there is one.
+func (s *Sessions) Lookup(ss *mcp.ServerSession, key string) (closer, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.values[ss][key]
+	return v, ok
+}
+
+// Retire forgets the session's value under key, so the next Get creates it
+// anew. The old value is closed only when the session ends, since a call in
+// flight may still use it.
+func (s *Sessions) Retire(ss *mcp.ServerSession, key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vals := s.values[ss]
+	if v, ok := vals[key]; ok {
+		delete(vals, key)
+		vals[retiredPrefix+randomKey()] = v
+	}
+}
+
+const retiredPrefix = "retired:"
 
 // end closes one session's values.
 func (s *Sessions) end(ss *mcp.ServerSession) {
@@ -65,7 +93,7 @@ func (s *Sessions) end(ss *mcp.ServerSession) {
 func (s *Sessions) Close() {
 	s.mu.Lock()
 	all := s.values
-	s.values = map[*mcp.ServerSession]map[string]io.Closer{}
+	s.values = map[*mcp.ServerSession]map[string]closer{}
 	s.closed = true
 	s.mu.Unlock()
 	for _, vals := range all {
@@ -74,3 +102,7 @@ func (s *Sessions) Close() {
 		}
 	}
 }
+
+var retiredCount atomic.Int64
+
+func randomKey() string { return strconv.FormatInt(retiredCount.Add(1), 10) }

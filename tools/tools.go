@@ -36,8 +36,11 @@ type Deps struct {
 	Sandbox   *sandbox.Sandbox
 	Limits    Limits
 	TrustMeta bool // _meta.allowed_dirs may add roots, not only narrow them
-	Log       *slog.Logger
-	Sessions  *Sessions
+	// ClientRoots: no DIR was given, so a client's MCP roots, when it
+	// offers them, replace the default root.
+	ClientRoots bool
+	Log         *slog.Logger
+	Sessions    *Sessions
 }
 
 // Tool is one MCP tool: its definition and how to serve it.
@@ -137,11 +140,15 @@ func newTool[In any](def *mcp.Tool, h handlerFor[In]) Tool {
 		if err != nil {
 			return nil, err
 		}
-		sb, err := d.sandboxFor(req)
+		base, err := d.baseSandbox(ctx, req.Session)
 		if err != nil {
 			return errorResult(err), nil
 		}
-		if sb != d.Sandbox {
+		sb, err := d.sandboxFor(base, req)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		if sb != base {
 			defer sb.Close()
 		}
 		res, err := h(ctx, &Call{Deps: d, Sandbox: sb, Req: req}, in)
@@ -183,12 +190,12 @@ func invalidParams(format string, args ...any) error {
 // convention) scopes one call to some directories.
 const metaAllowedDirs = "allowed_dirs"
 
-// sandboxFor returns the sandbox in force for a call: narrowed (or, with
-// --trust-meta, extended) by _meta.allowed_dirs when the call has it.
-func (d *Deps) sandboxFor(req *mcp.CallToolRequest) (*sandbox.Sandbox, error) {
+// sandboxFor returns the sandbox in force for a call: base, narrowed (or,
+// with --trust-meta, extended) by _meta.allowed_dirs when the call has it.
+func (d *Deps) sandboxFor(base *sandbox.Sandbox, req *mcp.CallToolRequest) (*sandbox.Sandbox, error) {
 	raw, ok := req.Params.Meta[metaAllowedDirs]
 	if !ok || raw == nil {
-		return d.Sandbox, nil
+		return base, nil
 	}
 	list, ok := raw.([]any)
 	if !ok {
@@ -203,9 +210,9 @@ func (d *Deps) sandboxFor(req *mcp.CallToolRequest) (*sandbox.Sandbox, error) {
 		dirs = append(dirs, s)
 	}
 	if d.TrustMeta {
-		return d.Sandbox.Extend(dirs)
+		return base.Extend(dirs)
 	}
-	return d.Sandbox.Narrow(dirs)
+	return base.Narrow(dirs)
 }
 
 // ContextSchema is what fsMCP advertises in serverInfo.contextSchema so a

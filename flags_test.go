@@ -1,0 +1,36 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseArgs(t *testing.T) {
+	env := map[string]string{"FSMCP_MAX_OUTPUT": "500", "FSMCP_TIMEOUT": "5s"}
+	o, err := parseArgs([]string{"/a", "--read-only", "/b", "--allowed-dir", "/c", "--timeout", "1m", "--max-file-size", "2MiB"}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(o.roots, ",") != "/a,/b,/c" || !o.readOnly {
+		t.Fatalf("roots %v readOnly %v", o.roots, o.readOnly)
+	}
+	if o.limits.Timeout != time.Minute {
+		t.Errorf("flag should win over env: timeout %v", o.limits.Timeout)
+	}
+	if o.limits.MaxOutput != 500 || o.limits.MaxFileSize != 2<<20 || o.limits.MaxResults != defaultMaxResults {
+		t.Errorf("limits %+v", o.limits)
+	}
+	o, _ = parseArgs(nil, func(string) string { return "" })
+	if len(o.roots) != 1 || o.roots[0] != "." || o.transport != "stdio" {
+		t.Errorf("defaults: %+v", o)
+	}
+	for _, bad := range [][]string{{"--transport", "ws"}, {"--max-output", "-1"}, {"--timeout", "soon"}, {"--max-file-size", "ten"}, {"--nope"}} {
+		if _, err := parseArgs(bad, func(string) string { return "" }); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+	if _, err := parseArgs(nil, func(k string) string { return map[string]string{"FSMCP_MAX_RESULTS": "x"}[k] }); err == nil || !strings.Contains(err.Error(), "FSMCP_MAX_RESULTS") {
+		t.Errorf("bad env not named: %v", err)
+	}
+}

@@ -1,0 +1,87 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tsCall is one step of the TypeScript client's plan and what it must give.
+type tsCall struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+	want      string         // substring of the result text
+	wantError bool
+}
+
+type tsReport struct {
+	ServerInfo struct{ Name string }
+	Tools      []string
+	Results    []struct {
+		IsError       bool
+		ProtocolError bool
+		Text          string
+	}
+}
+
+// TestTypeScriptClient drives fsmcp with the official TypeScript SDK
+// client, so the server is proven against a client that is not Go's.
+// It needs node and `npm ci --prefix integration/ts` (.ci/run does that).
+func TestTypeScriptClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("SKIPPED: node is not installed; the TypeScript client check does not run")
+	}
+	if _, err := os.Stat("ts/node_modules/@modelcontextprotocol/sdk"); err != nil {
+		t.Skip("SKIPPED: run `npm ci --prefix integration/ts` to enable the TypeScript client check")
+	}
+	tr := newTree(t)
+	for _, m := range modes(t) {
+		for _, transport := range []string{"stdio", "http"} {
+			t.Run(m.name+"/"+transport, func(t *testing.T) {
+				file := filepath.Join(tr.root, "ts-"+m.name+"-"+transport+".txt")
+				calls := []tsCall{
+					{Name: "fs_write", Arguments: map[string]any{"file_path": file, "content": "from typescript\n"}, want: "Wrote 16 bytes"},
+					{Name: "fs_read", Arguments: map[string]any{"file_path": file}, want: "1\tfrom typescript"},
+					{Name: "fs_edit", Arguments: map[string]any{"file_path": file, "old_string": "typescript", "new_string": "node"}, want: "Replaced 1 occurrence(s)"},
+					{Name: "fs_read", Arguments: map[string]any{"file_path": filepath.Join(tr.outside, "secret.txt")}, want: "outside allowed directories", wantError: true},
+				}
+				plan := map[string]any{"transport": transport, "calls": calls}
+				if transport == "stdio" {
+					plan["command"], plan["args"] = binary, []string{tr.root}
+					plan["env"] = map[string]string{"PATH": m.path}
+				} else {
+					url, _ := startHTTP(t, m, tr.root)
+					plan["url"] = url
+				}
+				in, _ := json.Marshal(plan)
+				cmd := exec.Command(node, "ts/client.mjs")
+				cmd.Stdin = strings.NewReader(string(in))
+				cmd.Stderr = &testLog{t: t, prefix: "ts: "}
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("TypeScript client failed: %v\n%s", err, out)
+				}
+				var rep tsReport
+				if err := json.Unmarshal(out, &rep); err != nil {
+					t.Fatalf("bad report %q: %v", out, err)
+				}
+				if rep.ServerInfo.Name != "fsmcp" {
+					t.Errorf("serverInfo = %+v", rep.ServerInfo)
+				}
+				for i, c := range calls {
+					r := rep.Results[i]
+					if r.IsError != c.wantError || r.ProtocolError || !strings.Contains(r.Text, c.want) {
+						t.Errorf("%s(%v) = %+v, want error=%v and %q", c.Name, c.Arguments, r, c.wantError, c.want)
+					}
+				}
+				if got := readFile(t, file); got != "from node\n" {
+					t.Errorf("file = %q", got)
+				}
+			})
+		}
+	}
+}
