@@ -163,7 +163,7 @@ func TestResourcesRead(t *testing.T) {
 		code int64
 		msg  string
 	}{
-		{uri(filepath.Join(e.Root, "nope")), mcp.CodeResourceNotFound, ""},
+		{uri(filepath.Join(e.Root, "nope")), jsonrpc.CodeInvalidParams, "Resource not found"},
 		{uri(filepath.Join(e.Root, "big.txt")), jsonrpc.CodeInvalidParams, "over the 1000-byte limit"},
 		{uri(filepath.Join(e.Root, "sub")), jsonrpc.CodeInvalidParams, "is a directory"},
 		{"http://example.com" + filepath.Join(e.Root, "a.txt"), jsonrpc.CodeInvalidParams, "only file:// URIs are supported"},
@@ -269,7 +269,7 @@ func TestResourcesSubscribeRefusals(t *testing.T) {
 			t.Errorf("subscribe %s: %v, want invalid params", u, err)
 		}
 	}
-	if err := e.CS.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(filepath.Join(e.Root, "nope"))}); !isCode(err, mcp.CodeResourceNotFound) {
+	if err := e.CS.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(filepath.Join(e.Root, "nope"))}); !isCode(err, jsonrpc.CodeInvalidParams) {
 		t.Errorf("subscribe to a missing file: %v", err)
 	}
 }
