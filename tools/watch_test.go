@@ -145,3 +145,41 @@ func TestWatchStaysInside(t *testing.T) {
 		t.Errorf("outside change reported:\n%s", out)
 	}
 }
+
+// inotifyFDs counts this process's inotify instances.
+func inotifyFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	n := 0
+	for _, e := range ents {
+		if l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); l == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return n
+}
+
+// Watchers end with their session.
+func TestWatchEndsWithSession(t *testing.T) {
+	e := testenv.New(t)
+	// Let the watchers of earlier tests' sessions finish closing.
+	for deadline := time.Now().Add(5 * time.Second); inotifyFDs(t) > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	before := inotifyFDs(t)
+	startWatch(t, e, map[string]any{"path": e.Root})
+	startWatch(t, e, map[string]any{"path": e.Root})
+	if got := inotifyFDs(t); got != before+2 {
+		t.Fatalf("%d inotify instances after two watches, want %d", got, before+2)
+	}
+	e.CS.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for inotifyFDs(t) != before {
+		if time.Now().After(deadline) {
+			t.Fatalf("watchers still open after the session ended: %d inotify instances, want %d", inotifyFDs(t), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
