@@ -1,6 +1,8 @@
 package files
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"mime"
 	"path"
@@ -52,6 +54,9 @@ func Stat(p *sandbox.Path) (*StatInfo, error) {
 	}
 	st, err := t.Statx()
 	if err != nil {
+		if t != p && errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is a symlink to %s, which does not exist", p.Abs, info.Link)
+		}
 		return nil, err
 	}
 	fillStatx(info, st)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -139,7 +140,7 @@ func checkTransfer(src, dst *sandbox.Path, overwrite bool, verb string) (sfi, df
 	if src.Root == dst.Root && src.Rel == dst.Rel {
 		return nil, nil, fmt.Errorf("cannot %s %s onto itself", verb, src.Abs)
 	}
-	if sfi.IsDir() && src.Root == dst.Root && (src.Rel == "." || strings.HasPrefix(dst.Rel, src.Rel+"/")) {
+	if sfi.IsDir() && inside(src, dst) {
 		return nil, nil, fmt.Errorf("cannot %s %s into itself (%s)", verb, src.Abs, dst.Abs)
 	}
 	dfi, err = dst.Lstat()
@@ -162,6 +163,28 @@ func checkTransfer(src, dst *sandbox.Path, overwrite bool, verb string) (sfi, df
 		return nil, nil, fmt.Errorf("cannot replace %s %s with %s %s", article(dfi), dst.Abs, article(sfi), src.Abs)
 	}
 	return sfi, dfi, nil
+}
+
+// inside reports whether dst lies in the directory src, by name or, through
+// symlinks in dst's parents, on disk (a copy into itself would never end).
+func inside(src, dst *sandbox.Path) bool {
+	if src.Root == dst.Root && (src.Rel == "." || strings.HasPrefix(dst.Rel, src.Rel+"/")) {
+		return true
+	}
+	rs, err := filepath.EvalSymlinks(filepath.Join(src.Root.Path, filepath.FromSlash(src.Rel)))
+	if err != nil {
+		return false
+	}
+	// The nearest existing parent of dst, resolved.
+	for d := dst.Dir(); ; d = d.Dir() {
+		rd, err := filepath.EvalSymlinks(filepath.Join(d.Root.Path, filepath.FromSlash(d.Rel)))
+		if err == nil {
+			return rd == rs || strings.HasPrefix(rd, rs+string(filepath.Separator))
+		}
+		if d.IsRoot() {
+			return false
+		}
+	}
 }
 
 func article(fi fs.FileInfo) string {

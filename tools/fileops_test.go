@@ -376,3 +376,17 @@ func TestMoveAcrossDevices(t *testing.T) {
 	}
 	testenv.Leftovers(t, e.Root)
 }
+
+// A copy into itself through a symlink is refused, not an endless copy.
+func TestCopyIntoItselfThroughLink(t *testing.T) {
+	e := testenv.New(t)
+	e.Symlink("sub", "root/subalias")
+	e.Fails("fs_copy", map[string]any{"source": filepath.Join(e.Root, "sub"), "destination": filepath.Join(e.Root, "subalias", "again")}, "into itself")
+	e.Fails("fs_copy", map[string]any{"source": e.Root, "destination": filepath.Join(e.Root, "subalias", "r")}, "into itself")
+}
+
+func TestStatDanglingInside(t *testing.T) {
+	e := testenv.New(t)
+	e.Symlink("missing.txt", "root/broken")
+	e.Fails("fs_stat", map[string]any{"path": filepath.Join(e.Root, "broken")}, filepath.Join(e.Root, "broken")+" is a symlink to missing.txt, which does not exist")
+}
