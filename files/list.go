@@ -63,8 +63,13 @@ type ListOptions struct {
 type Listing struct {
 	Entries []Entry
 	Total   int      // matching entries, kept or not
-	Ignored []string // ignored directories skipped, relative paths
+	Ignored []string // ignored directories skipped, relative paths (the first maxIgnored)
+	// IgnoredTotal counts every ignored directory skipped.
+	IgnoredTotal int
 }
+
+// maxIgnored bounds the skipped directories a Listing names.
+const maxIgnored = 100
 
 // ValidFilter checks a filter glob.
 func ValidFilter(glob string) error {
@@ -133,7 +138,10 @@ func (w *lister) walk(dir *sandbox.Path, rel string, depth int, ig *Ignores) err
 		isDir := de.IsDir()
 		if name == gitDir || (isDir && ig != nil && ig.Ignored(child.Rel, true)) {
 			if name != gitDir {
-				w.out.Ignored = append(w.out.Ignored, crel)
+				w.out.IgnoredTotal++
+				if len(w.out.Ignored) < maxIgnored {
+					w.out.Ignored = append(w.out.Ignored, crel)
+				}
 			}
 			continue
 		}

@@ -152,3 +152,58 @@ func TestCatalogCancelledLeavesNothing(t *testing.T) {
 		}
 	})
 }
+
+// With --resources, the binary lists the tree page by page, reads files,
+// and refuses URIs that leave the root.
+func TestResourcesOverTransports(t *testing.T) {
+	eachWith(t, nil, func(t *testing.T, connect func(...string) *mcp.ClientSession) {
+		tr := newTree(t)
+		for i := range 600 {
+			write(t, tr.path(fmt.Sprintf("many/f%03d.txt", i)), "x")
+		}
+		cs := connect("--resources", tr.root)
+		ctx := context.Background()
+		var uris []string
+		pages := 0
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			uris = append(uris, r.URI)
+		}
+		// Count pages separately: the iterator hides them.
+		for cursor := ""; ; pages++ {
+			res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
+		if pages < 1 || len(uris) < 600 {
+			t.Errorf("%d resources over %d extra pages", len(uris), pages)
+		}
+		for _, u := range uris {
+			if strings.Contains(u, "/.git/") || strings.HasSuffix(u, "/.git") || strings.Contains(u, "/build/") || strings.Contains(u, "outside") || strings.Contains(u, "dir-out/") {
+				t.Errorf("listed %s", u)
+			}
+		}
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: fileURI(tr.path("a.txt"))})
+		if err != nil || !strings.Contains(res.Contents[0].Text, needle) {
+			t.Fatalf("read a.txt: %v", err)
+		}
+		for _, bad := range []string{
+			"file://" + tr.root + "/sub/%2e%2e/%2e%2e/outside/secret.txt",
+			fileURI(filepath.Join(tr.outside, "secret.txt")),
+			fileURI(tr.path("link-out")),
+			fileURI(filepath.Join(tr.evil, "x.txt")),
+			"https://example.com/a.txt",
+		} {
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: bad}); err == nil {
+				t.Errorf("read %s succeeded", bad)
+			}
+		}
+		tr.assertOutsideUntouched(t)
+	})
+}

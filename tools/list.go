@@ -80,7 +80,7 @@ func formatListing(l *files.Listing, filter string) string {
 	case len(l.Entries) < l.Total:
 		fmt.Fprintf(&b, "\n(showing %d of %d entries; narrow with filter or depth, or raise --max-results)\n", len(l.Entries), l.Total)
 	}
-	if n := len(l.Ignored); n > 0 {
+	if n := l.IgnoredTotal; n > 0 {
 		shown := l.Ignored[:min(n, maxIgnoredShown)]
 		more := ""
 		if n > len(shown) {
