@@ -132,8 +132,8 @@ func (r *resources) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, err
 	if u.Scheme != "file" {
 		return nil, uriError("resource URI %q: only file:// URIs are supported", uri)
 	}
-	if u.Host != "" && u.Host != "localhost" {
-		return nil, uriError("resource URI %q: a file URI must name a local path (file:///path)", uri)
+	if u.Host != "" {
+		return nil, uriError("resource URI %q: a file URI must have an empty host and an absolute path (file:///path)", uri)
 	}
 	if u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
 		return nil, uriError("resource URI %q: the path must be absolute (file:///path)", uri)

@@ -168,7 +168,7 @@ func TestResourcesRead(t *testing.T) {
 		{uri(filepath.Join(e.Root, "sub")), jsonrpc.CodeInvalidParams, "is a directory"},
 		{"http://example.com" + filepath.Join(e.Root, "a.txt"), jsonrpc.CodeInvalidParams, "only file:// URIs are supported"},
 		{"ftp:" + filepath.Join(e.Root, "a.txt"), jsonrpc.CodeInvalidParams, "only file:// URIs are supported"},
-		{"file://evil.example" + filepath.Join(e.Root, "a.txt"), jsonrpc.CodeInvalidParams, "must name a local path"},
+		{"file://evil.example" + filepath.Join(e.Root, "a.txt"), jsonrpc.CodeInvalidParams, "must have an empty host"},
 		{"file://" + e.Root + "/sub/%2e%2e/a.txt", jsonrpc.CodeInvalidParams, "path traversal"},
 		{"file://" + e.Root + "/sub/%2E%2E/%2e%2e/outside/secret", jsonrpc.CodeInvalidParams, "path traversal"},
 		{"file://" + e.Root + "/../outside/secret", jsonrpc.CodeInvalidParams, "path traversal"},
