@@ -384,10 +384,19 @@ func (p *Path) RenameNoReplace(dst *Path) error {
 		}
 	}
 	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s already exists: %w", dst.Abs, fs.ErrExist)
+		return &ExistsError{Path: dst.Abs}
 	}
 	return describe(dst.Abs, err)
 }
+
+// ExistsError says a path that had to be new exists (it may have appeared
+// meanwhile).
+type ExistsError struct{ Path string }
+
+func (e *ExistsError) Error() string { return e.Path + " already exists" }
+
+// Is lets errors.Is(err, fs.ErrExist) see through an ExistsError.
+func (e *ExistsError) Is(target error) bool { return target == fs.ErrExist }
 
 // TempSibling returns an unused-looking hidden name next to p, for writing
 // something whole before renaming it into place.
