@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -64,14 +65,20 @@ func run(dir string, runs int) error {
 		return err
 	}
 	var times []time.Duration
-	for i := range runs + 1 { // the first run warms the cache and is not counted
+	var peak uint64
+	for i := range runs + 2 { // one to warm the cache, one more to sample the heap // the first run warms the cache and is not counted
 		out, err := sb.Resolve(filepath.Join(dir, fmt.Sprintf("catalog-%d.tsv", i)))
 		if err != nil {
 			return err
 		}
+		stop := func() {}
+		if i == runs+1 {
+			stop = sampleHeap(&peak)
+		}
 		start := time.Now()
 		n, err := catalog.Create(context.Background(), target, out, catalog.Options{})
 		d := time.Since(start)
+		stop()
 		os.Remove(out.Abs)
 		if err != nil {
 			return err
@@ -79,15 +86,37 @@ func run(dir string, runs int) error {
 		if n != dirs*perDir {
 			return fmt.Errorf("catalog has %d rows, want %d", n, dirs*perDir)
 		}
-		if i > 0 {
+		if i > 0 && i <= runs {
 			times = append(times, d)
 		}
 	}
 	slices.Sort(times)
-	fmt.Printf("fs_catalog, %d files: median %v over %d runs (min %v, max %v)\n",
+	fmt.Printf("fs_catalog, %d files: median %v over %d runs (min %v, max %v); peak Go heap in use %.1f MiB\n",
 		dirs*perDir, times[len(times)/2].Round(time.Millisecond), len(times),
-		times[0].Round(time.Millisecond), times[len(times)-1].Round(time.Millisecond))
+		times[0].Round(time.Millisecond), times[len(times)-1].Round(time.Millisecond), float64(peak)/(1<<20))
 	return nil
+}
+
+// sampleHeap records the largest HeapInuse seen every few milliseconds
+// until the returned function is called: the catalog's memory must not
+// grow with the tree.
+func sampleHeap(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			*peak = max(*peak, ms.HeapInuse)
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func build(tree string) error {
