@@ -91,7 +91,7 @@ type Watcher struct {
 	wg   sync.WaitGroup
 
 	mu      sync.Mutex
-	dirs    int
+	watched map[string]bool // directories on disk being watched
 	queue   []Event
 	dropped int
 	err     error // last watch error, reported by Poll
@@ -130,7 +130,7 @@ func New(dir *sandbox.Path, opt Options) (*Watcher, error) {
 		return nil, fmt.Errorf("cannot watch %s: %v", dir.Abs, err)
 	}
 	w := &Watcher{dir: dir, real: real, base: filepath.Join(real.Root.Path, filepath.FromSlash(real.Rel)),
-		opt: opt, fsw: fsw, done: make(chan struct{})}
+		opt: opt, fsw: fsw, done: make(chan struct{}), watched: map[string]bool{}}
 	if _, err := w.addTree(real, nil); err != nil {
 		fsw.Close()
 		if errors.Is(err, ErrTooManyDirs) {
@@ -147,7 +147,7 @@ func New(dir *sandbox.Path, opt Options) (*Watcher, error) {
 func (w *Watcher) Dirs() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.dirs
+	return len(w.watched)
 }
 
 // Close stops the watcher.
@@ -178,7 +178,7 @@ func (w *Watcher) Poll() (events []Event, dropped int, err error) {
 // to it: they may have appeared before their directory was watched.
 func (w *Watcher) addTree(d *sandbox.Path, found func(*sandbox.Path, bool)) (int, error) {
 	w.mu.Lock()
-	if w.dirs >= w.opt.MaxDirs {
+	if len(w.watched) >= w.opt.MaxDirs {
 		w.mu.Unlock()
 		return 0, ErrTooManyDirs
 	}
@@ -192,7 +192,7 @@ func (w *Watcher) addTree(d *sandbox.Path, found func(*sandbox.Path, bool)) (int
 		return 0, nil
 	}
 	w.mu.Lock()
-	w.dirs++
+	w.watched[real] = true
 	w.mu.Unlock()
 	ents, err := d.ReadDir()
 	if err != nil {
@@ -315,9 +315,9 @@ func (w *Watcher) loop() {
 			case ev.Has(fsnotify.Write):
 				add(rel, Modified, isDir)
 			case ev.Has(fsnotify.Remove):
-				add(rel, Removed, false)
+				add(rel, Removed, w.forget(ev.Name))
 			case ev.Has(fsnotify.Rename):
-				add(rel, Renamed, false)
+				add(rel, Renamed, w.forget(ev.Name))
 			case ev.Has(fsnotify.Chmod):
 				add(rel, Attrib, isDir)
 			}
@@ -332,6 +332,25 @@ func (w *Watcher) loop() {
 			first = time.Time{}
 		}
 	}
+}
+
+// forget drops a removed or renamed directory and those below it from the
+// watched set (inotify drops their watches itself) and reports whether it
+// was a watched directory.
+func (w *Watcher) forget(real string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.watched[real] {
+		return false
+	}
+	prefix := real + string(filepath.Separator)
+	for d := range w.watched {
+		if d == real || strings.HasPrefix(d, prefix) {
+			delete(w.watched, d)
+			w.fsw.Remove(d) // a renamed directory keeps its watch: drop it
+		}
+	}
+	return true
 }
 
 func (w *Watcher) setErr(err error) {

@@ -105,3 +105,37 @@ func TestRecursiveCountsAndSkipsGit(t *testing.T) {
 		t.Errorf("MaxDirs: %v", err)
 	}
 }
+
+// Directories that go away stop counting against MaxDirs, and a directory
+// renamed into the tree is watched under its new name.
+func TestRemovedDirectoriesAreForgotten(t *testing.T) {
+	dir, sb := newDir(t)
+	p, _ := sb.Resolve(dir)
+	w, err := New(p, Options{MaxDirs: 3, Debounce: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := range 5 {
+		d := filepath.Join(dir, fmt.Sprintf("d%d", i))
+		os.MkdirAll(filepath.Join(d, "x"), 0o755)
+		pollUntil(t, w, 2)
+		os.RemoveAll(d)
+		pollUntil(t, w, 1)
+	}
+	if _, _, err := w.Poll(); err != nil {
+		t.Errorf("watch error after churn: %v", err)
+	}
+	if w.Dirs() != 1 {
+		t.Errorf("watching %d directories after they were removed, want 1", w.Dirs())
+	}
+	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
+	pollUntil(t, w, 1)
+	os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "b"))
+	pollUntil(t, w, 2) // a renamed, b created
+	os.WriteFile(filepath.Join(dir, "b", "f"), nil, 0o644)
+	evs, _ := pollUntil(t, w, 1)
+	if evs[0].Path != filepath.Join(dir, "b", "f") {
+		t.Errorf("after the rename: %v", evs)
+	}
+}
