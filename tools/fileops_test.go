@@ -331,9 +331,10 @@ func TestAnnotations(t *testing.T) {
 			t.Errorf("%s: a writer must set destructiveHint", tool.Def.Name)
 		}
 	}
-	want := map[string][2]bool{ // readOnly, destructive
-		"fs_list": {true, false}, "fs_stat": {true, false}, "fs_mkdir": {false, false},
-		"fs_move": {false, true}, "fs_copy": {false, true}, "fs_delete": {false, true},
+	want := map[string][3]bool{ // readOnly, destructive, idempotent
+		"fs_list": {true, false, false}, "fs_stat": {true, false, false}, "fs_watch": {true, false, false},
+		"fs_mkdir": {false, false, true}, "fs_move": {false, true, false}, "fs_copy": {false, true, true},
+		"fs_delete": {false, true, true}, "fs_catalog": {false, false, true},
 	}
 	for _, tool := range tools.All() {
 		w, ok := want[tool.Def.Name]
@@ -341,8 +342,8 @@ func TestAnnotations(t *testing.T) {
 			continue
 		}
 		a := tool.Def.Annotations
-		if a.ReadOnlyHint != w[0] || (!w[0] && *a.DestructiveHint != w[1]) {
-			t.Errorf("%s annotations %+v, want readOnly=%v destructive=%v", tool.Def.Name, a, w[0], w[1])
+		if a.ReadOnlyHint != w[0] || (!w[0] && (*a.DestructiveHint != w[1] || a.IdempotentHint != w[2])) {
+			t.Errorf("%s annotations %+v, want readOnly=%v destructive=%v idempotent=%v", tool.Def.Name, a, w[0], w[1], w[2])
 		}
 	}
 }

@@ -105,7 +105,7 @@ func Delete() Tool {
 		Name: "fs_delete",
 		Description: "Delete a file, a symlink (the link itself, never its target) or a directory. A directory that is not empty needs " +
 			"recursive=true. The allowed directories themselves cannot be deleted.",
-		Annotations: writes("Delete", true, false),
+		Annotations: writes("Delete", true, true), // deleting again changes nothing more
 	}, func(ctx context.Context, c *Call, in deleteIn) (*mcp.CallToolResult, error) {
 		p, err := c.Sandbox.Resolve(in.Path)
 		if err != nil {
