@@ -115,8 +115,9 @@ func TestCatalogCancelledLeavesNothing(t *testing.T) {
 		}
 		os.Remove(filepath.Join(outDir, "full.tsv"))
 
-		// Cancel a quarter of the way in; if the catalog still wins the
-		// race, try again sooner.
+		// Cancel a quarter of the way in. Cancellation is advisory: the
+		// server may finish first, and then the catalog must be whole. If
+		// it won the race, try again sooner.
 		cancelled := false
 		for _, part := range []time.Duration{4, 16, 64} {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -124,26 +125,32 @@ func TestCatalogCancelledLeavesNothing(t *testing.T) {
 			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fs_catalog", Arguments: map[string]any{
 				"target_dir": filepath.Join(big, "tree"), "output_file": out}})
 			cancel()
-			if err != nil {
+			// Wait for the server to stop (the temporary file goes away).
+			deadline := time.Now().Add(10 * time.Second)
+			for hasTemp(outDir) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the catalog's temporary file is still there 10s after the cancellation")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			data, rerr := os.ReadFile(out)
+			if rerr != nil {
+				if err == nil {
+					t.Fatalf("the catalog succeeded but %s is missing", out)
+				}
 				cancelled = true
 				break
 			}
-			os.Remove(out)
+			if n := strings.Count(string(data), "\n"); n != 20001 {
+				t.Fatalf("a catalog that ended by cancellation left a partial file of %d lines", n)
+			}
+			os.Remove(out) // finished before the cancellation arrived
 		}
 		if !cancelled {
 			t.Skipf("the catalog (%v for the whole tree) always finished before the cancellation arrived", took)
 		}
-		// The server stops on notifications/cancelled; give it time to clean up.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			ents, _ := os.ReadDir(outDir)
-			if len(ents) == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("a cancelled catalog left %v", ents)
-			}
-			time.Sleep(20 * time.Millisecond)
+		if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
+			t.Fatalf("a cancelled catalog left %v", ents)
 		}
 		// And it stays that way.
 		time.Sleep(took)
@@ -206,4 +213,15 @@ func TestResourcesOverTransports(t *testing.T) {
 		}
 		tr.assertOutsideUntouched(t)
 	})
+}
+
+// hasTemp reports whether dir holds one of fsmcp's temporary files.
+func hasTemp(dir string) bool {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".fsmcp-") {
+			return true
+		}
+	}
+	return false
 }
