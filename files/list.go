@@ -66,6 +66,9 @@ type Listing struct {
 	Ignored []string // ignored directories skipped, relative paths (the first maxIgnored)
 	// IgnoredTotal counts every ignored directory skipped.
 	IgnoredTotal int
+	// Unreadable lists subdirectories that could not be read (permission
+	// denied, vanished); they are listed but not entered.
+	Unreadable []string
 }
 
 // maxIgnored bounds the skipped directories a Listing names.
@@ -127,6 +130,9 @@ func (w *lister) walk(dir *sandbox.Path, rel string, depth int, ig *Ignores) err
 	if err != nil {
 		if rel == "" {
 			return err
+		}
+		if len(w.out.Unreadable) < maxIgnored {
+			w.out.Unreadable = append(w.out.Unreadable, rel)
 		}
 		return nil // an unreadable subdirectory is listed, not entered
 	}

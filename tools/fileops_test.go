@@ -391,3 +391,17 @@ func TestStatDanglingInside(t *testing.T) {
 	e.Symlink("missing.txt", "root/broken")
 	e.Fails("fs_stat", map[string]any{"path": filepath.Join(e.Root, "broken")}, filepath.Join(e.Root, "broken")+" is a symlink to missing.txt, which does not exist")
 }
+
+func TestListUnreadableSubdirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every directory")
+	}
+	e := testenv.New(t)
+	e.Mkdir("root/locked/inner")
+	os.Chmod(e.Path("root/locked"), 0)
+	t.Cleanup(func() { os.Chmod(e.Path("root/locked"), 0o755) })
+	out := e.OK("fs_list", map[string]any{"path": e.Root, "depth": 3})
+	if !strings.Contains(out, "locked/") || !strings.Contains(out, "(could not read 1 directory: locked/)") {
+		t.Errorf("unreadable directory:\n%s", out)
+	}
+}

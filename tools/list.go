@@ -89,6 +89,10 @@ func formatListing(l *files.Listing, filter string) string {
 		fmt.Fprintf(&b, "(skipped %d gitignored director%s: %s/%s; pass include_ignored=true to list them)\n",
 			n, plural(n, "y", "ies"), strings.Join(shown, "/, "), more)
 	}
+	if n := len(l.Unreadable); n > 0 {
+		shown := l.Unreadable[:min(n, maxIgnoredShown)]
+		fmt.Fprintf(&b, "(could not read %d director%s: %s/)\n", n, plural(n, "y", "ies"), strings.Join(shown, "/, "))
+	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
