@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -28,6 +29,8 @@ Flags:
   --read-only             offer no tool that writes, moves, deletes or runs commands
   --trust-meta            let _meta.allowed_dirs add roots (default: it can only narrow them)
   --resources             serve the roots' files as MCP resources (file:// URIs, subscriptions)
+  --shell MODE            fs_bash: sandboxed (Landlock-confined to the roots; the default where
+                          the kernel has Landlock), on (unconfined; the default elsewhere), off (no fs_bash)
   --max-file-size SIZE    largest file a whole-file read or edit loads (default 10MiB)
   --max-output N          characters in one tool result (default 100000)
   --timeout DURATION      time limit of one tool call (default 30s)
@@ -52,6 +55,7 @@ type options struct {
 	readOnly   bool
 	trustMeta  bool
 	resources  bool
+	shell      shell.Mode
 	limits     tools.Limits
 	logLevel   slog.Level
 	version    bool
@@ -79,6 +83,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	fs.BoolVar(&o.readOnly, "read-only", false, "")
 	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
 	fs.BoolVar(&o.resources, "resources", false, "")
+	shellMode := fs.String("shell", "", "")
 	maxFileSize := fs.String("max-file-size", "", "")
 	maxOutput := fs.String("max-output", "", "")
 	timeout := fs.String("timeout", "", "")
@@ -115,6 +120,15 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	case "stdio", "http":
 	default:
 		return nil, fmt.Errorf("--transport must be stdio or http, not %q", o.transport)
+	}
+	if *shellMode == "" {
+		o.shell = shell.DefaultMode()
+	} else {
+		m, err := shell.ParseMode(*shellMode)
+		if err != nil {
+			return nil, err
+		}
+		o.shell = m
 	}
 	if o.authToken == "" {
 		o.authToken = getenv("FSMCP_AUTH_TOKEN")

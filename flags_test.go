@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fsmcp/fsmcp/shell"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -32,5 +34,22 @@ func TestParseArgs(t *testing.T) {
 	}
 	if _, err := parseArgs(nil, func(k string) string { return map[string]string{"FSMCP_MAX_RESULTS": "x"}[k] }); err == nil || !strings.Contains(err.Error(), "FSMCP_MAX_RESULTS") {
 		t.Errorf("bad env not named: %v", err)
+	}
+}
+
+func TestParseShell(t *testing.T) {
+	none := func(string) string { return "" }
+	for _, m := range []string{"on", "sandboxed", "off"} {
+		o, err := parseArgs([]string{"--shell", m}, none)
+		if err != nil || string(o.shell) != m {
+			t.Errorf("--shell %s: %v %v", m, o, err)
+		}
+	}
+	if _, err := parseArgs([]string{"--shell", "yes"}, none); err == nil {
+		t.Error("--shell yes accepted")
+	}
+	o, _ := parseArgs(nil, none)
+	if o.shell != shell.DefaultMode() {
+		t.Errorf("default shell %q, want %q", o.shell, shell.DefaultMode())
 	}
 }

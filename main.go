@@ -18,12 +18,16 @@ import (
 
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/shell"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
+	// fsmcp re-executes itself as fs_bash's sandbox helper; in that role
+	// it confines itself and becomes bash, and never gets past this line.
+	shell.MaybeRunSandboxChild()
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
@@ -48,6 +52,12 @@ func run(args []string, stderr *os.File) int {
 		fmt.Fprintf(os.Stdout, "fsmcp %s\n", version)
 		return exitOK
 	}
+	// An explicit --shell sandboxed without Landlock must not quietly run
+	// an unconfined shell.
+	if err := shell.CheckMode(opts.shell); err != nil {
+		fmt.Fprintf(stderr, "fsmcp: %v; use --shell on to run fs_bash unconfined, or --shell off\n", err)
+		return exitUsage
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
 
 	sb, errs := sandbox.New(opts.roots)
@@ -71,12 +81,18 @@ func run(args []string, stderr *os.File) int {
 		Limits:    opts.limits,
 		// With no DIR given, a client that offers MCP roots chooses them.
 		ClientRoots: !opts.rootsGiven,
+		Shell:       opts.shell,
 	}, sb, log)
 	defer srv.Close()
 
 	log.Info("fsmcp starting", "roots", sb.Roots(), "transport", opts.transport, "read_only", opts.readOnly)
+	if !opts.readOnly {
+		log.Info(shell.Describe(opts.shell))
+	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too (the terminal went away): every way out runs the deferred
+	// srv.Close, which kills what fs_bash commands left running.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	switch opts.transport {
 	case "stdio":
@@ -113,6 +129,9 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		// End the sessions' state first: fs_bash commands still running
+		// are killed at once instead of holding up the shutdown.
+		srv.Close()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return hs.Shutdown(shutdownCtx)

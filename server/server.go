@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -28,6 +29,8 @@ type Config struct {
 	// ResourceDepth is how many directory levels resources/list goes down
 	// (0: DefaultResourceDepth).
 	ResourceDepth int
+	// Shell is fs_bash's confinement (off: no fs_bash).
+	Shell shell.Mode
 }
 
 // Server is an MCP server over one sandbox.
@@ -45,6 +48,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
 		ClientRoots: cfg.ClientRoots,
 		Log:         log,
 		Sessions:    tools.NewSessions(),
+		Shell:       cfg.Shell,
 	}
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),

@@ -12,9 +12,10 @@ import (
 // Sessions keeps per-MCP-session state (a shell, watchers) and closes it
 // when the session ends or the server stops.
 type Sessions struct {
-	mu     sync.Mutex
-	values map[*mcp.ServerSession]map[string]closer
-	closed bool
+	mu      sync.Mutex
+	values  map[*mcp.ServerSession]map[string]closer
+	closed  bool
+	closing sync.WaitGroup // sessions that ended and are still closing their values
 }
 
 // closer is a per-session value.
@@ -81,15 +82,23 @@ const retiredPrefix = "retired:"
 // end closes one session's values.
 func (s *Sessions) end(ss *mcp.ServerSession) {
 	s.mu.Lock()
+	if s.closed { // Close took every value, this session's too
+		s.mu.Unlock()
+		return
+	}
 	vals := s.values[ss]
 	delete(s.values, ss)
+	s.closing.Add(1)
 	s.mu.Unlock()
+	defer s.closing.Done()
 	for _, v := range vals {
 		v.Close()
 	}
 }
 
-// Close closes every session's values; later Gets fail.
+// Close closes every session's values; later Gets fail. It returns only
+// once sessions that ended just before have closed theirs too (a shell
+// kills what it left running), so the server may exit right after.
 func (s *Sessions) Close() {
 	s.mu.Lock()
 	all := s.values
@@ -101,6 +110,7 @@ func (s *Sessions) Close() {
 			v.Close()
 		}
 	}
+	s.closing.Wait()
 }
 
 var retiredCount atomic.Int64

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/shell"
 )
 
 // Limits bound what one call may read, run for, or return.
@@ -41,6 +42,8 @@ type Deps struct {
 	ClientRoots bool
 	Log         *slog.Logger
 	Sessions    *Sessions
+	// Shell is fs_bash's confinement; "" or shell.ModeOff leaves fs_bash out.
+	Shell shell.Mode
 }
 
 // Tool is one MCP tool: its definition and how to serve it.
@@ -48,6 +51,9 @@ type Tool struct {
 	Def *mcp.Tool
 	// OwnTimeout is set by tools that bound their own run time (fs_bash).
 	OwnTimeout bool
+	// NeedsShell is set by tools that run commands; they are left out when
+	// the shell is off.
+	NeedsShell bool
 	handle     func(ctx context.Context, d *Deps, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)
 }
 
@@ -69,6 +75,7 @@ func All() []Tool {
 		Delete(),
 		Catalog(),
 		Watch(),
+		Bash(),
 	}
 }
 
@@ -78,6 +85,9 @@ func All() []Tool {
 func Register(s *mcp.Server, d *Deps, tools []Tool, readOnly bool) {
 	for _, t := range tools {
 		if readOnly && !t.ReadOnly() {
+			continue
+		}
+		if t.NeedsShell && (d.Shell == "" || d.Shell == shell.ModeOff) {
 			continue
 		}
 		s.AddTool(t.Def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

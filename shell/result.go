@@ -1,0 +1,129 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+const (
+	// DefaultTimeout is the timeout of a call that names none.
+	DefaultTimeout = 120 * time.Second
+	// MaxTimeout caps the timeout a call may ask for.
+	MaxTimeout = 600 * time.Second
+	// DefaultMaxOutput is how many characters of output a call returns;
+	// beyond it the middle is cut out.
+	DefaultMaxOutput = 30000
+
+	// drainGrace is how long, once bash has exited, the call waits for
+	// EOF on its pipes. Output that bash and its foreground children
+	// wrote is in the pipe by then (and is read in any case); only a
+	// process bash does not wait for, which keeps a pipe open, makes the
+	// call wait this long, and what it writes meanwhile is included.
+	drainGrace = 100 * time.Millisecond
+	// maxLateBytes bounds what is read without waiting once drainGrace
+	// is over: more than a pipe holds, so nothing written before bash
+	// exited is lost.
+	maxLateBytes = 4 << 20
+	// markerLimit bounds what is kept from the marker descriptor.
+	markerLimit = 64 << 10
+)
+
+// ErrClosed is returned by Run after Close.
+var ErrClosed = errors.New("shell: session closed")
+
+// Options configures a Session.
+type Options struct {
+	// Roots are the allowed directories; the first is where the session
+	// starts. They are resolved (symlinks followed) by NewSession.
+	Roots []string
+	// Mode is ModeOn or ModeSandboxed.
+	Mode Mode
+	// Env is the commands' environment; nil means os.Environ(). The
+	// server's FSMCP_AUTH_TOKEN is always removed.
+	Env []string
+	// Bash is the shell to run; empty means "bash" looked up in Env's PATH.
+	Bash string
+	// Executable is the program re-executed as the sandbox helper (it
+	// must call MaybeRunSandboxChild first thing); empty means
+	// os.Executable(). Tests set it to the test binary.
+	Executable string
+	// MaxOutput is the output limit in characters; 0 means DefaultMaxOutput.
+	MaxOutput int
+}
+
+// Result is the outcome of one command.
+type Result struct {
+	// Output is stdout and stderr as the command wrote them (one pipe,
+	// so in order), invalid UTF-8 replaced, and cut in the middle when
+	// longer than the limit.
+	Output string
+	// ExitCode is bash's exit status, or 128+N when it was killed by
+	// signal N (so 137 after a timeout or cancellation).
+	ExitCode int
+	// Cwd is the working directory for the next call.
+	Cwd string
+	// RefusedCwd is set when the command ended in a directory outside
+	// the roots: it is that directory, and Cwd stayed where it was.
+	RefusedCwd string
+	// Notice is a sentence for the client about the session itself
+	// (the working directory was refused or had vanished), or "".
+	Notice string
+	// TimedOut and Cancelled say why the process group was killed.
+	TimedOut  bool
+	Cancelled bool
+	Timeout   time.Duration
+	// Truncated is set when characters were cut from the middle of the
+	// output; Dropped says how many.
+	Truncated bool
+	Dropped   int
+}
+
+// Text renders r as fs_bash's answer: the output, then any notice, then
+// "Exit code: N" when the command failed.
+func (r Result) Text() string {
+	var b strings.Builder
+	b.WriteString(r.Output)
+	line := func(s string) {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString(s)
+	}
+	switch {
+	case r.TimedOut:
+		line(fmt.Sprintf("Command timed out after %d ms; its process group was killed.", r.Timeout.Milliseconds()))
+	case r.Cancelled:
+		line("Command cancelled; its process group was killed.")
+	}
+	if r.Notice != "" {
+		line(r.Notice)
+	}
+	if r.Failed() {
+		line(fmt.Sprintf("Exit code: %d", r.ExitCode))
+	}
+	return b.String()
+}
+
+func (r *Result) addNotice(s string) {
+	if r.Notice != "" {
+		r.Notice += "\n"
+	}
+	r.Notice += s
+}
+
+// Failed reports whether the result is an error for the client.
+func (r Result) Failed() bool { return r.ExitCode != 0 || r.TimedOut || r.Cancelled }
+
+// ClampTimeout maps a requested timeout to the one used: 0 or less means
+// DefaultTimeout, more than MaxTimeout means MaxTimeout.
+func ClampTimeout(d time.Duration) time.Duration {
+	switch {
+	case d <= 0:
+		return DefaultTimeout
+	case d > MaxTimeout:
+		return MaxTimeout
+	}
+	return d
+}

@@ -1,0 +1,53 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// within reports whether path is root or lies beneath it. Both must be
+// absolute, clean and already resolved; the comparison is by whole path
+// elements, so /tmp/root does not contain /tmp/root_evil.
+func within(path, root string) bool {
+	if path == root || root == "/" {
+		return true
+	}
+	return strings.HasPrefix(path, root+"/")
+}
+
+// withinAny reports whether path lies in one of roots.
+func withinAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if within(path, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveRoots makes each root absolute, clean and free of symlinks.
+func resolveRoots(roots []string) ([]string, error) {
+	if len(roots) == 0 {
+		return nil, errors.New("shell: no allowed roots")
+	}
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return nil, fmt.Errorf("shell: root %s: %w", r, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return nil, fmt.Errorf("shell: root %s: %w", r, err)
+		}
+		out = append(out, real)
+	}
+	return out, nil
+}
+
+// outsideMessage is fsMCP's wording, kept for clients that match on it.
+func outsideMessage(dir string) string {
+	return fmt.Sprintf("cwd %s is outside allowed directories", dir)
+}

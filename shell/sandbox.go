@@ -1,0 +1,359 @@
+//go:build unix
+
+package shell
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// sandboxArg is argv[1] of the re-executed fsmcp binary that confines
+// itself and then execs bash. It is not a user-facing command.
+const sandboxArg = "__fsmcp_sandbox_exec"
+
+// Available reports the kernel's Landlock ABI version and whether
+// fs_bash can be sandboxed here (ABI 1 or later).
+func Available() (abi int, ok bool) {
+	v, err := landlockABI()
+	if err != nil || v < 1 {
+		return 0, false
+	}
+	return v, true
+}
+
+// landlockABI asks the kernel; tests replace it to play a kernel without
+// Landlock.
+var landlockABI = llsys.LandlockGetABIVersion
+
+// policy is what the sandboxed shell may touch. The parent computes it
+// (so it can be inspected and tested) and hands it to the child as JSON.
+// Anything not named here is denied: reading, writing, listing, executing,
+// creating, removing, renaming into or out of it.
+type policy struct {
+	// RW: full access, including renames between directories (refer),
+	// truncate and making files, directories, sockets and fifos; no
+	// device ioctls. The roots and the session's private temp dir.
+	RW []string `json:"rw"`
+	// RX: read, list and execute. System program and library trees.
+	RX []string `json:"rx"`
+	// RO: read and list only, no execute. Configuration and data that
+	// common tools read at start.
+	RO []string `json:"ro"`
+	// Dev: read and write, no ioctl beyond Landlock's always-allowed set
+	// (FIOCLEX, FIONREAD, ...). Harmless device files.
+	Dev []string `json:"dev"`
+}
+
+// systemRX are the directory trees whose programs and libraries a shell
+// needs, read+execute. Missing ones are skipped.
+var systemRX = []string{
+	"/usr",   // programs, libraries, locale data (/usr/lib/locale, /usr/share/locale), zoneinfo, CA bundle sources (/usr/share/ca-certificates), python's stdlib
+	"/bin",   // on merged-/usr systems a symlink into /usr; on others the base programs
+	"/sbin",  // same for system programs (ip, ldconfig) that scripts call by path
+	"/lib",   // dynamic loader and libc on non-merged systems
+	"/lib32", // multilib loaders, where present
+	"/lib64", // the x86-64 dynamic loader path (/lib64/ld-linux-x86-64.so.2) named in every ELF binary
+	"/libx32",
+	"/opt", // vendor-installed toolchains (node, JDKs) that PATH points into
+}
+
+// systemRO are single files or small trees, read-only, that common tools
+// read when they start. Missing ones are skipped. /etc as a whole is not
+// readable: /etc/hostname, /etc/shadow, /etc/ssl/private and the rest
+// are denied.
+var systemRO = []string{
+	"/etc/ld.so.cache",     // the dynamic loader's library index: without it multiarch libs are not found
+	"/etc/ld.so.preload",   // preloads the system insists on; the loader fails noisily if it cannot read them
+	"/etc/alternatives",    // Debian's symlink farm for editor, java, python etc.; listing it is harmless
+	"/etc/localtime",       // the time zone for date, ls -l, git log
+	"/etc/passwd",          // uid -> name for ls -l, id, whoami, git's identity, ssh, python's getpass (world-readable, no hashes)
+	"/etc/group",           // gid -> name, same tools (world-readable)
+	"/etc/nsswitch.conf",   // how glibc looks up users and hosts
+	"/etc/hosts",           // host names (network is not confined, see the package comment)
+	"/etc/resolv.conf",     // DNS servers, for git fetch / go mod download / curl
+	"/etc/host.conf",       // resolver options
+	"/etc/gai.conf",        // getaddrinfo address ordering
+	"/etc/services",        // port names (getservbyname) used by curl, python, git
+	"/etc/protocols",       // protocol names (getprotobyname)
+	"/etc/ssl/certs",       // the CA certificates (not /etc/ssl/private)
+	"/etc/ssl/openssl.cnf", // OpenSSL's default configuration, read by every TLS client
+	"/etc/pki/tls/certs",   // the CA bundle on Fedora/RHEL
+	"/etc/ca-certificates", // update-ca-certificates' local additions, pointed to from /etc/ssl/certs
+	"/etc/gitconfig",       // system git configuration
+	"/etc/mime.types",      // MIME types for python's mimetypes, file servers
+	"/etc/python3",         // Debian's python configuration ...
+	"/etc/python3.11",      // ... and the sitecustomize.py that /usr/lib/python3.X links to
+	"/etc/python3.12",
+	"/etc/python3.13",
+}
+
+// systemDev are the device files a shell script writes to or reads from:
+// /dev/null for redirection, /dev/zero and /dev/full for dd and tests,
+// /dev/random and /dev/urandom for mktemp, ssh-keygen, python. /dev/tty
+// is not listed: the shell runs in its own session without a
+// controlling terminal, so it could not be opened anyway.
+var systemDev = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
+
+// newPolicy builds the policy for a session: the roots and tmp read-write,
+// the system lists above, and the Go toolchain read+execute (GOROOT and
+// the module cache, which also holds toolchains that GOTOOLCHAIN
+// downloads), found from env so it matches the go the shell will run.
+func newPolicy(roots []string, tmp string, env []string) policy {
+	p := policy{
+		RW:  append(append([]string{}, roots...), tmp),
+		RX:  append([]string{}, systemRX...),
+		RO:  append([]string{}, systemRO...),
+		Dev: append([]string{}, systemDev...),
+	}
+	p.RX = append(p.RX, goDirs(env)...)
+	p.RO = append(p.RO, gitConfig(env)...)
+	return p
+}
+
+// gitConfig returns git's global configuration (~/.gitconfig and
+// $XDG_CONFIG_HOME/git, default ~/.config/git), read-only. git refuses
+// to run at all when it exists but cannot be read ("unknown error
+// occurred while reading the configuration files"), and it holds the
+// user's identity for commits. The rest of the home directory stays
+// denied.
+func gitConfig(env []string) []string {
+	home := envGet(env, "HOME")
+	xdg := envGet(env, "XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	var out []string
+	if home != "" && filepath.IsAbs(home) {
+		out = append(out, filepath.Join(home, ".gitconfig"))
+	}
+	if xdg != "" && filepath.IsAbs(xdg) {
+		out = append(out, filepath.Join(xdg, "git"))
+	}
+	return out
+}
+
+// goDirs returns GOROOT and the module cache for the go command found on
+// env's PATH, without running it: GOROOT is the directory above the
+// resolved bin/go (or $GOROOT), the module cache $GOMODCACHE, else
+// $GOPATH/pkg/mod, else $HOME/go/pkg/mod. Only existing directories
+// are returned.
+func goDirs(env []string) []string {
+	get := func(k string) string { return envGet(env, k) }
+	var dirs []string
+	if g := get("GOROOT"); g != "" {
+		dirs = append(dirs, g)
+	}
+	if goBin, err := lookPath("go", get("PATH")); err == nil {
+		if real, err := filepath.EvalSymlinks(goBin); err == nil {
+			dirs = append(dirs, filepath.Dir(filepath.Dir(real)))
+		}
+	}
+	switch {
+	case get("GOMODCACHE") != "":
+		dirs = append(dirs, get("GOMODCACHE"))
+	case get("GOPATH") != "":
+		first, _, _ := strings.Cut(get("GOPATH"), string(filepath.ListSeparator))
+		dirs = append(dirs, filepath.Join(first, "pkg", "mod"))
+	case get("HOME") != "":
+		dirs = append(dirs, filepath.Join(get("HOME"), "go", "pkg", "mod"))
+	}
+	var out []string
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
+			out = append(out, filepath.Clean(d))
+		}
+	}
+	return out
+}
+
+// lookPath finds an executable file named file in the directories of
+// path (a PATH value), like exec.LookPath but for another environment.
+func lookPath(file, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, file)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+// readable reports whether dir lies in a tree the policy lets the shell
+// read and execute.
+func (p policy) readable(dir string) bool {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	for _, list := range [][]string{p.RX, p.RW} {
+		for _, d := range list {
+			if r, err := filepath.EvalSymlinks(d); err == nil && within(real, r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// onPath decides whether the sandboxed shell keeps a PATH entry. A
+// readable directory stays. An unreadable one full of programs (a pyenv
+// shims dir, ~/.cargo/bin) goes: bash would find a program there, fail to
+// run it and not try the next entry, so python3 would break instead of
+// coming from /usr/bin. An unreadable directory of symlinks into readable
+// trees (a link farm) stays, since exec follows the links.
+func (p policy) onPath(dir string) bool {
+	if p.readable(dir) {
+		return true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink != 0 && p.readable(filepath.Join(dir, e.Name())) {
+			return true
+		}
+	}
+	return false
+}
+
+// sandboxCommand returns the argv that runs bashArgv confined by p: the
+// executable re-executed with the hidden sandbox subcommand.
+func sandboxCommand(executable string, p policy, bashArgv []string) ([]string, error) {
+	js, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{executable, sandboxArg, string(js)}, bashArgv...), nil
+}
+
+// MaybeRunSandboxChild must be the first thing main (and a TestMain that
+// wants the sandbox) calls. When the process was started as fsmcp's
+// sandbox helper it confines itself with Landlock and execs bash, and
+// never returns; if anything fails it exits with status 126 and a
+// message on stderr, without running the command. Otherwise it returns at
+// once.
+func MaybeRunSandboxChild() {
+	if len(os.Args) < 4 || os.Args[1] != sandboxArg {
+		return
+	}
+	var p policy
+	if err := json.Unmarshal([]byte(os.Args[2]), &p); err != nil {
+		sandboxFail(fmt.Errorf("bad policy: %w", err))
+	}
+	if err := restrict(p); err != nil {
+		sandboxFail(err)
+	}
+	argv := os.Args[3:]
+	err := syscall.Exec(argv[0], argv, os.Environ())
+	sandboxFail(fmt.Errorf("exec %s: %w", argv[0], err))
+}
+
+func sandboxFail(err error) {
+	fmt.Fprintf(os.Stderr, "fsmcp: fs_bash sandbox: %v; the command was not run\n", err)
+	os.Exit(126)
+}
+
+// restrict applies p to this process with Landlock.
+//
+// The configuration handles every file-system right go-landlock knows
+// (up to ABI 11: refer from ABI 2, truncate from 3, device ioctl from 5,
+// connecting to pathname unix sockets from 9) and both IPC scopes from
+// ABI 6 (the shell cannot signal processes outside its sandbox, fsmcp
+// included, nor connect to abstract unix sockets outside it). BestEffort
+// lets it run on older kernels with the rights those kernels know; the
+// caller reports the ABI (Available), and the check at the end refuses
+// to go on if nothing was enforced.
+//
+// Network access (TCP bind/connect, UDP) is deliberately left as is: the
+// shell is confined in the file system, not on the network, so git
+// fetch, go mod download and curl work.
+func restrict(p policy) error {
+	abi, ok := Available()
+	if !ok {
+		return ErrNoLandlock
+	}
+	cfg := landlock.V11.BestEffort()
+	cfg.HandledAccessNet = 0
+
+	rw := landlock.RWDirs(p.RW...).WithResolveUnix()
+	if abi >= 2 {
+		// Without refer, mv between two directories of a root fails
+		// with EXDEV. Asking for it on ABI 1 would make BestEffort
+		// enforce nothing at all, so only ask where it exists.
+		rw = rw.WithRefer()
+	}
+	rules := []landlock.Rule{
+		rw,
+		landlock.RODirs(existing(p.RX)...),
+		landlock.PathAccess(llsys.AccessFSReadFile|llsys.AccessFSReadDir, existingDirs(p.RO)...),
+		landlock.PathAccess(llsys.AccessFSReadFile, existingFiles(p.RO)...),
+		landlock.PathAccess(llsys.AccessFSReadFile|llsys.AccessFSWriteFile|llsys.AccessFSTruncate, existing(p.Dev)...),
+	}
+	if err := cfg.Restrict(rules...); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	// Fail closed: "/" is in no rule, so listing it must now be denied.
+	f, err := os.Open("/")
+	if err == nil {
+		f.Close()
+		return errors.New("landlock did not take effect (/ is still readable)")
+	}
+	if !errors.Is(err, syscall.EACCES) {
+		return fmt.Errorf("landlock self-check: %w", err)
+	}
+	return nil
+}
+
+// existing keeps the paths that exist (following symlinks: a rule on a
+// symlink applies to its target).
+func existing(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func existingDirs(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func existingFiles(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func envGet(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,38 @@
+//go:build !unix
+
+package shell
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// errUnsupported: fs_bash needs bash, process sessions and signals.
+var errUnsupported = errors.New("shell: fs_bash needs a Unix system with bash")
+
+// Available reports that Landlock is not available here.
+func Available() (abi int, ok bool) { return 0, false }
+
+// MaybeRunSandboxChild does nothing here.
+func MaybeRunSandboxChild() {}
+
+// Session is not supported here; NewSession fails.
+type Session struct{}
+
+// NewSession fails: fs_bash needs a Unix system.
+func NewSession(opts Options) (*Session, error) { return nil, errUnsupported }
+
+func (s *Session) Run(ctx context.Context, command string, timeout time.Duration) (Result, error) {
+	return Result{}, errUnsupported
+}
+
+func (s *Session) RunWithin(ctx context.Context, roots []string, command string, timeout time.Duration) (Result, error) {
+	return Result{}, errUnsupported
+}
+
+func (s *Session) SetRoots(roots []string) error { return errUnsupported }
+func (s *Session) Cwd() string                   { return "" }
+func (s *Session) Mode() Mode                    { return ModeOff }
+func (s *Session) TempDir() string               { return "" }
+func (s *Session) Close() error                  { return nil }

@@ -1,0 +1,76 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/shell"
+)
+
+// shellKey holds a session's *shell.Session in Sessions.
+const shellKey = "shell"
+
+type bashIn struct {
+	Command     string `json:"command" jsonschema:"The bash command to run"`
+	Timeout     int    `json:"timeout,omitempty" jsonschema:"Time limit in milliseconds (default 120000, max 600000)"`
+	Description string `json:"description,omitempty" jsonschema:"What the command does, in 5-10 words (for logs)"`
+}
+
+// Bash is fs_bash: a command in a bash whose working directory persists
+// across the calls of one MCP session and stays inside the roots.
+func Bash() Tool {
+	t := newTool(&mcp.Tool{
+		Name: "fs_bash",
+		Description: "Run a bash command. The working directory persists across calls of this session (it starts in the first allowed directory; " +
+			"a cd outside the allowed directories is refused and the directory stays), environment variables do not. " +
+			"stdout and stderr come back together, in order; a non-zero exit status is reported as \"Exit code: N\". " +
+			"Output over 30000 characters is cut in the middle. timeout is in milliseconds (default 120000, max 600000); " +
+			"on timeout or cancellation the whole process group is killed. Background processes (cmd &) keep running until the session ends; " +
+			"redirect their output to a file.",
+		Annotations: writes("Run shell command", true, false),
+	}, func(ctx context.Context, c *Call, in bashIn) (*mcp.CallToolResult, error) {
+		if in.Timeout < 0 {
+			return nil, invalidParams("invalid arguments: timeout must be a positive number of milliseconds")
+		}
+		sess, err := c.shellSession(c.Sandbox.Roots())
+		if err != nil {
+			return nil, err
+		}
+		if in.Description != "" {
+			c.Log.Debug("fs_bash", "description", in.Description)
+		}
+		res, err := sess.RunWithin(ctx, c.Sandbox.Roots(), in.Command, time.Duration(in.Timeout)*time.Millisecond)
+		if err != nil {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, errors.New("the call was cancelled before the shell was free")
+			}
+			return nil, err
+		}
+		out := textResult(res.Text())
+		out.IsError = res.Failed()
+		return out, nil
+	})
+	t.OwnTimeout = true
+	t.NeedsShell = true
+	return t
+}
+
+// shellSession returns the MCP session's shell, starting it on first use in the
+// first of roots. Its processes are killed when the MCP session ends.
+func (c *Call) shellSession(roots []string) (*shell.Session, error) {
+	v, err := c.Sessions.Get(c.Session(), shellKey, func() (io.Closer, error) {
+		limit := shell.DefaultMaxOutput
+		if c.Limits.MaxOutput > 0 && c.Limits.MaxOutput-200 < limit {
+			limit = max(c.Limits.MaxOutput-200, 100) // room for the notices and the exit code
+		}
+		return shell.NewSession(shell.Options{Roots: roots, Mode: c.Shell, MaxOutput: limit})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*shell.Session), nil
+}
