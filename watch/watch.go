@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -127,6 +128,9 @@ func New(dir *sandbox.Path, opt Options) (*Watcher, error) {
 	}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
+		if errors.Is(err, syscall.EMFILE) {
+			return nil, fmt.Errorf("cannot watch %s: the system's limit on inotify instances (fs.inotify.max_user_instances) is reached; stop other watches", dir.Abs)
+		}
 		return nil, fmt.Errorf("cannot watch %s: %v", dir.Abs, err)
 	}
 	w := &Watcher{dir: dir, real: real, base: filepath.Join(real.Root.Path, filepath.FromSlash(real.Rel)),
@@ -185,6 +189,12 @@ func (w *Watcher) addTree(d *sandbox.Path, found func(*sandbox.Path, bool)) (int
 	w.mu.Unlock()
 	real := filepath.Join(d.Root.Path, filepath.FromSlash(d.Rel))
 	if err := w.fsw.Add(real); err != nil {
+		if errors.Is(err, syscall.ENOSPC) {
+			return 0, fmt.Errorf("cannot watch %s: the system's limit on inotify watches (fs.inotify.max_user_watches) is reached; watch a smaller directory", w.clientPath(real))
+		}
+		if errors.Is(err, syscall.EMFILE) {
+			return 0, fmt.Errorf("cannot watch %s: the system's limit on inotify instances (fs.inotify.max_user_instances) is reached; stop other watches", w.clientPath(real))
+		}
 		return 0, fmt.Errorf("cannot watch %s: %v", w.clientPath(real), err)
 	}
 	if r, err := filepath.EvalSymlinks(real); err != nil || r != real {
