@@ -5,7 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 STATICCHECK_VERSION ?= 2026.1
 
-.PHONY: build test test-unit test-norg bench lint run clean
+.PHONY: build test test-unit test-norg bench bench-catalog lint run clean
 
 ## build: a static binary in bin/fsmcp
 build:
@@ -24,9 +24,13 @@ test:
 test-norg:
 	FSMCP_TEST_MODES=norg $(GO) test -count=1 ./integration/...
 
-## bench: search timings of rg, fsmcp's rg backend and its native backend
-bench:
+## bench: search timings of rg, fsmcp's rg backend and its native backend; the catalog's time
+bench: bench-catalog
 	$(GO) run ./bench
+
+## bench-catalog: fs_catalog on a generated 100,000-file tree (median of 7 runs, peak heap)
+bench-catalog:
+	$(GO) run ./bench/catalog -runs 7
 
 ## lint: gofmt, go vet, staticcheck
 lint:

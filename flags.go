@@ -28,6 +28,7 @@ Flags:
   --auth-token TOKEN      require "Authorization: Bearer TOKEN" over http (env FSMCP_AUTH_TOKEN)
   --read-only             offer no tool that writes, moves, deletes or runs commands
   --trust-meta            let _meta.allowed_dirs add roots (default: it can only narrow them)
+  --resources             serve the roots' files as MCP resources (file:// URIs, subscriptions)
   --shell MODE            fs_bash: sandboxed (Landlock-confined to the roots; the default where
                           the kernel has Landlock), on (unconfined; the default elsewhere), off (no fs_bash)
   --max-file-size SIZE    largest file a whole-file read or edit loads (default 10MiB)
@@ -53,6 +54,7 @@ type options struct {
 	authToken  string
 	readOnly   bool
 	trustMeta  bool
+	resources  bool
 	shell      shell.Mode
 	limits     tools.Limits
 	logLevel   slog.Level
@@ -80,6 +82,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	fs.StringVar(&o.authToken, "auth-token", "", "")
 	fs.BoolVar(&o.readOnly, "read-only", false, "")
 	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
+	fs.BoolVar(&o.resources, "resources", false, "")
 	shellMode := fs.String("shell", "", "")
 	maxFileSize := fs.String("max-file-size", "", "")
 	maxOutput := fs.String("max-output", "", "")

@@ -77,6 +77,7 @@ func run(args []string, stderr *os.File) int {
 		Version:   version,
 		ReadOnly:  opts.readOnly,
 		TrustMeta: opts.trustMeta,
+		Resources: opts.resources,
 		Limits:    opts.limits,
 		// With no DIR given, a client that offers MCP roots chooses them.
 		ClientRoots: !opts.rootsGiven,

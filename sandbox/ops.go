@@ -12,6 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxLinkHops bounds symlink chains followed by hand (as the kernel's ELOOP).
@@ -251,4 +254,152 @@ func randomSuffix() string {
 
 func sortEntries(entries []fs.DirEntry) {
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+}
+
+// OpenFile opens the file with the given flags, as os.Root.OpenFile does.
+func (p *Path) OpenFile(flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := p.Root.fs.OpenFile(p.Rel, flag, perm)
+	return f, describe(p.Abs, err)
+}
+
+// Mkdir creates one directory.
+func (p *Path) Mkdir(perm fs.FileMode) error {
+	return describe(p.Abs, p.Root.fs.Mkdir(p.Rel, perm))
+}
+
+// Symlink creates p as a symbolic link holding target. The caller checks
+// that the target stays inside the roots; os.Root never follows it.
+func (p *Path) Symlink(target string) error {
+	return describe(p.Abs, p.Root.fs.Symlink(target, p.Rel))
+}
+
+// Chtimes sets the access and modification times, following symlinks
+// inside the root.
+func (p *Path) Chtimes(atime, mtime time.Time) error {
+	return describe(p.Abs, p.Root.fs.Chtimes(p.Rel, atime, mtime))
+}
+
+// LinkInside reports whether the symlink text target, stored in a link at
+// p, names a path inside p's root (lexically; the link is not followed).
+func (p *Path) LinkInside(target string) bool {
+	var rel string
+	if filepath.IsAbs(target) {
+		r, ok := within(p.Root.Path, filepath.Clean(target))
+		if !ok {
+			for _, n := range p.Root.names {
+				if r, ok = within(n, filepath.Clean(target)); ok {
+					break
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		rel = r
+	} else {
+		rel = path.Join(path.Dir(p.Rel), filepath.ToSlash(target))
+	}
+	return rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// Statx describes p without following a final symlink, with the fields
+// Lstat lacks (birth time). It opens p's parent through the root and asks
+// the kernel about one name in it, so it cannot leave the root.
+func (p *Path) Statx() (*unix.Statx_t, error) {
+	var (
+		dir  *os.File
+		err  error
+		name string
+		flag = unix.AT_SYMLINK_NOFOLLOW | unix.AT_STATX_SYNC_AS_STAT
+	)
+	if p.IsRoot() {
+		dir, err = p.Root.fs.Open(".")
+		name, flag = "", flag|unix.AT_EMPTY_PATH
+	} else {
+		dir, err = p.Root.fs.Open(path.Dir(p.Rel))
+		name = path.Base(p.Rel)
+	}
+	if err != nil {
+		return nil, describe(p.Abs, err)
+	}
+	defer dir.Close()
+	var st unix.Statx_t
+	if err := StatxAt(dir, name, flag, &st); err != nil {
+		return nil, describe(p.Abs, err)
+	}
+	return &st, nil
+}
+
+// StatxMask is what Statx asks the kernel for.
+const StatxMask = unix.STATX_BASIC_STATS | unix.STATX_BTIME
+
+// StatxAt runs statx(2) on name (one component, no slash) in the open
+// directory dir.
+func StatxAt(dir *os.File, name string, flag int, st *unix.Statx_t) error {
+	rc, err := dir.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	err = rc.Control(func(fd uintptr) {
+		for {
+			serr = unix.Statx(int(fd), name, flag, StatxMask, st)
+			if serr != unix.EINTR {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if serr != nil {
+		return &fs.PathError{Op: "statx", Path: name, Err: serr}
+	}
+	return nil
+}
+
+// RenameNoReplace moves p to dst within the same root, failing with
+// fs.ErrExist when dst exists (renameat2 RENAME_NOREPLACE), so a check
+// "dst must not exist" cannot race with another writer. Both parents are
+// opened through the root. On file systems without RENAME_NOREPLACE it
+// falls back to a hard link and unlink, which also refuses to replace.
+func (p *Path) RenameNoReplace(dst *Path) error {
+	if p.Root != dst.Root {
+		return ErrCrossRoot
+	}
+	sd, err := p.Root.fs.Open(path.Dir(p.Rel))
+	if err != nil {
+		return describe(p.Abs, err)
+	}
+	defer sd.Close()
+	dd, err := dst.Root.fs.Open(path.Dir(dst.Rel))
+	if err != nil {
+		return describe(dst.Abs, err)
+	}
+	defer dd.Close()
+	err = unix.Renameat2(int(sd.Fd()), path.Base(p.Rel), int(dd.Fd()), path.Base(dst.Rel), unix.RENAME_NOREPLACE)
+	if err == unix.EINVAL || err == unix.ENOSYS {
+		if err = p.Root.fs.Link(p.Rel, dst.Rel); err == nil {
+			return describe(p.Abs, p.Root.fs.Remove(p.Rel))
+		}
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return &ExistsError{Path: dst.Abs}
+	}
+	return describe(dst.Abs, err)
+}
+
+// ExistsError says a path that had to be new exists (it may have appeared
+// meanwhile).
+type ExistsError struct{ Path string }
+
+func (e *ExistsError) Error() string { return e.Path + " already exists" }
+
+// Is lets errors.Is(err, fs.ErrExist) see through an ExistsError.
+func (e *ExistsError) Is(target error) bool { return target == fs.ErrExist }
+
+// TempSibling returns an unused-looking hidden name next to p, for writing
+// something whole before renaming it into place.
+func (p *Path) TempSibling() *Path {
+	return p.Dir().Join("." + path.Base(p.Rel) + ".fsmcp-" + randomSuffix() + ".tmp")
 }

@@ -273,11 +273,17 @@ func within(base, p string) (string, bool) {
 // the result is still inside a root. Use it before handing a path to an
 // external program.
 func (s *Sandbox) RealPath(p string) (string, error) {
-	if _, err := s.Resolve(p); err != nil {
+	rp, err := s.Resolve(p)
+	if err != nil {
 		return "", err
 	}
 	real, err := filepath.EvalSymlinks(filepath.Clean(p))
 	if err != nil {
+		// A link out of the root is refused as such, even when its target
+		// is missing: "not found" would tell what exists outside.
+		if _, serr := rp.Root.fs.Stat(rp.Rel); IsOutside(serr) {
+			return "", &OutsideError{Path: p}
+		}
 		return "", describe(p, err)
 	}
 	if !s.Contains(real) {

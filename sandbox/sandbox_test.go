@@ -122,6 +122,12 @@ func TestSymlinkOutIsRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.outside, "newdir")); err == nil {
 		t.Fatal("MkdirAll through a link created a directory outside")
 	}
+	if _, err := f.sb.RealPath(filepath.Join(f.root, "dangling")); !IsOutside(err) {
+		t.Errorf("RealPath(dangling) = %v, want outside", err)
+	}
+	if _, err := f.sb.RealPath(filepath.Join(f.root, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("RealPath(missing) = %v, want not found", err)
+	}
 	if _, err := f.sb.RealPath(filepath.Join(f.root, "dirlink")); !IsOutside(err) {
 		t.Errorf("RealPath(dirlink) = %v, want outside", err)
 	}

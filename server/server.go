@@ -24,6 +24,11 @@ type Config struct {
 	// when no DIR was given).
 	ClientRoots bool
 	Limits      tools.Limits
+	// Resources serves the roots' files as MCP resources (SPEC §7).
+	Resources bool
+	// ResourceDepth is how many directory levels resources/list goes down
+	// (0: DefaultResourceDepth).
+	ResourceDepth int
 	// Shell is fs_bash's confinement (off: no fs_bash).
 	Shell shell.Mode
 }
@@ -45,7 +50,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
 		Sessions:    tools.NewSessions(),
 		Shell:       cfg.Shell,
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
+	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
@@ -54,9 +59,20 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
 			deps.FetchRoots(req.Session)
 		},
-	})
+	}
+	var res *resources
+	if cfg.Resources {
+		res = newResources(deps, cfg.ResourceDepth)
+		opts.SubscribeHandler = res.subscribe
+		opts.UnsubscribeHandler = res.unsubscribe
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
+	if res != nil {
+		res.register(s)
+	}
 	tools.Register(s, deps, tools.All(), cfg.ReadOnly)
 	s.AddReceivingMiddleware(advertiseContextSchema)
+	s.AddSendingMiddleware(tools.SessionNotifier)
 	return &Server{MCP: s, deps: deps}
 }
 

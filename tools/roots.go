@@ -106,3 +106,12 @@ func offersRoots(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
 	return p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil
 }
+
+// SessionSandbox is the sandbox in force for a session outside tool calls
+// (resources): the client's roots when they apply, else the server's.
+func (d *Deps) SessionSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.Sandbox, error) {
+	if ss == nil {
+		return d.Sandbox, nil
+	}
+	return d.baseSandbox(ctx, ss)
+}

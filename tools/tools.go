@@ -74,6 +74,14 @@ func All() []Tool {
 		Edit(),
 		Glob(),
 		Grep(),
+		List(),
+		Stat(),
+		Mkdir(),
+		Move(),
+		Copy(),
+		Delete(),
+		Catalog(),
+		Watch(),
 		Bash(),
 	}
 }

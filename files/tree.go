@@ -1,0 +1,351 @@
+package files
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// Mkdir creates dir and its parents. An existing directory is fine
+// (created is false then); an existing file is an error.
+func Mkdir(dir *sandbox.Path) (created bool, err error) {
+	if fi, err := dir.Stat(); err == nil {
+		if !fi.IsDir() {
+			return false, fmt.Errorf("%s exists and is not a directory", dir.Abs)
+		}
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	if _, err := dir.Target(); err != nil { // a dangling link out of the root
+		return false, err
+	}
+	if err := dir.MkdirAll(0o755); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Delete removes a file, a symlink (not what it points to) or a
+// directory; a directory that is not empty needs recursive. The allowed
+// directories themselves cannot be deleted.
+func Delete(p *sandbox.Path, recursive bool) error {
+	if p.IsRoot() {
+		return fmt.Errorf("refusing to delete the allowed directory %s itself", p.Abs)
+	}
+	fi, err := p.Lstat()
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() || !recursive {
+		err := p.Remove()
+		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+			return fmt.Errorf("%s is a directory that is not empty; pass recursive=true to delete it and everything in it", p.Abs)
+		}
+		return err
+	}
+	return p.RemoveAll()
+}
+
+// Copy copies a file, symlink or directory tree from src to dst, keeping
+// modes and modification times. A symlink is copied as a symlink, and only
+// when its target stays inside the destination's root; nothing is ever
+// read through a symlink. The copy is built under a temporary name next to
+// dst and renamed into place, so a failed copy leaves nothing behind. An
+// existing dst is an error unless overwrite, and then it must be of the
+// same kind (file for file, directory for directory); it is replaced
+// whole.
+func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
+	sfi, dfi, err := checkTransfer(src, dst, overwrite, "copy")
+	if err != nil {
+		return err
+	}
+	undoParents, err := makeParents(dst)
+	if err != nil {
+		return err
+	}
+	if err := copyInto(ctx, src, sfi, dst, dfi); err != nil {
+		undoParents()
+		return err
+	}
+	return nil
+}
+
+// copyInto copies src to a temporary sibling of dst, then puts it in place.
+func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sandbox.Path, dfi fs.FileInfo) error {
+	tmp := dst.TempSibling()
+	if err := copyTree(ctx, src, sfi, tmp, dst); err != nil {
+		tmp.RemoveAll()
+		return err
+	}
+	if err := place(tmp, dst, dfi); err != nil {
+		tmp.RemoveAll()
+		return err
+	}
+	return nil
+}
+
+// Move moves src to dst: a rename within one root and file system, else a
+// copy followed by deleting src. The rules on dst are Copy's. A symlink is
+// moved as the link itself.
+func Move(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
+	if src.IsRoot() {
+		return fmt.Errorf("refusing to move the allowed directory %s itself", src.Abs)
+	}
+	sfi, dfi, err := checkTransfer(src, dst, overwrite, "move")
+	if err != nil {
+		return err
+	}
+	undoParents, err := makeParents(dst)
+	if err != nil {
+		return err
+	}
+	if src.Root == dst.Root {
+		err = place(src, dst, dfi)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EXDEV) {
+			undoParents()
+			return err
+		}
+	}
+	// Another root or another file system: copy, then delete.
+	if err := copyInto(ctx, src, sfi, dst, dfi); err != nil {
+		undoParents()
+		return err
+	}
+	if err := src.RemoveAll(); err != nil {
+		return fmt.Errorf("copied %s to %s but could not remove the source: %v", src.Abs, dst.Abs, Cause(err))
+	}
+	return nil
+}
+
+// checkTransfer validates a copy or move before anything changes and
+// returns the source's and (when it exists) the destination's Lstat.
+func checkTransfer(src, dst *sandbox.Path, overwrite bool, verb string) (sfi, dfi fs.FileInfo, err error) {
+	sfi, err = src.Lstat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if src.Root == dst.Root && src.Rel == dst.Rel {
+		return nil, nil, fmt.Errorf("cannot %s %s onto itself", verb, src.Abs)
+	}
+	if sfi.IsDir() && inside(src, dst) {
+		return nil, nil, fmt.Errorf("cannot %s %s into itself (%s)", verb, src.Abs, dst.Abs)
+	}
+	dfi, err = dst.Lstat()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		dfi = nil
+	case err != nil:
+		return nil, nil, err
+	case !overwrite:
+		return nil, nil, fmt.Errorf("destination %s already exists; pass overwrite=true to replace it", dst.Abs)
+	case dfi.Mode()&fs.ModeSymlink != 0:
+		// overwrite replaces the link itself, but a link out of the roots
+		// is refused rather than touched.
+		if _, err := dst.Target(); err != nil {
+			return nil, nil, err
+		}
+	case dst.IsRoot():
+		return nil, nil, fmt.Errorf("refusing to replace the allowed directory %s itself", dst.Abs)
+	case dfi.IsDir() != sfi.IsDir():
+		return nil, nil, fmt.Errorf("cannot replace %s %s with %s %s", article(dfi), dst.Abs, article(sfi), src.Abs)
+	}
+	return sfi, dfi, nil
+}
+
+// inside reports whether dst lies in the directory src, by name or, through
+// symlinks in dst's parents, on disk (a copy into itself would never end).
+func inside(src, dst *sandbox.Path) bool {
+	if src.Root == dst.Root && (src.Rel == "." || strings.HasPrefix(dst.Rel, src.Rel+"/")) {
+		return true
+	}
+	rs, err := filepath.EvalSymlinks(filepath.Join(src.Root.Path, filepath.FromSlash(src.Rel)))
+	if err != nil {
+		return false
+	}
+	// The nearest existing parent of dst, resolved.
+	for d := dst.Dir(); ; d = d.Dir() {
+		rd, err := filepath.EvalSymlinks(filepath.Join(d.Root.Path, filepath.FromSlash(d.Rel)))
+		if err == nil {
+			return rd == rs || strings.HasPrefix(rd, rs+string(filepath.Separator))
+		}
+		if d.IsRoot() {
+			return false
+		}
+	}
+}
+
+func article(fi fs.FileInfo) string {
+	if fi.IsDir() {
+		return "directory"
+	}
+	return "file"
+}
+
+// makeParents creates dst's missing parent directories and returns a
+// function that removes what it created.
+func makeParents(dst *sandbox.Path) (undo func(), err error) {
+	parent := dst.Dir()
+	if fi, err := parent.Stat(); err == nil {
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("%s is not a directory", parent.Abs)
+		}
+		return func() {}, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	top := parent
+	for !top.IsRoot() {
+		up := top.Dir()
+		if _, err := up.Lstat(); err == nil {
+			break
+		}
+		top = up
+	}
+	if err := parent.MkdirAll(0o755); err != nil {
+		return nil, err
+	}
+	return func() { top.RemoveAll() }, nil
+}
+
+// place renames from onto dst: without replacing when dst did not exist
+// (dfi nil), atomically for a file, and for a directory by moving the old
+// one aside first and restoring it if the rename fails.
+func place(from, dst *sandbox.Path, dfi fs.FileInfo) error {
+	switch {
+	case dfi == nil:
+		return from.RenameNoReplace(dst)
+	case !dfi.IsDir():
+		return from.Rename(dst)
+	}
+	aside := dst.TempSibling()
+	if err := dst.Rename(aside); err != nil {
+		return err
+	}
+	if err := from.Rename(dst); err != nil {
+		aside.Rename(dst)
+		return err
+	}
+	return aside.RemoveAll()
+}
+
+// copyChunk is how much one copy_file_range round moves before the context
+// is checked again.
+const copyChunk = 8 << 20
+
+// copyTree copies src (described by fi) to the new path dst; final is the
+// name dst will end up with, which symlink targets are checked against.
+func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final *sandbox.Path) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	mode := fi.Mode()
+	switch {
+	case mode.IsRegular():
+		return copyFile(ctx, src, fi, dst)
+	case mode.IsDir():
+		if err := dst.Mkdir(0o700); err != nil {
+			return err
+		}
+		ents, err := src.ReadDir()
+		if err != nil {
+			return err
+		}
+		for _, de := range ents {
+			cfi, err := de.Info()
+			if err != nil {
+				return fmt.Errorf("cannot copy %s: %v", src.Join(de.Name()).Abs, Cause(err))
+			}
+			if err := copyTree(ctx, src.Join(de.Name()), cfi, dst.Join(de.Name()), final.Join(de.Name())); err != nil {
+				return err
+			}
+		}
+		if err := dst.Chmod(mode.Perm() | mode&(fs.ModeSticky|fs.ModeSetgid)); err != nil {
+			return err
+		}
+		return dst.Chtimes(atime(fi), fi.ModTime())
+	case mode&fs.ModeSymlink != 0:
+		link, err := src.Readlink()
+		if err != nil {
+			return err
+		}
+		if !src.LinkInside(link) || !final.LinkInside(link) {
+			return fmt.Errorf("cannot copy symlink %s: its target %s is outside the allowed directories", src.Abs, link)
+		}
+		return dst.Symlink(link)
+	}
+	return fmt.Errorf("cannot copy %s: it is not a regular file, directory or symlink", src.Abs)
+}
+
+func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandbox.Path) error {
+	in, err := src.OpenFile(os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := dst.OpenFile(os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			out.Close()
+			return err
+		}
+		n, err := io.CopyN(out, in, copyChunk)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			out.Close()
+			return fmt.Errorf("copying %s: %v", src.Abs, Cause(err))
+		}
+		if n < copyChunk {
+			break
+		}
+	}
+	if err := out.Chmod(fi.Mode().Perm() | fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("copying %s: %v", src.Abs, Cause(err))
+	}
+	return dst.Chtimes(atime(fi), fi.ModTime())
+}
+
+// atime is a file's access time from its FileInfo, or its modification
+// time when the platform does not say.
+func atime(fi fs.FileInfo) time.Time {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Atim.Sec, st.Atim.Nsec)
+	}
+	return fi.ModTime()
+}
+
+// Cause drops the *PathError or *LinkError wrapper of an I/O error, whose
+// text repeats an internal (root-relative or temporary) name the client
+// never sent, keeping the reason ("no space left on device").
+func Cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}

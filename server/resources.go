@@ -1,0 +1,421 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/tools"
+	"github.com/fsmcp/fsmcp/watch"
+)
+
+// Resources (SPEC §7, --resources): every file and directory under the
+// roots is a resource with a file:// URI.
+//
+// The go-sdk lists resources from a registry that holds every resource in
+// memory and pages through it; a 100k-file tree must not be registered
+// whole, so resources/list is answered by a receiving middleware that walks
+// the roots one page at a time (files.Page) and resumes from an opaque
+// cursor. resources/read goes through the registered template
+// file:///{+path}; the middleware checks the URI first so that a refusal
+// names its reason. Subscriptions are served by watchers from package
+// watch, shared by the sessions that subscribed to the same URI.
+
+// Resource settings.
+const (
+	resourcePageSize     = 500 // resources in one resources/list answer
+	DefaultResourceDepth = 10  // directory levels listed, as peekaboo's PEEKABOO_MAX_DEPTH
+	fileTemplate         = "file:///{+path}"
+)
+
+type resources struct {
+	srv   *mcp.Server
+	deps  *tools.Deps
+	depth int
+	tmpl  *mcp.ResourceTemplate
+
+	mu   sync.Mutex
+	subs map[string]*subscription // by URI
+}
+
+// subscription is one watched URI and the sessions that asked for it.
+type subscription struct {
+	w        *watch.Watcher
+	sessions map[*mcp.ServerSession]bool
+}
+
+func newResources(deps *tools.Deps, depth int) *resources {
+	if depth <= 0 {
+		depth = DefaultResourceDepth
+	}
+	return &resources{deps: deps, depth: depth, subs: map[string]*subscription{},
+		tmpl: &mcp.ResourceTemplate{
+			URITemplate: fileTemplate,
+			Name:        "file",
+			Title:       "Files under the allowed directories",
+			Description: "Any file under the allowed directories, by its absolute path: file:///path/to/file. " +
+				"Text comes back as text, anything else as a base64 blob, up to --max-file-size.",
+		}}
+}
+
+// register adds the template (which also advertises the resources
+// capability) and the middleware.
+func (r *resources) register(s *mcp.Server) {
+	r.srv = s
+	s.AddResourceTemplate(r.tmpl, r.read)
+	s.AddReceivingMiddleware(r.middleware)
+}
+
+func (r *resources) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "resources/list":
+			params, _ := req.GetParams().(*mcp.ListResourcesParams)
+			sb, err := r.sandbox(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			return r.list(ctx, sb, params)
+		case "resources/read":
+			if params, ok := req.GetParams().(*mcp.ReadResourceParams); ok && params != nil {
+				sb, err := r.sandbox(ctx, req)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := r.resolve(sb, params.URI); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// sandbox is the sandbox in force for the session a request came on.
+func (r *resources) sandbox(ctx context.Context, req mcp.Request) (*sandbox.Sandbox, error) {
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	sb, err := r.deps.SessionSandbox(ctx, ss)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	return sb, nil
+}
+
+// uriError is a refused resource URI: a JSON-RPC invalid-params error
+// whose message names the reason.
+func uriError(format string, args ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// resolve turns a file:// URI into a sandboxed path, refusing other
+// schemes, hosts, queries, traversal (encoded or not), NUL bytes and paths
+// outside the roots.
+func (r *resources) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return nil, uriError("resource URI %q is malformed: %v", uri, unwrapURL(err))
+	}
+	if u.Scheme != "file" {
+		return nil, uriError("resource URI %q: only file:// URIs are supported", uri)
+	}
+	if u.Host != "" {
+		return nil, uriError("resource URI %q: a file URI must have an empty host and an absolute path (file:///path)", uri)
+	}
+	if u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
+		return nil, uriError("resource URI %q: the path must be absolute (file:///path)", uri)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, uriError("resource URI %q: a query or fragment is not allowed", uri)
+	}
+	if strings.ContainsRune(u.Path, 0) {
+		return nil, uriError("resource URI %q: the path contains a NUL byte", uri)
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == ".." || seg == "." {
+			return nil, uriError("resource URI %q: path traversal (%q) is not allowed", uri, seg)
+		}
+	}
+	p, err := sb.Resolve(u.Path)
+	if err != nil {
+		if sandbox.IsOutside(err) {
+			return nil, uriError("resource URI %q is outside the allowed directories", uri)
+		}
+		return nil, uriError("resource URI %q: %v", uri, err)
+	}
+	return p, nil
+}
+
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// The list cursor is opaque to clients: the index of a root and the walk
+// key of the last entry listed in it.
+func encodeCursor(root int, key string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(root) + ":" + key))
+}
+
+func decodeCursor(c string, roots int) (int, string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err == nil {
+		i, key, ok := strings.Cut(string(raw), ":")
+		if n, err := strconv.Atoi(i); ok && err == nil && n >= 0 && n < roots {
+			return n, key, nil
+		}
+	}
+	return 0, "", uriError("invalid cursor %q: pass back the nextCursor of the previous page", c)
+}
+
+// listResult marshals like *mcp.ListResourcesResult, with peekaboo's
+// metadata {type, size, hasChildren} also at the top level of each
+// resource (it is in _meta too).
+type listResult struct{ *mcp.ListResourcesResult }
+
+func (l *listResult) MarshalJSON() ([]byte, error) {
+	raw, err := json.Marshal(l.ListResourcesResult)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if list, ok := m["resources"].([]any); ok {
+		for _, v := range list {
+			if res, ok := v.(map[string]any); ok {
+				res["metadata"] = res["_meta"]
+			}
+		}
+	}
+	return json.Marshal(m)
+}
+
+func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.ListResourcesParams) (mcp.Result, error) {
+	roots := sb.Roots()
+	start, after := 0, ""
+	if params != nil && params.Cursor != "" {
+		var err error
+		if start, after, err = decodeCursor(params.Cursor, len(roots)); err != nil {
+			return nil, err
+		}
+	}
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+	res.CacheScope = "private"
+	for i := start; i < len(roots); i++ {
+		if len(res.Resources) == resourcePageSize {
+			res.NextCursor = encodeCursor(i, after)
+			break
+		}
+		root, err := sb.Resolve(roots[i])
+		if err != nil {
+			continue
+		}
+		ents, more, err := files.Page(ctx, root, files.PageOptions{MaxDepth: r.depth, Limit: resourcePageSize - len(res.Resources), After: after})
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			res.Resources = append(res.Resources, resourceOf(root, e))
+		}
+		if more {
+			last := ents[len(ents)-1]
+			res.NextCursor = encodeCursor(i, files.Key(last.Rel, last.Type == files.TypeDir))
+			break
+		}
+		after = ""
+	}
+	return &listResult{res}, nil
+}
+
+func resourceOf(root *sandbox.Path, e files.Entry) *mcp.Resource {
+	p := root.Join(e.Rel)
+	return &mcp.Resource{
+		URI:      tools.FileURI(e.Abs),
+		Name:     "/" + e.Rel,
+		MIMEType: files.MIMEOf(p, e.Type),
+		Size:     e.Size,
+		Meta:     mcp.Meta{"type": string(e.Type), "size": e.Size, "hasChildren": e.HasChildren},
+	}
+}
+
+// read serves resources/read for the template.
+func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	sb, err := r.sandbox(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.resolve(sb, uri)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := p.Stat()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, mcp.ResourceNotFoundError(uri)
+	case sandbox.IsOutside(err):
+		return nil, uriError("resource URI %q is outside the allowed directories", uri)
+	case err != nil:
+		return nil, err
+	case fi.IsDir():
+		return nil, uriError("resource URI %q is a directory: resources/list shows what is in it", uri)
+	}
+	data, err := p.ReadFile(r.deps.Limits.MaxFileSize)
+	if err != nil {
+		var tl *sandbox.TooLargeError
+		if errors.As(err, &tl) {
+			return nil, uriError("%s", err)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return nil, err
+	}
+	info := files.Classify(data[:min(len(data), 8192)], int64(len(data)))
+	mime := files.MIMEOf(p, files.TypeFile)
+	c := &mcp.ResourceContents{URI: uri, MIMEType: mime}
+	if info.Kind == files.Text && utf8.Valid(data) {
+		c.Text = string(data)
+	} else {
+		c.Blob = data
+		if strings.HasPrefix(mime, "text/") {
+			c.MIMEType = info.MIME
+		}
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+}
+
+// subscribe starts (or shares) a watcher for the URI: a directory is
+// watched recursively, a file through its directory.
+func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	sb, err := r.sandbox(ctx, req)
+	if err != nil {
+		return err
+	}
+	p, err := r.resolve(sb, uri)
+	if err != nil {
+		return err
+	}
+	fi, err := p.Stat()
+	if errors.Is(err, fs.ErrNotExist) {
+		return mcp.ResourceNotFoundError(uri)
+	} else if err != nil {
+		return uriError("resource URI %q: %v", uri, err)
+	}
+	ss := req.Session
+	if _, err := r.deps.Sessions.Get(ss, "resource-subscriptions", func() (io.Closer, error) { return sessionSubs{r, ss}, nil }); err != nil {
+		return err
+	}
+	// The lock is held while a watcher starts (changed, which watchers
+	// call, does not take it); watchers are only closed outside it.
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sub := r.subs[uri]
+	if sub == nil {
+		var w *watch.Watcher
+		if fi.IsDir() {
+			w, err = watch.New(p, watch.Options{OnEvents: func(evs []watch.Event) { r.changed(uri, evs) }})
+		} else {
+			w, err = watch.New(p.Dir(), watch.Options{Flat: true, OnEvents: func(evs []watch.Event) {
+				var mine []watch.Event
+				for _, e := range evs {
+					if e.Path == p.Abs {
+						mine = append(mine, e)
+					}
+				}
+				r.changed(uri, mine)
+			}})
+		}
+		if err != nil {
+			return uriError("cannot subscribe to %q: %v", uri, err)
+		}
+		sub = &subscription{w: w, sessions: map[*mcp.ServerSession]bool{}}
+		r.subs[uri] = sub
+	}
+	sub.sessions[ss] = true
+	return nil
+}
+
+func (r *resources) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	r.drop(req.Session, req.Params.URI)
+	return nil
+}
+
+// drop removes a session from a URI's subscribers, stopping the watcher
+// when none is left.
+func (r *resources) drop(ss *mcp.ServerSession, uri string) {
+	r.mu.Lock()
+	sub := r.subs[uri]
+	if sub == nil {
+		r.mu.Unlock()
+		return
+	}
+	delete(sub.sessions, ss)
+	var w *watch.Watcher
+	if len(sub.sessions) == 0 {
+		delete(r.subs, uri)
+		w = sub.w
+	}
+	r.mu.Unlock()
+	if w != nil {
+		w.Close() // outside the lock: the watcher may be delivering
+	}
+}
+
+// sessionSubs ends a session's subscriptions with the session.
+type sessionSubs struct {
+	r  *resources
+	ss *mcp.ServerSession
+}
+
+func (s sessionSubs) Close() error {
+	s.r.mu.Lock()
+	var uris []string
+	for uri, sub := range s.r.subs {
+		if sub.sessions[s.ss] {
+			uris = append(uris, uri)
+		}
+	}
+	s.r.mu.Unlock()
+	for _, uri := range uris {
+		s.r.drop(s.ss, uri)
+	}
+	return nil
+}
+
+// changed tells the subscribers of uri that it changed, and every session
+// that the list changed when entries appeared or vanished.
+func (r *resources) changed(uri string, evs []watch.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	r.srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+	for _, e := range evs {
+		if e.Op == watch.Created || e.Op == watch.Removed || e.Op == watch.Renamed {
+			// Re-adding the template is the go-sdk's public way to send
+			// notifications/resources/list_changed (debounced) to the
+			// sessions that take it.
+			r.srv.AddResourceTemplate(r.tmpl, r.read)
+			return
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/files"
+)
+
+// maxIgnoredShown bounds the skipped directories named in fs_list's note.
+const maxIgnoredShown = 10
+
+type listIn struct {
+	Path           string `json:"path" jsonschema:"Absolute path of the directory to list"`
+	Depth          int    `json:"depth,omitempty" jsonschema:"Levels to descend: 1 (the default) lists the directory's own entries"`
+	Filter         string `json:"filter,omitempty" jsonschema:"Glob (doublestar: *, **, ?, [..], {a,b}) an entry's name or relative path must match; directories are still descended"`
+	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"Also descend into directories that .gitignore excludes (.git is always skipped)"`
+}
+
+// List is fs_list: a directory's entries with type, size and mtime.
+func List() Tool {
+	return newTool(&mcp.Tool{
+		Name: "fs_list",
+		Description: "List a directory: one line per entry with its type, size in bytes, modification time and path relative to the directory " +
+			"(directories end in /, symlinks show their target and are not followed). depth descends into subdirectories; " +
+			".git and gitignored directories are skipped unless include_ignored. At most --max-results entries are shown.",
+		Annotations: readOnly("List directory"),
+	}, func(ctx context.Context, c *Call, in listIn) (*mcp.CallToolResult, error) {
+		if in.Depth < 0 {
+			return nil, errors.New("depth must be 1 or more")
+		}
+		p, err := c.Sandbox.Resolve(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		l, err := files.List(ctx, p, files.ListOptions{
+			Depth: in.Depth, Filter: in.Filter, IncludeIgnored: in.IncludeIgnored, Max: c.Limits.MaxResults,
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("listing %s took longer than the time limit (--timeout); use a smaller depth", p.Abs)
+			}
+			return nil, err
+		}
+		return textResult(formatListing(l, in.Filter)), nil
+	})
+}
+
+func formatListing(l *files.Listing, filter string) string {
+	var b strings.Builder
+	width := 1
+	for _, e := range l.Entries {
+		width = max(width, len(strconv.FormatInt(e.Size, 10)))
+	}
+	for _, e := range l.Entries {
+		size := "-"
+		if e.Type == files.TypeFile {
+			size = strconv.FormatInt(e.Size, 10)
+		}
+		name := e.Rel
+		switch e.Type {
+		case files.TypeDir:
+			name += "/"
+		case files.TypeSymlink:
+			name += " -> " + e.Link
+		}
+		fmt.Fprintf(&b, "%-9s %*s  %s  %s\n", e.Type, width, size, e.ModTime.Format(time.RFC3339), name)
+	}
+	switch {
+	case l.Total == 0 && filter != "":
+		fmt.Fprintf(&b, "(no entries match %q)\n", filter)
+	case l.Total == 0:
+		b.WriteString("(empty directory)\n")
+	case len(l.Entries) < l.Total:
+		fmt.Fprintf(&b, "\n(showing %d of %d entries; narrow with filter or depth, or raise --max-results)\n", len(l.Entries), l.Total)
+	}
+	if n := l.IgnoredTotal; n > 0 {
+		shown := l.Ignored[:min(n, maxIgnoredShown)]
+		more := ""
+		if n > len(shown) {
+			more = fmt.Sprintf(" and %d more", n-len(shown))
+		}
+		fmt.Fprintf(&b, "(skipped %d gitignored director%s: %s/%s; pass include_ignored=true to list them)\n",
+			n, plural(n, "y", "ies"), strings.Join(shown, "/, "), more)
+	}
+	if n := len(l.Unreadable); n > 0 {
+		shown := l.Unreadable[:min(n, maxIgnoredShown)]
+		fmt.Fprintf(&b, "(could not read %d director%s: %s/)\n", n, plural(n, "y", "ies"), strings.Join(shown, "/, "))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,174 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/watch"
+)
+
+// maxWatchesPerSession bounds the watchers one client session may hold
+// (each costs inotify watches, a kernel-wide resource).
+const maxWatchesPerSession = 8
+
+type watchIn struct {
+	Path      string   `json:"path,omitempty" jsonschema:"Absolute path of the directory to watch (action start)"`
+	Patterns  []string `json:"patterns,omitempty" jsonschema:"Globs (doublestar) an entry's name or path relative to the watched directory must match; none: every change"`
+	Action    string   `json:"action,omitempty" jsonschema:"start (the default), poll (return and clear the pending events) or stop"`
+	WatcherID string   `json:"watcher_id,omitempty" jsonschema:"The id start returned (actions poll and stop)"`
+}
+
+// Watch is fs_watch: follow changes under a directory tree.
+func Watch() Tool {
+	return newTool(&mcp.Tool{
+		Name: "fs_watch",
+		Description: "Watch a directory tree for changes (recursively; new subdirectories are watched as they appear). " +
+			"action=start returns a watcher_id; each change is then sent to this session as a notifications/resources/updated " +
+			"notification with the file's file:// URI, and also queued: action=poll with the watcher_id returns and clears the " +
+			"queued events (for clients that cannot take notifications), action=stop ends the watch. Watches end with the session; " +
+			fmt.Sprintf("a session may hold %d.", maxWatchesPerSession),
+		Annotations: readOnly("Watch directory"),
+	}, func(ctx context.Context, c *Call, in watchIn) (*mcp.CallToolResult, error) {
+		ss := c.Session()
+		v, err := c.Sessions.Get(ss, "watch", func() (io.Closer, error) { return &watchSet{byID: map[string]*watch.Watcher{}}, nil })
+		if err != nil {
+			return nil, errors.New("the session is closing")
+		}
+		set := v.(*watchSet)
+		switch in.Action {
+		case "", "start":
+			return set.start(c, ss, in)
+		case "poll":
+			w, err := set.get(in.WatcherID)
+			if err != nil {
+				return nil, err
+			}
+			return textResult(formatEvents(in.WatcherID, w)), nil
+		case "stop":
+			if err := set.stop(in.WatcherID); err != nil {
+				return nil, err
+			}
+			return textResult(fmt.Sprintf("Stopped watcher %s.", in.WatcherID)), nil
+		}
+		return nil, invalidParams("action must be start, poll or stop, not %q", in.Action)
+	})
+}
+
+// watchSet is one session's watchers.
+type watchSet struct {
+	mu   sync.Mutex
+	next int
+	byID map[string]*watch.Watcher
+}
+
+func (s *watchSet) start(c *Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallToolResult, error) {
+	if in.Path == "" {
+		return nil, invalidParams("path is required to start a watch")
+	}
+	p, err := c.Sandbox.Resolve(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	n := len(s.byID)
+	s.mu.Unlock()
+	if n >= maxWatchesPerSession {
+		return nil, fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", n)
+	}
+	var onEvents func([]watch.Event)
+	if ss != nil {
+		onEvents = func(evs []watch.Event) {
+			for _, e := range evs {
+				if NotifyUpdated(ss, e.Path) != nil {
+					return // the session is gone or not listening; poll still has them
+				}
+			}
+		}
+	}
+	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.byID) >= maxWatchesPerSession {
+		s.mu.Unlock()
+		w.Close()
+		return nil, fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", maxWatchesPerSession)
+	}
+	s.next++
+	id := "w" + strconv.Itoa(s.next)
+	s.byID[id] = w
+	s.mu.Unlock()
+	filter := ""
+	if len(in.Patterns) > 0 {
+		filter = " matching " + strings.Join(in.Patterns, ", ")
+	}
+	return textResult(fmt.Sprintf("Watching %s (%d director%s)%s as watcher %s. Changes arrive as notifications/resources/updated; "+
+		"or call fs_watch with action=poll and watcher_id=%s.", p.Abs, w.Dirs(), plural(w.Dirs(), "y", "ies"), filter, id, id)), nil
+}
+
+func (s *watchSet) get(id string) (*watch.Watcher, error) {
+	if id == "" {
+		return nil, invalidParams("watcher_id is required for poll and stop")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, ok := s.byID[id]
+	if !ok {
+		return nil, fmt.Errorf("no watcher %s in this session (it was stopped, or never started here)", id)
+	}
+	return w, nil
+}
+
+func (s *watchSet) stop(id string) error {
+	w, err := s.get(id)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.byID, id)
+	s.mu.Unlock()
+	return w.Close()
+}
+
+// Close stops every watcher of the session.
+func (s *watchSet) Close() error {
+	s.mu.Lock()
+	ws := s.byID
+	s.byID = map[string]*watch.Watcher{}
+	s.mu.Unlock()
+	for _, w := range ws {
+		w.Close()
+	}
+	return nil
+}
+
+func formatEvents(id string, w *watch.Watcher) string {
+	evs, dropped, err := w.Poll()
+	var b strings.Builder
+	for _, e := range evs {
+		kind := ""
+		if e.IsDir {
+			kind = " (directory)"
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s%s\n", e.Time.Format(time.RFC3339Nano), e.Op, e.Path, kind)
+	}
+	if len(evs) == 0 {
+		fmt.Fprintf(&b, "No new events for watcher %s.\n", id)
+	}
+	if dropped > 0 {
+		fmt.Fprintf(&b, "(%d older events were dropped: the queue holds %d; poll more often or narrow patterns)\n", dropped, watch.DefaultMaxQueue)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "(the watch reported an error: %v)\n", err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
