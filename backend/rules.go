@@ -100,10 +100,8 @@ func (g *Gitignore) addLine(line string) bool {
 	}
 	if strings.HasSuffix(line, "/") {
 		ig.dirOnly = true
-		line = line[:len(line)-1]
-		if strings.HasSuffix(line, `\`) {
-			line = line[:len(line)-1]
-		}
+		line = strings.TrimSuffix(line[:len(line)-1], `\`) // "a\/" is "a" too
+
 	}
 	actual := line
 	if !absolute && !strings.Contains(line, "/") {

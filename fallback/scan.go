@@ -358,7 +358,7 @@ func (m *matcher) scan(st *scanState, data []byte, open func() backend.FileSink)
 // scanMultiline matches across lines: every line a match touches is a
 // matching line; Count counts matches, as rg --count does with -U.
 func (m *matcher) scanMultiline(st *scanState, data []byte, open func() backend.FileSink) {
-	if m.p.Lit != nil && !m.p.LitFold && bytes.Index(data, m.p.Lit) < 0 {
+	if m.p.Lit != nil && !m.p.LitFold && !bytes.Contains(data, m.p.Lit) {
 		return
 	}
 	if m.mode == backend.FilesWithMatches {
