@@ -101,7 +101,6 @@ func (g *Gitignore) addLine(line string) bool {
 	if strings.HasSuffix(line, "/") {
 		ig.dirOnly = true
 		line = strings.TrimSuffix(line[:len(line)-1], `\`) // "a\/" is "a" too
-
 	}
 	actual := line
 	if !absolute && !strings.Contains(line, "/") {
