@@ -195,3 +195,22 @@ func TestSearchProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchMaxResultsCapsHeadLimit: head_limit cannot exceed --max-results.
+func TestSearchMaxResultsCapsHeadLimit(t *testing.T) {
+	tr := newTree(t)
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			cs := connectStdio(t, m, "--max-results", "2", tr.root)
+			got := mustCall(t, cs, "fs_grep", map[string]any{"pattern": needle, "head_limit": 100})
+			want := tr.root + "/.hidden/h.txt\n" + tr.root + "/a.txt\n(showing files 1-2 of 9; pass offset=2 for more)"
+			if got != want {
+				t.Errorf("got\n%s\nwant\n%s", got, want)
+			}
+			got = mustCall(t, cs, "fs_glob", map[string]any{"pattern": "**/*.{go,md}"})
+			if lines := strings.Split(got, "\n"); len(lines) != 3 || lines[2] != "(showing 2 of 3 matches)" {
+				t.Errorf("fs_glob: %s", got)
+			}
+		})
+	}
+}

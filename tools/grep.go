@@ -23,7 +23,7 @@ type grepIn struct {
 	Before       *int   `json:"-B,omitempty" jsonschema:"Lines of context before each match (content mode)"`
 	Context      *int   `json:"-C,omitempty" jsonschema:"Lines of context before and after each match (content mode)"`
 	Multiline    bool   `json:"multiline,omitempty" jsonschema:"Let the pattern span lines; . also matches newlines"`
-	HeadLimit    int    `json:"head_limit,omitempty" jsonschema:"Return at most this many entries (lines, files or counts) of the whole result (default: --max-results)"`
+	HeadLimit    int    `json:"head_limit,omitempty" jsonschema:"Return at most this many entries (lines, files or counts) of the whole result (default and maximum: --max-results)"`
 	Offset       int    `json:"offset,omitempty" jsonschema:"Skip this many entries of the whole result first (for paging)"`
 	FixedStrings bool   `json:"fixed_strings,omitempty" jsonschema:"Treat the pattern as a literal string, not a regex"`
 	NoIgnore     bool   `json:"no_ignore,omitempty" jsonschema:"Also search files that .gitignore, .ignore or .rgignore exclude"`
@@ -77,9 +77,11 @@ func Grep() Tool {
 				q.After = *in.After
 			}
 		}
-		limit := in.HeadLimit
-		if limit == 0 {
-			limit = c.Limits.MaxResults
+		// --max-results bounds every page (and so the memory a search
+		// holds); head_limit can only lower it.
+		limit := c.Limits.MaxResults
+		if in.HeadLimit > 0 && (limit <= 0 || in.HeadLimit < limit) {
+			limit = in.HeadLimit
 		}
 		r, err := backend.Run(ctx, c.searcher(), q, in.Offset, limit)
 		if err != nil {
