@@ -18,6 +18,25 @@
 // searched; binary files (a NUL byte, detected as ripgrep does) are skipped
 // for content search; symlinks met while walking are not followed; files
 // and directories given explicitly in Paths are always searched.
+//
+// Where fsmcp deliberately differs from running rg by hand, so that both
+// backends give the same answer:
+//   - rg runs with --encoding none: UTF-16 files are not transcoded (their
+//     NUL bytes make them binary), a UTF-8 BOM is text like any other;
+//   - a binary file named explicitly in Paths is skipped (rg would search
+//     it with NULs replaced);
+//   - \b and \B are ASCII word boundaries (Go's), passed to rg as (?-u:\b);
+//     \d, \w, \s stay Unicode-aware as in rg;
+//   - in a file that is not valid UTF-8, "." and classes never match an
+//     invalid byte (as in rg); in a valid UTF-8 file they match U+FFFD;
+//   - patterns Go's regexp rejects are rejected by both backends with the
+//     same error (look-around and backreferences are rejected by rg's
+//     default engine too); (?<name>) and \Q...\E are handed to rg in forms
+//     it accepts.
+//
+// Files ripgrep cuts off at a NUL byte after its first 64 KiB buffer are
+// cut at the same place (SearchableLen); in multiline mode the cut is an
+// approximation of rg's.
 package backend
 
 import (
