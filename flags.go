@@ -31,6 +31,8 @@ Flags:
   --resources             serve the roots' files as MCP resources (file:// URIs, subscriptions)
   --shell MODE            fs_bash: sandboxed (Landlock-confined to the roots; the default where
                           the kernel has Landlock), on (unconfined; the default elsewhere), off (no fs_bash)
+  --search-backend KIND   auto|rg|find|native: who serves fs_grep and fs_glob (default auto:
+                          rg when it is on PATH at start, else the built-in native scanner)
   --max-file-size SIZE    largest file a whole-file read or edit loads (default 10MiB)
   --max-output N          characters in one tool result (default 100000)
   --timeout DURATION      time limit of one tool call (default 30s)
@@ -55,10 +57,12 @@ type options struct {
 	readOnly   bool
 	trustMeta  bool
 	resources  bool
-	shell      shell.Mode
-	limits     tools.Limits
-	logLevel   slog.Level
-	version    bool
+	// searchBackend is auto, rg, find or native (backend.Select checks it).
+	searchBackend string
+	shell         shell.Mode
+	limits        tools.Limits
+	logLevel      slog.Level
+	version       bool
 }
 
 // Defaults of the limits.
@@ -83,6 +87,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	fs.BoolVar(&o.readOnly, "read-only", false, "")
 	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
 	fs.BoolVar(&o.resources, "resources", false, "")
+	fs.StringVar(&o.searchBackend, "search-backend", "auto", "")
 	shellMode := fs.String("shell", "", "")
 	maxFileSize := fs.String("max-file-size", "", "")
 	maxOutput := fs.String("max-output", "", "")
@@ -116,6 +121,11 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		o.roots = []string{"."}
 	}
 
+	switch o.searchBackend {
+	case "auto", "rg", "find", "native":
+	default:
+		return nil, fmt.Errorf("--search-backend must be auto, rg, find or native, not %q", o.searchBackend)
+	}
 	switch o.transport {
 	case "stdio", "http":
 	default:

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
@@ -60,6 +62,12 @@ func run(args []string, stderr *os.File) int {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
 
+	searcher, err := backend.Select(opts.searchBackend, fallback.New())
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmcp: --search-backend %s: %v\n", opts.searchBackend, err)
+		return exitUsage
+	}
+
 	sb, errs := sandbox.New(opts.roots)
 	for _, e := range errs {
 		if !errors.Is(e, sandbox.ErrNoRoots) {
@@ -82,10 +90,11 @@ func run(args []string, stderr *os.File) int {
 		// With no DIR given, a client that offers MCP roots chooses them.
 		ClientRoots: !opts.rootsGiven,
 		Shell:       opts.shell,
+		Searcher:    searcher,
 	}, sb, log)
 	defer srv.Close()
 
-	log.Info("fsmcp starting", "roots", sb.Roots(), "transport", opts.transport, "read_only", opts.readOnly)
+	log.Info("fsmcp starting", "roots", sb.Roots(), "search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)
 	if !opts.readOnly {
 		log.Info(shell.Describe(opts.shell))
 	}

@@ -1,78 +1,66 @@
 package files
 
 import (
-	"bufio"
-	"bytes"
 	"path"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-// The listing walkers (fs_list, resources/list) skip .git and gitignored
-// directories. The matcher is go-git's plumbing/format/gitignore, a
-// well-kept implementation of git's rules; the search backend has its own
-// ripgrep-compatible one, and the two can merge once it lands.
+// The listing walkers (fs_list, resources/list) skip .git and ignored
+// directories by the same rules as fs_grep and fs_glob: the search
+// backend's ripgrep-compatible matcher (.gitignore, .ignore, .rgignore,
+// nested, with negation and ripgrep's precedence), so a listing and a
+// search never disagree about what is ignored.
 
 // gitDir is never listed or descended into.
 const gitDir = ".git"
 
-// Ignores holds the gitignore patterns in force at one directory: those of
-// the .gitignore files from the root down to it.
+// Ignores holds the ignore rules in force at one directory: those of the
+// ignore files from the file system's root down to it, as ripgrep reads
+// them for a search path.
 type Ignores struct {
-	patterns []gitignore.Pattern
-	matcher  gitignore.Matcher
+	root string // the sandbox root's real path
+	dir  *backend.IgnoreDir
 }
 
-// IgnoresFor reads the .gitignore files from dir's root down to dir.
+// IgnoresFor reads the ignore files down to dir.
 func IgnoresFor(dir *sandbox.Path) *Ignores {
-	ig := &Ignores{}
-	parts := []string{}
-	if dir.Rel != "." {
-		parts = strings.Split(dir.Rel, "/")
+	root := dir.Root.Path
+	ig := &Ignores{root: root, dir: backend.ParentIgnores(root).ChildProbe(root)}
+	if dir.Rel == "." {
+		return ig
 	}
-	cur := &sandbox.Path{Root: dir.Root, Rel: ".", Abs: dir.Root.Path}
-	ig = ig.Child(cur)
-	for _, p := range parts {
-		cur = cur.Join(p)
-		ig = ig.Child(cur)
+	cur := root
+	for _, part := range strings.Split(dir.Rel, "/") {
+		cur += "/" + part
+		ig.dir = ig.dir.ChildProbe(cur)
 	}
 	return ig
 }
 
-// Child returns the patterns in force in dir, a child directory of the one
-// ig describes: ig's plus dir's own .gitignore.
+// Child returns the rules in force in dir, a child directory of the one
+// ig describes.
 func (ig *Ignores) Child(dir *sandbox.Path) *Ignores {
-	data, err := dir.Join(".gitignore").ReadFile(1 << 20)
-	if err != nil || len(data) == 0 {
-		return ig
-	}
-	var domain []string
-	if dir.Rel != "." {
-		domain = strings.Split(dir.Rel, "/")
-	}
-	ps := append([]gitignore.Pattern(nil), ig.patterns...)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
-	}
-	return &Ignores{patterns: ps, matcher: gitignore.NewMatcher(ps)}
+	return &Ignores{root: ig.root, dir: ig.dir.ChildProbe(ig.real(dir.Rel))}
 }
 
 // Ignored reports whether rel (slash-separated, relative to the root) is
-// ignored: .git always, otherwise by the gitignore patterns.
+// ignored: .git always, otherwise by the ignore files.
 func (ig *Ignores) Ignored(rel string, isDir bool) bool {
 	if path.Base(rel) == gitDir {
 		return true
 	}
-	if ig == nil || ig.matcher == nil {
+	if ig == nil {
 		return false
 	}
-	return ig.matcher.Match(strings.Split(rel, "/"), isDir)
+	return ig.dir.Match(ig.real(rel), path.Base(rel), isDir) == backend.MatchIgnore
+}
+
+func (ig *Ignores) real(rel string) string {
+	if rel == "." {
+		return ig.root
+	}
+	return ig.root + "/" + rel
 }

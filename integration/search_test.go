@@ -101,6 +101,22 @@ func TestSearchToolsRefusals(t *testing.T) {
 		mustFail(t, cs, "fs_grep", map[string]any{"pattern": needle, "path": tr.root + "/../outside"}, "outside")
 		mustFail(t, cs, "fs_glob", map[string]any{"pattern": "**/*", "path": tr.path("dir-out")}, "outside")
 		mustFail(t, cs, "fs_glob", map[string]any{"pattern": tr.outside + "/**"}, "outside")
+		// A dangling link out is refused as outside, not reported missing.
+		mustFail(t, cs, "fs_grep", map[string]any{"pattern": needle, "path": tr.path("dangling-out")}, "outside")
+		mustFail(t, cs, "fs_glob", map[string]any{"pattern": "*", "path": tr.path("dangling-out")}, "outside")
+		mustFail(t, cs, "fs_glob", map[string]any{"pattern": "*", "path": tr.path("link-out")}, "outside")
+		// Pattern text that looks like an rg flag is only ever a pattern.
+		for _, pat := range []string{"-e", "--files", "-L", "--pre=cat", "--follow"} {
+			if out := mustCall(t, cs, "fs_grep", map[string]any{"pattern": pat}); out != "No matches found." {
+				t.Errorf("fs_grep(%q) = %q, want no match", pat, out)
+			}
+			if out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": pat}); out != "No files found." {
+				t.Errorf("fs_glob(%q) = %q, want nothing", pat, out)
+			}
+		}
+		if out := mustCall(t, cs, "fs_grep", map[string]any{"pattern": "secret", "output_mode": "content", "no_ignore": true}); strings.Contains(out, "top secret") || strings.Contains(out, "more secret") {
+			t.Errorf("content search reached outside the root:\n%s", out)
+		}
 		mustFail(t, cs, "fs_grep", map[string]any{"pattern": "a(?=b)"}, "look-around")
 		mustFail(t, cs, "fs_grep", map[string]any{"pattern": `(a)\1`}, "backreference")
 		mustFail(t, cs, "fs_grep", map[string]any{"pattern": "x", "type": "nosuchtype"}, "unrecognized file type")
@@ -212,5 +228,41 @@ func TestSearchMaxResultsCapsHeadLimit(t *testing.T) {
 				t.Errorf("fs_glob: %s", got)
 			}
 		})
+	}
+}
+
+// TestSearchBackendFlag: --search-backend picks the backend and says so at
+// start; asking for rg where there is none is a start-up error.
+func TestSearchBackendFlag(t *testing.T) {
+	tr := newTree(t)
+	for _, m := range modes(t) {
+		for _, kind := range []string{"native", "find"} {
+			cmd := exec.Command(binary, "--search-backend", kind, tr.root)
+			cmd.Env = append(os.Environ(), "PATH="+m.path)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			cs, err := newClient().Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "**/*.go"}); out != tr.path("b.go")+"\n"+tr.path("sub/c.go") && out != tr.path("sub/c.go")+"\n"+tr.path("b.go") {
+				t.Errorf("%s/%s: fs_glob **/*.go = %q", m.name, kind, out)
+			}
+			cs.Close()
+			if !strings.Contains(stderr.String(), "search_backend="+kind) {
+				t.Errorf("%s/%s: start-up line does not name the backend:\n%s", m.name, kind, stderr.String())
+			}
+		}
+	}
+	p, err := pathWithoutRg()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--search-backend", "rg", tr.root)
+	cmd.Env = append(os.Environ(), "PATH="+p)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "rg (ripgrep) not found") {
+		t.Fatalf("--search-backend rg without rg: %v, %s", err, out)
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/tools"
@@ -31,6 +33,8 @@ type Config struct {
 	ResourceDepth int
 	// Shell is fs_bash's confinement (off: no fs_bash).
 	Shell shell.Mode
+	// Searcher serves fs_grep and fs_glob (nil: rg if on PATH, else native).
+	Searcher backend.Searcher
 }
 
 // Server is an MCP server over one sandbox.
@@ -49,6 +53,10 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
 		Log:         log,
 		Sessions:    tools.NewSessions(),
 		Shell:       cfg.Shell,
+		Searcher:    cfg.Searcher,
+	}
+	if deps.Searcher == nil {
+		deps.Searcher, _ = backend.Select("auto", fallback.New())
 	}
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),

@@ -54,7 +54,7 @@ func Glob() Tool {
 		}
 		h := &newestFirst{}
 		total := 0
-		err = c.searcher().Glob(ctx, backend.GlobQuery{Pattern: pattern, Paths: paths, Progress: c.progressFunc(ctx)}, func(f backend.File) error {
+		err = c.Searcher.Glob(ctx, backend.GlobQuery{Pattern: pattern, Paths: paths, Progress: c.progressFunc(ctx)}, func(f backend.File) error {
 			total++
 			if h.Len() < limit {
 				heap.Push(h, f)

@@ -83,7 +83,7 @@ func Grep() Tool {
 		if in.HeadLimit > 0 && (limit <= 0 || in.HeadLimit < limit) {
 			limit = in.HeadLimit
 		}
-		r, err := backend.Run(ctx, c.searcher(), q, in.Offset, limit)
+		r, err := backend.Run(ctx, c.Searcher, q, in.Offset, limit)
 		if err != nil {
 			return nil, err
 		}

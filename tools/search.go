@@ -3,29 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
-	"sync"
-
-	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/fallback"
 )
-
-// autoSearcher is the backend used when Deps.Searcher is nil: rg when it
-// is on PATH at first use, else the native scanner.
-var autoSearcher = sync.OnceValue(func() backend.Searcher {
-	s, err := backend.Select("auto", fallback.New())
-	if err != nil {
-		return fallback.New()
-	}
-	return s
-})
-
-// searcher returns the search backend for fs_grep and fs_glob.
-func (d *Deps) searcher() backend.Searcher {
-	if d.Searcher != nil {
-		return d.Searcher
-	}
-	return autoSearcher()
-}
 
 // searchPaths resolves a tool's optional path into the real, contained
 // paths handed to a search backend (every root when path is empty).
