@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,11 @@ func TestTypeScriptClient(t *testing.T) {
 					{Name: "fs_read", Arguments: map[string]any{"file_path": file}, want: "1\tfrom typescript"},
 					{Name: "fs_edit", Arguments: map[string]any{"file_path": file, "old_string": "typescript", "new_string": "node"}, want: "Replaced 1 occurrence(s)"},
 					{Name: "fs_read", Arguments: map[string]any{"file_path": filepath.Join(tr.outside, "secret.txt")}, want: "outside allowed directories", wantError: true},
+					{Name: "fs_glob", Arguments: map[string]any{"pattern": "**/*.go"}, want: tr.path("sub/c.go")},
+					{Name: "fs_grep", Arguments: map[string]any{"pattern": "needle one", "output_mode": "content"}, want: tr.path("a.txt") + ":2:needle one"},
+					{Name: "fs_bash", Arguments: map[string]any{"command": "cd sub && pwd"}, want: tr.path("sub")},
+					{Name: "fs_bash", Arguments: map[string]any{"command": "pwd; echo oops >&2; exit 3"}, want: tr.path("sub") + "\noops", wantError: true},
+					{Name: "fs_bash", Arguments: map[string]any{"command": "true"}, want: ""},
 				}
 				plan := map[string]any{"transport": transport, "calls": calls}
 				if transport == "stdio" {
@@ -68,6 +74,11 @@ func TestTypeScriptClient(t *testing.T) {
 				var rep tsReport
 				if err := json.Unmarshal(out, &rep); err != nil {
 					t.Fatalf("bad report %q: %v", out, err)
+				}
+				for _, name := range []string{"fs_read", "fs_write", "fs_edit", "fs_glob", "fs_grep", "fs_bash"} {
+					if !slices.Contains(rep.Tools, name) {
+						t.Errorf("tools/list lacks %s: %v", name, rep.Tools)
+					}
 				}
 				if rep.ServerInfo.Name != "fsmcp" {
 					t.Errorf("serverInfo = %+v", rep.ServerInfo)
