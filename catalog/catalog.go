@@ -126,16 +126,16 @@ func Create(ctx context.Context, target, output *sandbox.Path, opt Options) (int
 	case wk.err != nil:
 		return 0, wk.err
 	case w.err != nil:
-		return 0, fmt.Errorf("writing %s: %v", output.Abs, files.Cause(w.err))
+		return 0, fmt.Errorf("writing %s: %v", output.Abs, sandbox.Cause(w.err))
 	}
 	if err := w.buf.Flush(); err != nil {
-		return 0, fmt.Errorf("writing %s: %v", output.Abs, files.Cause(err))
+		return 0, fmt.Errorf("writing %s: %v", output.Abs, sandbox.Cause(err))
 	}
 	if err := f.Sync(); err != nil {
-		return 0, fmt.Errorf("writing %s: %v", output.Abs, files.Cause(err))
+		return 0, fmt.Errorf("writing %s: %v", output.Abs, sandbox.Cause(err))
 	}
 	if err := f.Close(); err != nil {
-		return 0, fmt.Errorf("writing %s: %v", output.Abs, files.Cause(err))
+		return 0, fmt.Errorf("writing %s: %v", output.Abs, sandbox.Cause(err))
 	}
 	if err := tmp.RenameNoReplace(output); err != nil {
 		tmp.Remove()
@@ -169,7 +169,7 @@ func (wk *walker) walk(dir, rel string) {
 	d, err := wk.root.Open(dir)
 	if err != nil {
 		if rel == "" {
-			wk.err = fmt.Errorf("reading %s: %v", strings.TrimSuffix(wk.prefix, "/"), files.Cause(err))
+			wk.err = fmt.Errorf("reading %s: %v", strings.TrimSuffix(wk.prefix, "/"), sandbox.Cause(err))
 		}
 		return // an unreadable subdirectory is skipped, as the seed skips what it cannot stat
 	}

@@ -125,7 +125,7 @@ func Move(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
 		return err
 	}
 	if err := src.RemoveAll(); err != nil {
-		return fmt.Errorf("copied %s to %s but could not remove the source: %v", src.Abs, dst.Abs, Cause(err))
+		return fmt.Errorf("copied %s to %s but could not remove the source: %v", src.Abs, dst.Abs, sandbox.Cause(err))
 	}
 	return nil
 }
@@ -266,7 +266,7 @@ func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final
 		for _, de := range ents {
 			cfi, err := de.Info()
 			if err != nil {
-				return fmt.Errorf("cannot copy %s: %v", src.Join(de.Name()).Abs, Cause(err))
+				return fmt.Errorf("cannot copy %s: %v", src.Join(de.Name()).Abs, sandbox.Cause(err))
 			}
 			if err := copyTree(ctx, src.Join(de.Name()), cfi, dst.Join(de.Name()), final.Join(de.Name())); err != nil {
 				return err
@@ -310,7 +310,7 @@ func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandb
 		}
 		if err != nil {
 			out.Close()
-			return fmt.Errorf("copying %s: %v", src.Abs, Cause(err))
+			return fmt.Errorf("copying %s: %v", src.Abs, sandbox.Cause(err))
 		}
 		if n < copyChunk {
 			break
@@ -321,7 +321,7 @@ func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandb
 		return err
 	}
 	if err := out.Close(); err != nil {
-		return fmt.Errorf("copying %s: %v", src.Abs, Cause(err))
+		return fmt.Errorf("copying %s: %v", src.Abs, sandbox.Cause(err))
 	}
 	return dst.Chtimes(atime(fi), fi.ModTime())
 }
@@ -333,19 +333,4 @@ func atime(fi fs.FileInfo) time.Time {
 		return time.Unix(st.Atim.Sec, st.Atim.Nsec)
 	}
 	return fi.ModTime()
-}
-
-// Cause drops the *PathError or *LinkError wrapper of an I/O error, whose
-// text repeats an internal (root-relative or temporary) name the client
-// never sent, keeping the reason ("no space left on device").
-func Cause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

@@ -99,18 +99,18 @@ func openRoot(dir string) (*Root, error) {
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, fmt.Errorf("allowed directory %s does not exist or cannot be resolved: %w", dir, unwrapPath(err))
+		return nil, fmt.Errorf("allowed directory %s does not exist or cannot be resolved: %w", dir, Cause(err))
 	}
 	fi, err := os.Stat(real)
 	if err != nil {
-		return nil, fmt.Errorf("allowed directory %s: %w", dir, unwrapPath(err))
+		return nil, fmt.Errorf("allowed directory %s: %w", dir, Cause(err))
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("allowed directory %s is not a directory", dir)
 	}
 	h, err := os.OpenRoot(real)
 	if err != nil {
-		return nil, fmt.Errorf("allowed directory %s: %w", dir, unwrapPath(err))
+		return nil, fmt.Errorf("allowed directory %s: %w", dir, Cause(err))
 	}
 	r := &Root{Path: real, fs: h, owned: true}
 	r.addName(real, abs)
@@ -304,7 +304,7 @@ func describe(p string, err error) error {
 	case errors.Is(err, fs.ErrPermission):
 		return fmt.Errorf("permission denied: %s", p)
 	}
-	return fmt.Errorf("%s: %w", p, unwrapPath(err))
+	return fmt.Errorf("%s: %w", p, Cause(err))
 }
 
 // NotFoundError says a path does not exist.
@@ -315,9 +315,10 @@ func (e *NotFoundError) Error() string { return fmt.Sprintf("file not found: %s"
 // Is lets errors.Is(err, fs.ErrNotExist) see through a NotFoundError.
 func (e *NotFoundError) Is(target error) bool { return target == fs.ErrNotExist }
 
-// unwrapPath drops the *PathError wrapper, whose text repeats an internal
-// (relative or real) path the client never sent.
-func unwrapPath(err error) error {
+// Cause drops the *PathError or *LinkError wrapper of an I/O error, whose
+// text repeats an internal (root-relative, real or temporary) name the
+// client never sent, keeping the reason ("no space left on device").
+func Cause(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
