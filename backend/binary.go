@@ -41,9 +41,23 @@ func SearchableLen(data []byte) int {
 // explicitBinary reports whether an explicitly named file holds a NUL
 // byte. rg would search such a file with NULs replaced; both backends
 // skip it instead, so they agree.
+// It reads in blocks, so a huge file costs time, not memory.
 func explicitBinary(path string) bool {
-	data, err := os.ReadFile(path)
-	return err == nil && bytes.IndexByte(data, 0) >= 0
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.Read(buf)
+		if bytes.IndexByte(buf[:n], 0) >= 0 {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
 }
 
 // ExplicitBinary is explicitBinary for the native backend.
