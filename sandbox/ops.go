@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -60,9 +61,38 @@ func (p *Path) Readlink() (string, error) {
 }
 
 // Open opens the file for reading.
+// Only regular files and directories open: a named pipe, socket or device
+// is refused (opening a FIFO would block the call until a writer came).
 func (p *Path) Open() (*os.File, error) {
-	f, err := p.Root.fs.Open(p.Rel)
-	return f, describe(p.Abs, err)
+	f, err := p.Root.fs.OpenFile(p.Rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, describe(p.Abs, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, describe(p.Abs, err)
+	}
+	if m := fi.Mode(); !m.IsRegular() && !m.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file (%s)", p.Abs, kindOf(m))
+	}
+	return f, nil
+}
+
+// kindOf names a special file's kind for an error message.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // ReadFile reads a regular file of at most max bytes (max <= 0: no limit).
