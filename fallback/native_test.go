@@ -220,21 +220,24 @@ func TestNativeCancelAndProgress(t *testing.T) {
 			}
 			last.Store(n)
 		}}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// Long enough for a few progress intervals even under -race or a
+	// loaded CI machine; the scan of GOROOT takes far longer than this.
+	const window = 1500 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), window)
 	defer cancel()
 	start := time.Now()
 	r, err := backend.Run(ctx, New(), q, 0, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > time.Second {
+	if el := time.Since(start); el > window+slowdown*time.Second {
 		t.Errorf("cancelled native search took %v", el)
 	}
 	if !r.Partial {
 		t.Error("not marked partial")
 	}
 	// The first file reports at once, then at most every 100ms.
-	if calls.Load() < 2 || calls.Load() > 5 || !increasing {
+	if calls.Load() < 2 || calls.Load() > int64(window/(100*time.Millisecond))+1 || !increasing {
 		t.Errorf("progress: %d calls, last %d, increasing %v", calls.Load(), last.Load(), increasing)
 	}
 }
