@@ -69,20 +69,20 @@ func (t Tool) ReadOnly() bool { return t.Def.Annotations != nil && t.Def.Annotat
 // All returns every fsmcp tool, in the order tools/list shows them.
 func All() []Tool {
 	return []Tool{
-		Read(),
-		Write(),
-		Edit(),
-		Glob(),
-		Grep(),
-		List(),
-		Stat(),
-		Mkdir(),
-		Move(),
-		Copy(),
-		Delete(),
-		Catalog(),
-		Watch(),
-		Bash(),
+		Read(),    // fs_read, read.go
+		Write(),   // fs_write, write.go
+		Edit(),    // fs_edit, edit.go
+		Glob(),    // fs_glob, glob.go
+		Grep(),    // fs_grep, grep.go
+		List(),    // fs_list, list.go
+		Stat(),    // fs_stat, stat.go
+		Mkdir(),   // fs_mkdir, manage.go
+		Move(),    // fs_move, manage.go
+		Copy(),    // fs_copy, manage.go
+		Delete(),  // fs_delete, manage.go
+		Catalog(), // fs_catalog, catalog.go
+		Watch(),   // fs_watch, watch.go
+		Bash(),    // fs_bash, bash.go
 	}
 }
 
