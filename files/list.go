@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -106,96 +105,47 @@ func List(ctx context.Context, dir *sandbox.Path, opt ListOptions) (*Listing, er
 		return nil, err
 	}
 	out := &Listing{}
-	w := lister{ctx: ctx, opt: opt, out: out, base: dir}
 	var ig *Ignores
 	if !opt.IncludeIgnored {
 		ig = IgnoresFor(t)
 	}
-	err = w.walk(t, "", 1, ig)
+	w := walker{
+		ctx: ctx,
+		visit: func(de fs.DirEntry, child *sandbox.Path, rel string, depth int) (bool, bool) {
+			if keep(opt.Filter, de.Name(), rel) {
+				out.Total++
+				if opt.Max <= 0 || len(out.Entries) < opt.Max {
+					out.Entries = append(out.Entries, newEntry(de, child, rel, dir.Join(rel).Abs, opt.Children))
+				}
+			}
+			return de.IsDir() && depth < opt.Depth, false
+		},
+		ignored: func(rel string) {
+			out.IgnoredTotal++
+			if len(out.Ignored) < maxIgnored {
+				out.Ignored = append(out.Ignored, rel)
+			}
+		},
+		unreadable: func(rel string) {
+			if len(out.Unreadable) < maxIgnored {
+				out.Unreadable = append(out.Unreadable, rel)
+			}
+		},
+	}
+	_, err = w.walk(t, "", 1, ig)
 	return out, err
 }
 
-type lister struct {
-	ctx  context.Context
-	opt  ListOptions
-	out  *Listing
-	base *sandbox.Path
-}
-
-func (w *lister) walk(dir *sandbox.Path, rel string, depth int, ig *Ignores) error {
-	if err := w.ctx.Err(); err != nil {
-		return err
-	}
-	ents, err := dir.ReadDir()
-	if err != nil {
-		if rel == "" {
-			return err
-		}
-		if len(w.out.Unreadable) < maxIgnored {
-			w.out.Unreadable = append(w.out.Unreadable, rel)
-		}
-		return nil // an unreadable subdirectory is listed, not entered
-	}
-	SortByPath(ents)
-	for _, de := range ents {
-		name := de.Name()
-		crel := path.Join(rel, name)
-		child := dir.Join(name)
-		isDir := de.IsDir()
-		if name == gitDir || (isDir && ig != nil && ig.Ignored(child.Rel, true)) {
-			if name != gitDir {
-				w.out.IgnoredTotal++
-				if len(w.out.Ignored) < maxIgnored {
-					w.out.Ignored = append(w.out.Ignored, crel)
-				}
-			}
-			continue
-		}
-		if w.keep(name, crel) {
-			w.out.Total++
-			if w.opt.Max <= 0 || len(w.out.Entries) < w.opt.Max {
-				w.out.Entries = append(w.out.Entries, w.entry(de, child, crel))
-			}
-		}
-		if isDir && depth < w.opt.Depth {
-			cig := ig
-			if ig != nil {
-				cig = ig.Child(child)
-			}
-			if err := w.walk(child, crel, depth+1, cig); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (w *lister) keep(name, rel string) bool {
-	if w.opt.Filter == "" {
+// keep applies a listing's filter to an entry's name or relative path.
+func keep(filter, name, rel string) bool {
+	if filter == "" {
 		return true
 	}
-	if ok, _ := doublestar.Match(w.opt.Filter, name); ok {
+	if ok, _ := doublestar.Match(filter, name); ok {
 		return true
 	}
-	ok, _ := doublestar.Match(w.opt.Filter, rel)
+	ok, _ := doublestar.Match(filter, rel)
 	return ok
-}
-
-func (w *lister) entry(de fs.DirEntry, p *sandbox.Path, rel string) Entry {
-	e := Entry{Rel: rel, Abs: w.base.Join(rel).Abs, Type: TypeOf(de.Type())}
-	if fi, err := de.Info(); err == nil {
-		e.Size, e.ModTime = fi.Size(), fi.ModTime()
-	}
-	switch e.Type {
-	case TypeSymlink:
-		e.Link, _ = p.Readlink()
-	case TypeDir:
-		e.Size = 0
-		if w.opt.Children {
-			e.HasChildren = hasChildren(p)
-		}
-	}
-	return e
 }
 
 // hasChildren reports whether a directory has at least one entry.

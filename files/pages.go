@@ -3,7 +3,6 @@ package files
 import (
 	"context"
 	"io/fs"
-	"path"
 	"strings"
 
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -33,71 +32,23 @@ func Key(rel string, isDir bool) string {
 // entries and whether more may follow. A page costs the directories on the
 // way to After plus those it lists, never the whole tree.
 func Page(ctx context.Context, root *sandbox.Path, opt PageOptions) ([]Entry, bool, error) {
-	p := pager{ctx: ctx, opt: opt}
-	err := p.walk(root, "", 1, IgnoresFor(root))
-	return p.out, p.more, err
-}
-
-type pager struct {
-	ctx  context.Context
-	opt  PageOptions
-	out  []Entry
-	more bool
-}
-
-func (p *pager) walk(dir *sandbox.Path, rel string, depth int, ig *Ignores) error {
-	if err := p.ctx.Err(); err != nil {
-		return err
-	}
-	ents, err := dir.ReadDir()
-	if err != nil {
-		if rel == "" {
-			return err
+	var out []Entry
+	more := false
+	w := walker{ctx: ctx, visit: func(de fs.DirEntry, child *sandbox.Path, rel string, depth int) (bool, bool) {
+		key := Key(rel, de.IsDir())
+		enter := de.IsDir() && depth < opt.MaxDepth
+		if opt.After != "" && key <= opt.After {
+			// This entry was on an earlier page; enter it only if the
+			// previous page ended inside it.
+			return enter && strings.HasPrefix(opt.After, key), false
 		}
-		return nil
-	}
-	SortByPath(ents)
-	for _, de := range ents {
-		name := de.Name()
-		crel := path.Join(rel, name)
-		child := dir.Join(name)
-		isDir := de.IsDir()
-		if name == gitDir || (isDir && ig.Ignored(child.Rel, true)) {
-			continue
+		if len(out) == opt.Limit {
+			more = true
+			return false, true
 		}
-		key := Key(crel, isDir)
-		descend := isDir && depth < p.opt.MaxDepth
-		if p.opt.After != "" && key <= p.opt.After {
-			if !descend || !strings.HasPrefix(p.opt.After, key) {
-				continue // this entry and all below it were on earlier pages
-			}
-		} else {
-			if len(p.out) == p.opt.Limit {
-				p.more = true
-				return nil
-			}
-			p.out = append(p.out, pageEntry(de, child, crel))
-		}
-		if descend {
-			if err := p.walk(child, crel, depth+1, ig.Child(child)); err != nil || p.more {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func pageEntry(de fs.DirEntry, p *sandbox.Path, rel string) Entry {
-	e := Entry{Rel: rel, Abs: p.Abs, Type: TypeOf(de.Type())}
-	if fi, err := de.Info(); err == nil {
-		e.Size, e.ModTime = fi.Size(), fi.ModTime()
-	}
-	switch e.Type {
-	case TypeDir:
-		e.Size = 0
-		e.HasChildren = hasChildren(p)
-	case TypeSymlink:
-		e.Link, _ = p.Readlink()
-	}
-	return e
+		out = append(out, newEntry(de, child, rel, child.Abs, true))
+		return enter, false
+	}}
+	_, err := w.walk(root, "", 1, IgnoresFor(root))
+	return out, more, err
 }
