@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -15,15 +16,28 @@ type HTTPOptions struct {
 	// AuthToken, if set, must come as "Authorization: Bearer <token>".
 	AuthToken string
 	Log       *slog.Logger
+	// SessionIdle closes a session that sent no request for this long,
+	// ending its shell and watchers (0: DefaultSessionIdle).
+	SessionIdle time.Duration
 }
+
+// DefaultSessionIdle is how long an HTTP session may sit unused before it
+// is closed: a client that vanished without ending its session must not
+// keep a shell and watchers alive for the life of the server.
+const DefaultSessionIdle = 30 * time.Minute
 
 // Handler serves MCP on /mcp (Streamable HTTP) and a liveness probe on
 // /healthz. Requests from a browser page of another origin and requests
 // whose Host header is not the loopback name they arrived on are refused
 // (DNS rebinding).
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
+	idle := opts.SessionIdle
+	if idle <= 0 {
+		idle = DefaultSessionIdle
+	}
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
-		Logger: opts.Log,
+		Logger:         opts.Log,
+		SessionTimeout: idle,
 	})
 	var h http.Handler = mcpHandler
 	h = checkOrigin(h)
