@@ -205,6 +205,23 @@ func TestRGPattern(t *testing.T) {
 	}
 }
 
+func TestUnicodePerlClasses(t *testing.T) {
+	for in, want := range map[string]string{
+		`\w+`:           "[" + uniWord + "]+",
+		`[\w-]`:         "[" + uniWord + "-]",
+		`\W`:            "[^" + uniWord + "]",
+		`[\W]`:          `[\W]`, // left to Go inside brackets
+		`\d\D`:          uniDigit + `\P{Nd}`,
+		`\Q\w\E\s`:      `\Q\w\E[` + uniSpace + "]",
+		`[[:alpha:]\s]`: "[[:alpha:]" + uniSpace + "]",
+		`\\w`:           `\\w`,
+	} {
+		if got := unicodePerlClasses(in); got != want {
+			t.Errorf("unicodePerlClasses(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestSelect(t *testing.T) {
 	native := &fakeSearcher{}
 	s, err := Select("native", native)

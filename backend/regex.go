@@ -247,6 +247,71 @@ func unicodePerlClasses(p string) string {
 	if !strings.Contains(p, `\`) {
 		return p
 	}
+	return rewriter{escape: unicodeEscape}.apply(p)
+}
+
+func unicodeEscape(n byte, inClass bool) string {
+	switch n {
+	case 'd':
+		return uniDigit
+	case 'D':
+		return `\P{Nd}`
+	case 'w':
+		if inClass {
+			return uniWord
+		}
+		return "[" + uniWord + "]"
+	case 's':
+		if inClass {
+			return uniSpace
+		}
+		return "[" + uniSpace + "]"
+	case 'W':
+		if !inClass {
+			return "[^" + uniWord + "]"
+		}
+	case 'S':
+		if !inClass {
+			return "[^" + uniSpace + "]"
+		}
+	}
+	return ""
+}
+
+// RGPattern returns the pattern text handed to rg for q, rewritten where
+// ripgrep 13's regex syntax and Go's differ, so both backends accept and
+// match the same patterns: \b and \B become ASCII word boundaries
+// ((?-u:\b)), which is what Go's regexp implements; (?<name>...) becomes
+// (?P<name>...); \Q...\E is quoted.
+func RGPattern(q GrepQuery) string {
+	p := q.Pattern
+	if q.FixedStrings || !strings.ContainsAny(p, `\(`) {
+		return p
+	}
+	return rewriter{escape: asciiBoundary, quote: regexp.QuoteMeta, named: true}.apply(p)
+}
+
+func asciiBoundary(n byte, inClass bool) string {
+	if (n == 'b' || n == 'B') && !inClass {
+		return `(?-u:\` + string(n) + `)`
+	}
+	return ""
+}
+
+// rewriter walks a pattern's escapes and bracket classes for the two
+// rewrites above, copying everything its hooks leave alone.
+type rewriter struct {
+	// escape returns what to write for a backslash escape \n (inClass
+	// says whether it stands in brackets), or "" to keep it as is.
+	escape func(n byte, inClass bool) string
+	// quote, if set, replaces \Q...\E outside brackets by its quoted
+	// body; otherwise \Q...\E is copied verbatim (Go's syntax has it).
+	quote func(lit string) string
+	// named turns (?<name> into (?P<name>.
+	named bool
+}
+
+func (r rewriter) apply(p string) string {
 	var b strings.Builder
 	inClass := false
 	for i := 0; i < len(p); i++ {
@@ -255,47 +320,28 @@ func unicodePerlClasses(p string) string {
 		case c == '\\' && i+1 < len(p):
 			n := p[i+1]
 			i++
-			if n == 'Q' { // \Q...\E: copy verbatim
-				end := strings.Index(p[i+1:], `\E`)
-				if end < 0 {
-					b.WriteString(p[i-1:])
-					return b.String()
+			if n == 'Q' && (r.quote == nil || !inClass) {
+				stop, body := len(p), p[i+1:] // stop: just past the quoted run
+				if end := strings.Index(p[i+1:], `\E`); end >= 0 {
+					stop, body = i+1+end+2, p[i+1:i+1+end]
 				}
-				b.WriteString(p[i-1 : i+1+end+2])
-				i += end + 2
+				if r.quote != nil {
+					b.WriteString(r.quote(body))
+				} else {
+					b.WriteString(p[i-1 : stop])
+				}
+				i = stop - 1
 				continue
 			}
-			var rep string
-			switch n {
-			case 'd':
-				rep = uniDigit
-			case 'D':
-				rep = `\P{Nd}`
-			case 'w':
-				rep = uniWord
-				if !inClass {
-					rep = "[" + rep + "]"
-				}
-			case 's':
-				rep = uniSpace
-				if !inClass {
-					rep = "[" + rep + "]"
-				}
-			case 'W':
-				if !inClass {
-					rep = "[^" + uniWord + "]"
-				}
-			case 'S':
-				if !inClass {
-					rep = "[^" + uniSpace + "]"
-				}
-			}
-			if rep == "" {
+			if rep := r.escape(n, inClass); rep != "" {
+				b.WriteString(rep)
+			} else {
 				b.WriteByte('\\')
 				b.WriteByte(n)
-			} else {
-				b.WriteString(rep)
 			}
+		case c == '(' && r.named && !inClass && strings.HasPrefix(p[i:], "(?<") && !strings.HasPrefix(p[i:], "(?<=") && !strings.HasPrefix(p[i:], "(?<!"):
+			b.WriteString("(?P<")
+			i += 2
 		case c == '[' && !inClass:
 			inClass = true
 			b.WriteByte(c)
@@ -310,76 +356,6 @@ func unicodePerlClasses(p string) string {
 			}
 		case c == '[' && inClass && i+1 < len(p) && p[i+1] == ':':
 			// [:alpha:] inside a class
-			end := strings.Index(p[i:], ":]")
-			if end < 0 {
-				b.WriteByte(c)
-				continue
-			}
-			b.WriteString(p[i : i+end+2])
-			i += end + 1
-		case c == ']' && inClass:
-			inClass = false
-			b.WriteByte(c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// RGPattern returns the pattern text handed to rg for q, rewritten where
-// ripgrep 13's regex syntax and Go's differ, so both backends accept and
-// match the same patterns: \b and \B become ASCII word boundaries
-// ((?-u:\b)), which is what Go's regexp implements; (?<name>...) becomes
-// (?P<name>...); \Q...\E is quoted.
-func RGPattern(q GrepQuery) string {
-	p := q.Pattern
-	if q.FixedStrings || !strings.ContainsAny(p, `\(`) {
-		return p
-	}
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			n := p[i+1]
-			i++
-			if n == 'Q' && !inClass {
-				end := strings.Index(p[i+1:], `\E`)
-				lit := p[i+1:]
-				if end >= 0 {
-					lit = p[i+1 : i+1+end]
-					i += end + 2
-				} else {
-					i = len(p)
-				}
-				b.WriteString(regexp.QuoteMeta(lit))
-				continue
-			}
-			if (n == 'b' || n == 'B') && !inClass {
-				b.WriteString(`(?-u:\`)
-				b.WriteByte(n)
-				b.WriteByte(')')
-				continue
-			}
-			b.WriteByte('\\')
-			b.WriteByte(n)
-		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?<") && !strings.HasPrefix(p[i:], "(?<=") && !strings.HasPrefix(p[i:], "(?<!"):
-			b.WriteString("(?P<")
-			i += 2
-		case c == '[' && !inClass:
-			inClass = true
-			b.WriteByte(c)
-			if i+1 < len(p) && p[i+1] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				b.WriteByte(']')
-				i++
-			}
-		case c == '[' && inClass && i+1 < len(p) && p[i+1] == ':':
 			if end := strings.Index(p[i:], ":]"); end >= 0 {
 				b.WriteString(p[i : i+end+2])
 				i += end + 1
