@@ -88,12 +88,8 @@ func List(ctx context.Context, dir *sandbox.Path, opt ListOptions) (*Listing, er
 	if err := ValidFilter(opt.Filter); err != nil {
 		return nil, err
 	}
-	fi, err := dir.Stat()
-	if err != nil {
+	if err := dir.StatDir(); err != nil {
 		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir.Abs)
 	}
 	if opt.Depth < 1 {
 		opt.Depth = 1

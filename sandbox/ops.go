@@ -48,6 +48,18 @@ func (p *Path) Stat() (fs.FileInfo, error) {
 	return fi, describe(p.Abs, err)
 }
 
+// StatDir checks that p is a directory (following symlinks inside the root).
+func (p *Path) StatDir() error {
+	fi, err := p.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", p.Abs)
+	}
+	return nil
+}
+
 // Lstat does not follow a final symlink.
 func (p *Path) Lstat() (fs.FileInfo, error) {
 	fi, err := p.Root.fs.Lstat(p.Rel)

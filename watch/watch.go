@@ -106,12 +106,8 @@ func New(dir *sandbox.Path, opt Options) (*Watcher, error) {
 	if err := ValidPatterns(opt.Patterns); err != nil {
 		return nil, err
 	}
-	fi, err := dir.Stat()
-	if err != nil {
+	if err := dir.StatDir(); err != nil {
 		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir.Abs)
 	}
 	real, err := dir.Target()
 	if err != nil {
