@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
 )
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
@@ -154,7 +156,7 @@ func TestReadFormats(t *testing.T) {
 		mustFail(t, cs, "fs_read", map[string]any{"file_path": "a.txt"}, "path must be absolute")
 		res, err := callRaw(cs, "fs_read", map[string]any{"file_path": tr.path("pic.png")}, nil)
 		if err != nil || res.IsError {
-			t.Fatalf("read png: %v %v", err, text(res))
+			t.Fatalf("read png: %v %v", err, testenv.Text(res))
 		}
 		img, ok := res.Content[0].(*mcp.ImageContent)
 		if !ok || img.MIMEType != "image/png" || string(img.Data) != string(png) {
@@ -241,12 +243,12 @@ func TestMetaAllowedDirsNarrows(t *testing.T) {
 		cs := connect(tr.root)
 		meta := map[string]any{"allowed_dirs": []any{tr.path("sub")}}
 		res, err := callRaw(cs, "fs_read", map[string]any{"file_path": tr.path("a.txt")}, meta)
-		if err != nil || !res.IsError || !strings.Contains(text(res), "outside allowed directories") {
-			t.Fatalf("narrowed call read a file outside allowed_dirs: %v %q", err, text(res))
+		if err != nil || !res.IsError || !strings.Contains(testenv.Text(res), "outside allowed directories") {
+			t.Fatalf("narrowed call read a file outside allowed_dirs: %v %q", err, testenv.Text(res))
 		}
 		res, err = callRaw(cs, "fs_read", map[string]any{"file_path": tr.path("sub/c.go")}, meta)
 		if err != nil || res.IsError {
-			t.Fatalf("narrowed call refused its own dir: %v %q", err, text(res))
+			t.Fatalf("narrowed call refused its own dir: %v %q", err, testenv.Text(res))
 		}
 		res, _ = callRaw(cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.outside, "secret.txt")}, map[string]any{"allowed_dirs": []any{tr.outside}})
 		if !res.IsError {
@@ -261,7 +263,7 @@ func TestTrustMetaWidens(t *testing.T) {
 		cs := connect("--trust-meta", tr.root)
 		res, err := callRaw(cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.outside, "secret.txt")}, map[string]any{"allowed_dirs": []any{tr.outside}})
 		if err != nil || res.IsError {
-			t.Fatalf("--trust-meta did not add the root: %v %q", err, text(res))
+			t.Fatalf("--trust-meta did not add the root: %v %q", err, testenv.Text(res))
 		}
 	})
 }

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
 )
 
 // binary is the fsmcp binary built once for the whole run.
@@ -255,7 +257,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 	if err != nil {
 		t.Fatalf("%s(%v): protocol error: %v", name, args, err)
 	}
-	return text(res), res.IsError
+	return testenv.Text(res), res.IsError
 }
 
 func callRaw(cs *mcp.ClientSession, name string, args map[string]any, meta map[string]any) (*mcp.CallToolResult, error) {
@@ -288,14 +290,4 @@ func mustFail(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	if !strings.Contains(out, want) {
 		t.Fatalf("%s(%v) error = %q, want it to contain %q", name, args, out, want)
 	}
-}
-
-func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
