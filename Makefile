@@ -3,7 +3,8 @@ GO        ?= go
 BIN       ?= bin/fsmcp
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
-STATICCHECK_VERSION ?= 2026.1
+# v0.7.0 is staticcheck 2026.1; the proxy serves it by its module version.
+STATICCHECK_VERSION ?= v0.7.0
 
 .PHONY: build test test-unit test-norg bench bench-catalog lint run clean
 

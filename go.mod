@@ -1,6 +1,7 @@
 module github.com/fsmcp/fsmcp
 
-go 1.26.0
+// 1.26.5 fixes CVE-2026-39822 in os.Root, which the sandbox is built on.
+go 1.26.5
 
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4

@@ -23,9 +23,6 @@ import (
 	"github.com/fsmcp/fsmcp/shell"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	// fsmcp re-executes itself as fs_bash's sandbox helper; in that role
 	// it confines itself and becomes bash, and never gets past this line.
@@ -51,7 +48,7 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	if opts.version {
-		fmt.Fprintf(os.Stdout, "fsmcp %s\n", version)
+		fmt.Fprintf(os.Stdout, "fsmcp %s\n", buildVersion())
 		return exitOK
 	}
 	// An explicit --shell sandboxed without Landlock must not quietly run
@@ -82,7 +79,7 @@ func run(args []string, stderr *os.File) int {
 
 	srv := server.New(server.Config{
 		Name:      "fsmcp",
-		Version:   version,
+		Version:   buildVersion(),
 		ReadOnly:  opts.readOnly,
 		TrustMeta: opts.trustMeta,
 		Resources: opts.resources,
