@@ -21,6 +21,7 @@ import (
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/wire"
 )
 
 func main() {
@@ -102,7 +103,8 @@ func run(args []string, stderr *os.File) int {
 	defer stop()
 	switch opts.transport {
 	case "stdio":
-		if err := srv.ServeStdio(ctx); err != nil && ctx.Err() == nil {
+		// The end of input and a plain client's exit are normal ends.
+		if err := srv.ServeStdio(ctx); err != nil && !errors.Is(err, wire.ErrExit) && ctx.Err() == nil {
 			log.Error("stdio transport ended", "error", err)
 			return exitError
 		}

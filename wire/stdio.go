@@ -1,0 +1,316 @@
+// Package wire is a thin front over the go-sdk's transports. On stdio it
+// reads line by line, so a bad or oversized line gets an error answer
+// instead of ending the server, and requests in flight at the end of input
+// are answered before the process ends. With [Plain] it also serves clients
+// that speak plain JSON-RPC without an MCP SDK (seed systems 000 and 004).
+// Over HTTP it bounds every connection and, with [Plain], answers one
+// JSON-RPC message per POST with a plain JSON body.
+package wire
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxMessage bounds one inbound stdio message: the go-sdk's own
+// limit, 16 MiB.
+const DefaultMaxMessage = mcp.DefaultMaxLineLength
+
+// DefaultDrain is how long requests in flight at the end of input may take
+// to be answered when [Options.Drain] is unset.
+const DefaultDrain = 35 * time.Second
+
+// endGrace bounds the wait for handlers that ignore their cancelled context
+// once the session is over.
+const endGrace = 5 * time.Second
+
+// ErrExit is returned by [Serve] after a plain client's `exit`: the process
+// should end with status 0.
+var ErrExit = errors.New("the client sent exit")
+
+// Options configure the stdio front.
+type Options struct {
+	// MaxMessage bounds one message in bytes (0: DefaultMaxMessage). A
+	// longer line is read to its end, dropped, and answered with an error.
+	MaxMessage int
+	// Drain bounds how long requests in flight when input ends may take to
+	// be answered (0: DefaultDrain); nothing more is read meanwhile.
+	Drain time.Duration
+	// Plain also serves plain JSON-RPC clients (nil: MCP clients only).
+	Plain *Plain
+	// Log gets what the front drops (nil: nothing is logged).
+	Log *slog.Logger
+}
+
+// Stdio is an [mcp.Transport] over In and Out (default: stdin, stdout),
+// one JSON-RPC message per line. Use it once.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Options
+
+	conn *conn
+}
+
+// Connect implements [mcp.Transport].
+func (t *Stdio) Connect(context.Context) (mcp.Connection, error) {
+	in, out := t.In, t.Out
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	o := t.Options
+	if o.MaxMessage <= 0 {
+		o.MaxMessage = DefaultMaxMessage
+	}
+	if o.Drain <= 0 {
+		o.Drain = DefaultDrain
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	c := &conn{
+		opts:     o,
+		out:      out,
+		incoming: make(chan jsonrpc.Message),
+		closed:   make(chan struct{}),
+		ended:    make(chan struct{}),
+		inflight: map[jsonrpc.ID]struct{}{},
+		answered: make(chan struct{}, 1),
+	}
+	if o.Plain != nil {
+		c.plain = newPlainState(o.Plain)
+	}
+	t.conn = c
+	go c.readLoop(newLineReader(in, o.MaxMessage))
+	return c, nil
+}
+
+// Serve runs server over t until input ends (nil), a plain client sends
+// exit (ErrExit), or ctx is done (its error). Requests in flight at the end
+// of input are answered first, within t.Drain.
+func Serve(ctx context.Context, server *mcp.Server, t *Stdio) error {
+	ss, err := server.Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	var end error
+	select {
+	case err := <-done:
+		return t.result(err)
+	case <-t.conn.ended:
+	case <-ctx.Done():
+		end = ctx.Err()
+		go ss.Close()
+	}
+	select {
+	case err := <-done:
+		if end != nil {
+			return end
+		}
+		return t.result(err)
+	case <-time.After(endGrace):
+		if end != nil {
+			return end
+		}
+		return t.result(nil)
+	}
+}
+
+func (t *Stdio) result(err error) error {
+	if t.conn.exited {
+		return ErrExit
+	}
+	return err
+}
+
+// conn is the front's [mcp.Connection].
+type conn struct {
+	opts  Options
+	out   io.Writer
+	plain *plainState
+
+	writeMu sync.Mutex
+
+	// incoming carries the messages for the SDK, in order; the read loop
+	// closes it when input ends.
+	incoming  chan jsonrpc.Message
+	closed    chan struct{}
+	closeOnce sync.Once
+	ended     chan struct{} // Read has reported the end of input
+	readErr   error         // set before incoming is closed
+	exited    bool          // set before incoming is closed
+
+	mu       sync.Mutex
+	inflight map[jsonrpc.ID]struct{} // calls read and not yet answered
+	answered chan struct{}           // a call in flight was answered
+}
+
+func (c *conn) SessionID() string { return "" }
+
+// Read implements [mcp.Connection]. At the end of input it waits, within
+// Drain, for the calls in flight to be answered before reporting io.EOF:
+// the SDK cancels them and stops writing as soon as Read fails.
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case msg, ok := <-c.incoming:
+		if ok {
+			if req, isReq := msg.(*jsonrpc.Request); isReq && req.IsCall() {
+				c.mu.Lock()
+				c.inflight[req.ID] = struct{}{}
+				c.mu.Unlock()
+			}
+			return msg, nil
+		}
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	c.drain()
+	close(c.ended)
+	if c.readErr != nil {
+		return nil, c.readErr
+	}
+	return nil, io.EOF
+}
+
+// drain waits for the calls in flight to be answered, within Drain.
+func (c *conn) drain() {
+	timer := time.NewTimer(c.opts.Drain)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		n := len(c.inflight)
+		c.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.answered:
+		case <-timer.C:
+			c.opts.Log.Warn("input ended; calls still running are cancelled", "calls", n, "waited", c.opts.Drain)
+			return
+		case <-c.closed:
+			return
+		}
+	}
+}
+
+// Write implements [mcp.Connection].
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, isResp := msg.(*jsonrpc.Response)
+	if isResp && c.plain != nil && c.plain.swallow(resp) {
+		c.settle(resp.ID)
+		return nil
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %v", err)
+	}
+	err = c.writeLine(data)
+	if isResp {
+		c.settle(resp.ID)
+	}
+	return err
+}
+
+// settle marks a call answered.
+func (c *conn) settle(id jsonrpc.ID) {
+	c.mu.Lock()
+	delete(c.inflight, id)
+	c.mu.Unlock()
+	select {
+	case c.answered <- struct{}{}:
+	default:
+	}
+}
+
+func (c *conn) writeLine(data []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.out.Write(append(data, '\n'))
+	return err
+}
+
+// Close implements [mcp.Connection]. Input is not closed: a read of stdin
+// cannot be interrupted, and the process ends soon after.
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+// send hands a message to the SDK; false once the connection is closed.
+func (c *conn) send(msg jsonrpc.Message) bool {
+	select {
+	case c.incoming <- msg:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// readLoop reads input line by line until its end, an exit, or Close.
+func (c *conn) readLoop(lr *lineReader) {
+	defer close(c.incoming)
+	for {
+		line, tooLong, err := lr.next()
+		if err != nil {
+			if err != io.EOF {
+				c.readErr = fmt.Errorf("reading input: %w", err)
+			}
+			return
+		}
+		if tooLong {
+			c.opts.Log.Warn("dropped a message over the size limit", "limit", c.opts.MaxMessage)
+			c.writeLine(errorAnswer(idOf(line), codeInvalid, fmt.Sprintf("invalid request: the message is over the limit of %d bytes", c.opts.MaxMessage)))
+			continue
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		msg, answer := decode(line)
+		if answer != nil {
+			c.opts.Log.Debug("answered a bad line", "answer", string(answer))
+			c.writeLine(answer)
+			continue
+		}
+		if c.plain != nil {
+			var stop bool
+			msg, stop = c.plain.filter(c, msg)
+			if stop {
+				c.exited = true
+				return
+			}
+			if msg == nil {
+				continue
+			}
+		}
+		if !c.send(msg) {
+			return
+		}
+	}
+}
+
+// writeResult answers a call on the SDK's behalf.
+func (c *conn) writeResult(id jsonrpc.ID, result json.RawMessage) {
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
+	if err == nil {
+		c.writeLine(data)
+	}
+}
