@@ -190,7 +190,9 @@ func TestPlainServesMCPClients(t *testing.T) {
 	cIn, sOut := io.Pipe()
 	sIn, cOut := io.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- Serve(context.Background(), s, &Stdio{In: sIn, Out: sOut, Options: Options{Plain: &Plain{}}}) }()
+	go func() {
+		served <- Serve(context.Background(), s, &Stdio{In: sIn, Out: sOut, Options: Options{Plain: &Plain{}}})
+	}()
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: cIn, Writer: cOut}, nil)
 	if err != nil {
