@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -133,7 +134,7 @@ func Serve(ctx context.Context, server *mcp.Server, t *Stdio) error {
 }
 
 func (t *Stdio) result(err error) error {
-	if t.conn.exited {
+	if t.conn.exited.Load() {
 		return ErrExit
 	}
 	return err
@@ -153,8 +154,9 @@ type conn struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 	ended     chan struct{} // Read has reported the end of input
-	readErr   error         // set before incoming is closed
-	exited    bool          // set before incoming is closed
+	endOnce   sync.Once
+	readErr   error       // set before incoming is closed
+	exited    atomic.Bool // the client sent exit
 
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]struct{} // calls read and not yet answered
@@ -183,7 +185,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, ctx.Err()
 	}
 	c.drain()
-	close(c.ended)
+	c.endOnce.Do(func() { close(c.ended) })
 	if c.readErr != nil {
 		return nil, c.readErr
 	}
@@ -294,7 +296,7 @@ func (c *conn) readLoop(lr *lineReader) {
 			var stop bool
 			msg, stop = c.plain.filter(c, msg)
 			if stop {
-				c.exited = true
+				c.exited.Store(true)
 				return
 			}
 			if msg == nil {
