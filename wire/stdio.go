@@ -90,6 +90,7 @@ func (t *Stdio) Connect(context.Context) (mcp.Connection, error) {
 		closed:   make(chan struct{}),
 		ended:    make(chan struct{}),
 		inflight: map[jsonrpc.ID]struct{}{},
+		asked:    map[jsonrpc.ID]struct{}{},
 		answered: make(chan struct{}, 1),
 	}
 	if o.Plain != nil {
@@ -160,6 +161,7 @@ type conn struct {
 
 	mu       sync.Mutex
 	inflight map[jsonrpc.ID]struct{} // calls read and not yet answered
+	asked    map[jsonrpc.ID]struct{} // the server's calls not yet answered
 	answered chan struct{}           // a call in flight was answered
 }
 
@@ -172,11 +174,16 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case msg, ok := <-c.incoming:
 		if ok {
-			if req, isReq := msg.(*jsonrpc.Request); isReq && req.IsCall() {
-				c.mu.Lock()
-				c.inflight[req.ID] = struct{}{}
-				c.mu.Unlock()
+			c.mu.Lock()
+			switch m := msg.(type) {
+			case *jsonrpc.Request:
+				if m.IsCall() {
+					c.inflight[m.ID] = struct{}{}
+				}
+			case *jsonrpc.Response:
+				delete(c.asked, m.ID)
 			}
+			c.mu.Unlock()
 			return msg, nil
 		}
 	case <-c.closed:
@@ -184,12 +191,28 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	// The client can no longer answer the server's own calls (roots/list):
+	// fail them, so that the calls in flight waiting on them go on.
+	if id, ok := c.takeAsked(); ok {
+		return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's input ended"}}, nil
+	}
 	c.drain()
 	c.endOnce.Do(func() { close(c.ended) })
 	if c.readErr != nil {
 		return nil, c.readErr
 	}
 	return nil, io.EOF
+}
+
+// takeAsked removes one of the server's unanswered calls.
+func (c *conn) takeAsked() (jsonrpc.ID, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id := range c.asked {
+		delete(c.asked, id)
+		return id, true
+	}
+	return jsonrpc.ID{}, false
 }
 
 // drain waits for the calls in flight to be answered, within Drain.
@@ -216,6 +239,11 @@ func (c *conn) drain() {
 
 // Write implements [mcp.Connection].
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		c.mu.Lock()
+		c.asked[req.ID] = struct{}{}
+		c.mu.Unlock()
+	}
 	resp, isResp := msg.(*jsonrpc.Response)
 	if isResp && c.plain != nil && c.plain.swallow(resp) {
 		c.settle(resp.ID)

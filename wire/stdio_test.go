@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -210,5 +211,45 @@ func TestPlainServesMCPClients(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Serve did not end after the client closed")
+	}
+}
+
+// A call waiting on the client (roots/list) when input ends is answered:
+// the front fails the server's own unanswered calls at EOF.
+func TestEOFFailsServerCalls(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "tiny", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		_, err := req.Session.ListRoots(ctx, nil)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("roots: %v", err)}}}, nil, nil
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(context.Background(), s, &Stdio{In: inR, Out: outW, Options: Options{Drain: 20 * time.Second}})
+		outW.Close()
+	}()
+	lines := make(chan string, 10)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"roots","arguments":{}}}`+"\n")
+	var got []string
+	for line := range lines {
+		got = append(got, line)
+		if strings.Contains(line, `"roots/list"`) {
+			inW.Close() // the client leaves without answering
+		}
+	}
+	if len(got) != 3 || !strings.Contains(got[2], `"id":2`) || !strings.Contains(got[2], "input ended") {
+		t.Fatalf("answers %q, want initialize, roots/list, and the call's answer", got)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve = %v", err)
 	}
 }
