@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -18,13 +19,33 @@ type rawServer struct {
 	stdin   io.WriteCloser
 	answers chan map[string]any // each line of stdout, decoded
 	done    chan error          // the process's end
+	stderr  *lockedBuffer
+}
+
+// lockedBuffer keeps what fsmcp wrote on stderr.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func startRaw(t *testing.T, args ...string) *rawServer {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), "PATH="+modes(t)[0].path)
-	cmd.Stderr = &testLog{t: t, prefix: "fsmcp: "}
+	stderr := &lockedBuffer{}
+	cmd.Stderr = io.MultiWriter(&testLog{t: t, prefix: "fsmcp: "}, stderr)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +57,7 @@ func startRaw(t *testing.T, args ...string) *rawServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &rawServer{t: t, cmd: cmd, stdin: stdin, answers: make(chan map[string]any, 100), done: make(chan error, 1)}
+	s := &rawServer{t: t, cmd: cmd, stdin: stdin, answers: make(chan map[string]any, 100), done: make(chan error, 1), stderr: stderr}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, 1<<20)
@@ -79,13 +100,17 @@ func (s *rawServer) next() map[string]any {
 	return nil
 }
 
-// exit waits for the process to end and returns its status.
+// exit waits for the process to end and returns its status; an end that
+// logs an error fails the test.
 func (s *rawServer) exit() int {
 	s.t.Helper()
 	for range s.answers {
 	}
 	select {
 	case err := <-s.done:
+		if strings.Contains(s.stderr.String(), "level=ERROR") {
+			s.t.Errorf("a normal end logged an error:\n%s", s.stderr)
+		}
 		if ee, ok := err.(*exec.ExitError); ok {
 			return ee.ExitCode()
 		}
