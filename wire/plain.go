@@ -61,7 +61,7 @@ type plainState struct {
 
 	mu       sync.Mutex
 	initIDs  map[jsonrpc.ID]bool // initialize calls sent to the SDK; true: ours
-	answer   json.RawMessage     // the first initialize result
+	answer   *jsonrpc.Response   // the first initialize answer
 	answered chan struct{}       // closed once answer is set
 }
 
@@ -140,15 +140,15 @@ func (s *plainState) swallow(resp *jsonrpc.Response) bool {
 		return false
 	}
 	delete(s.initIDs, resp.ID)
-	if resp.Error == nil && s.answer == nil {
-		s.answer = resp.Result
+	if s.answer == nil {
+		s.answer = resp
 		close(s.answered)
 	}
 	return ours
 }
 
-// answerAgain answers a repeated initialize with the first answer, once
-// there is one.
+// answerAgain answers a repeated initialize with the first answer (result
+// or error), once there is one.
 func (s *plainState) answerAgain(c *conn, id jsonrpc.ID) {
 	select {
 	case <-s.answered:
@@ -156,7 +156,10 @@ func (s *plainState) answerAgain(c *conn, id jsonrpc.ID) {
 		return
 	}
 	s.mu.Lock()
-	answer := s.answer
+	first := s.answer
 	s.mu.Unlock()
-	c.writeResult(id, answer)
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: first.Result, Error: first.Error})
+	if err == nil {
+		c.writeLine(data)
+	}
 }
