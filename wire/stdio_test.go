@@ -219,6 +219,7 @@ func TestPlainServesMCPClients(t *testing.T) {
 func TestEOFFailsServerCalls(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "tiny", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		//lint:ignore SA1019 fsmcp still asks a client for its roots (SPEC §2), so this is the call to test
 		_, err := req.Session.ListRoots(ctx, nil)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("roots: %v", err)}}}, nil, nil
 	})
