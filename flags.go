@@ -25,7 +25,10 @@ Flags:
   --allowed-dir DIR       add an allowed root (repeatable)
   --transport stdio|http  how clients connect (default stdio)
   --listen ADDR           address for --transport http (default 127.0.0.1:8080)
-  --auth-token TOKEN      require "Authorization: Bearer TOKEN" over http (env FSMCP_AUTH_TOKEN)
+  --auth-token TOKEN      require "Authorization: Bearer TOKEN" over http (env FSMCP_AUTH_TOKEN);
+                          without it, fsmcp makes a token at start and prints it on stderr
+  --no-auth               serve http without any token (env FSMCP_NO_AUTH=1): any local
+                          process, a sandboxed shell included, can then use the files
   --read-only             offer no tool that writes, moves, deletes or runs commands
   --trust-meta            let _meta.allowed_dirs add roots (default: it can only narrow them)
   --resources             serve the roots' files as MCP resources (file:// URIs, subscriptions)
@@ -54,6 +57,7 @@ type options struct {
 	transport  string
 	listen     string
 	authToken  string
+	noAuth     bool // http without a token, explicitly
 	readOnly   bool
 	trustMeta  bool
 	resources  bool
@@ -84,6 +88,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	fs.StringVar(&o.transport, "transport", "stdio", "")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "")
 	fs.StringVar(&o.authToken, "auth-token", "", "")
+	fs.BoolVar(&o.noAuth, "no-auth", false, "")
 	fs.BoolVar(&o.readOnly, "read-only", false, "")
 	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
 	fs.BoolVar(&o.resources, "resources", false, "")
@@ -140,8 +145,8 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		}
 		o.shell = m
 	}
-	if o.authToken == "" {
-		o.authToken = getenv("FSMCP_AUTH_TOKEN")
+	if err := o.resolveAuth(fs, getenv); err != nil {
+		return nil, err
 	}
 	if err := o.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *logLevel)
@@ -168,6 +173,35 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	}
 	o.limits.MaxResults = int(res)
 	return o, nil
+}
+
+// resolveAuth settles --auth-token and --no-auth, each from its flag or
+// else its env. A flag wins over the other's env; both from the same
+// source contradict each other.
+func (o *options) resolveAuth(fs *flag.FlagSet, getenv func(string) string) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["auth-token"] && set["no-auth"] && o.noAuth {
+		return errors.New("--auth-token and --no-auth contradict each other; give one")
+	}
+	tokenEnv, noAuthEnv := false, false
+	if !set["auth-token"] && !(set["no-auth"] && o.noAuth) {
+		o.authToken = getenv("FSMCP_AUTH_TOKEN")
+		tokenEnv = o.authToken != ""
+	}
+	if !set["no-auth"] && !set["auth-token"] {
+		if v := getenv("FSMCP_NO_AUTH"); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("FSMCP_NO_AUTH: %q is not 1 or 0", v)
+			}
+			o.noAuth, noAuthEnv = b, b
+		}
+	}
+	if tokenEnv && noAuthEnv {
+		return errors.New("FSMCP_AUTH_TOKEN and FSMCP_NO_AUTH=1 contradict each other; set one")
+	}
+	return nil
 }
 
 // setting picks the flag value, else the env value, else the default, and

@@ -53,3 +53,39 @@ func TestParseShell(t *testing.T) {
 		t.Errorf("default shell %q, want %q", o.shell, shell.DefaultMode())
 	}
 }
+
+func TestParseAuth(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		env    map[string]string
+		token  string
+		noAuth bool
+		bad    bool
+	}{
+		{args: nil, env: nil},
+		{args: []string{"--auth-token", "t"}, token: "t"},
+		{args: []string{"--no-auth"}, noAuth: true},
+		{env: map[string]string{"FSMCP_AUTH_TOKEN": "e"}, token: "e"},
+		{env: map[string]string{"FSMCP_NO_AUTH": "1"}, noAuth: true},
+		{args: []string{"--no-auth"}, env: map[string]string{"FSMCP_AUTH_TOKEN": "e"}, noAuth: true},
+		{args: []string{"--auth-token", "t"}, env: map[string]string{"FSMCP_NO_AUTH": "1"}, token: "t"},
+		{args: []string{"--auth-token", "t", "--no-auth"}, bad: true},
+		{env: map[string]string{"FSMCP_AUTH_TOKEN": "e", "FSMCP_NO_AUTH": "1"}, bad: true},
+		{env: map[string]string{"FSMCP_NO_AUTH": "maybe"}, bad: true},
+	} {
+		o, err := parseArgs(c.args, func(k string) string { return c.env[k] })
+		if c.bad {
+			if err == nil {
+				t.Errorf("%v %v accepted", c.args, c.env)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v %v: %v", c.args, c.env, err)
+			continue
+		}
+		if o.authToken != c.token || o.noAuth != c.noAuth {
+			t.Errorf("%v %v: token %q noAuth %v; want %q %v", c.args, c.env, o.authToken, o.noAuth, c.token, c.noAuth)
+		}
+	}
+}

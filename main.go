@@ -5,11 +5,11 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -21,6 +21,7 @@ import (
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/wire"
 )
 
 func main() {
@@ -102,7 +103,8 @@ func run(args []string, stderr *os.File) int {
 	defer stop()
 	switch opts.transport {
 	case "stdio":
-		if err := srv.ServeStdio(ctx); err != nil && ctx.Err() == nil {
+		// The end of input and a plain client's exit are normal ends.
+		if err := srv.ServeStdio(ctx); err != nil && !errors.Is(err, wire.ErrExit) && ctx.Err() == nil {
 			log.Error("stdio transport ended", "error", err)
 			return exitError
 		}
@@ -120,15 +122,27 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 	if err != nil {
 		return err
 	}
+	url := "http://" + ln.Addr().String() + "/mcp"
 	host, _, _ := net.SplitHostPort(ln.Addr().String())
-	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && opts.authToken == "" {
-		log.Warn("listening beyond loopback without --auth-token: anyone who can reach this address can use the files", "addr", ln.Addr().String())
+	token := opts.authToken
+	switch {
+	case opts.noAuth:
+		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+			log.Warn("listening beyond loopback with --no-auth: anyone who can reach this address can use the files", "addr", ln.Addr().String())
+		}
+	case token == "":
+		// Any local process, another server's sandboxed shell included, can
+		// reach a loopback port: make a token, as Jupyter does.
+		token = rand.Text()
+		fmt.Fprintf(os.Stderr, "fsmcp: HTTP clients of %s must send this header (a token made for this run;\n"+
+			"fsmcp: --auth-token or FSMCP_AUTH_TOKEN sets one, --no-auth serves without):\n"+
+			"fsmcp:     Authorization: Bearer %s\n", url, token)
 	}
-	hs := &http.Server{
-		Handler:           srv.Handler(server.HTTPOptions{AuthToken: opts.authToken, Log: log}),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	log.Info("serving Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp")
+	// A plain client's exit (catalog profile) ends the server.
+	ctx, exit := context.WithCancel(ctx)
+	defer exit()
+	hs := wire.HTTPServer(srv.Handler(server.HTTPOptions{AuthToken: token, Log: log, OnExit: exit}))
+	log.Info("serving Streamable HTTP", "url", url)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

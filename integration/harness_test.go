@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -177,12 +178,27 @@ func connectHTTP(t *testing.T, m mode, args ...string) *mcp.ClientSession {
 }
 
 // startHTTP starts the server on a free loopback port and returns its /mcp
-// URL and the process.
+// URL and the process. Unless args give --auth-token, it runs with
+// --no-auth.
 func startHTTP(t *testing.T, m mode, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	if !slices.Contains(args, "--auth-token") {
+		args = append([]string{"--no-auth"}, args...)
+	}
+	url, _, cmd := launchHTTP(t, m, args...)
+	return url, cmd
+}
+
+// bearerLine matches the line that gives the token fsmcp made.
+var bearerLine = regexp.MustCompile(`Authorization: Bearer (\S+)`)
+
+// launchHTTP starts the server as args say and returns its /mcp URL, the
+// token it printed (if it made one) and the process.
+func launchHTTP(t *testing.T, m mode, args ...string) (string, string, *exec.Cmd) {
 	t.Helper()
 	args = append([]string{"--transport", "http", "--listen", "127.0.0.1:0"}, args...)
 	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "PATH="+m.path)
+	cmd.Env = append(os.Environ(), "PATH="+m.path, "FSMCP_AUTH_TOKEN=", "FSMCP_NO_AUTH=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -202,11 +218,15 @@ func startHTTP(t *testing.T, m mode, args ...string) (string, *exec.Cmd) {
 		}
 	})
 	urlc := make(chan string, 1)
+	var token string // written before the URL is sent
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sent := false
 		for sc.Scan() {
 			line := sc.Text()
+			if m := bearerLine.FindStringSubmatch(line); m != nil && !sent {
+				token = m[1]
+			}
 			if !sent {
 				if m := serving.FindStringSubmatch(line); m != nil {
 					urlc <- m[1]
@@ -223,11 +243,11 @@ func startHTTP(t *testing.T, m mode, args ...string) (string, *exec.Cmd) {
 		if !ok {
 			t.Fatal("fsmcp exited before serving http")
 		}
-		return url, cmd
+		return url, token, cmd
 	case <-time.After(20 * time.Second):
 		t.Fatal("fsmcp did not start serving http within 20s")
 	}
-	return "", nil
+	return "", "", nil
 }
 
 // testLog forwards the server's stderr to the test log.

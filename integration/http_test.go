@@ -83,3 +83,26 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestHTTPTokenMadeAtStart: with neither --auth-token nor --no-auth, fsmcp
+// makes a token, prints the header a client needs, and requires it.
+func TestHTTPTokenMadeAtStart(t *testing.T) {
+	tr := newTree(t)
+	url, token, _ := launchHTTP(t, modes(t)[0], tr.root)
+	if len(token) < 20 {
+		t.Fatalf("no token printed (got %q)", token)
+	}
+	if code, _ := post(t, url, nil); code != http.StatusUnauthorized {
+		t.Fatalf("no token = %d, want 401", code)
+	}
+	if code, _ := post(t, url, map[string]string{"Authorization": "Bearer " + token}); code != 200 {
+		t.Fatalf("printed token = %d, want 200", code)
+	}
+	hc := &http.Client{Transport: bearer{token}}
+	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	mustCall(t, cs, "fs_read", map[string]any{"file_path": tr.path("a.txt")})
+}

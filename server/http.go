@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/wire"
 )
 
 // HTTPOptions configure the Streamable HTTP endpoint.
@@ -19,6 +21,9 @@ type HTTPOptions struct {
 	// SessionIdle closes a session that sent no request for this long,
 	// ending its shell and watchers (0: DefaultSessionIdle).
 	SessionIdle time.Duration
+	// OnExit is called when a plain JSON-RPC client sends exit (only with
+	// Config.Plain); it should end the server.
+	OnExit func()
 }
 
 // DefaultSessionIdle is how long an HTTP session may sit unused before it
@@ -40,6 +45,9 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		SessionTimeout: idle,
 	})
 	var h http.Handler = mcpHandler
+	if s.cfg.Plain != nil {
+		h = wire.PlainHTTP(h, s.MCP, s.cfg.Plain, opts.OnExit, opts.Log)
+	}
 	h = checkOrigin(h)
 	if opts.AuthToken != "" {
 		h = requireBearer(opts.AuthToken, h)

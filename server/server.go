@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/tools"
+	"github.com/fsmcp/fsmcp/wire"
 )
 
 // Config is everything the server needs; main fills it from flags and env.
@@ -35,12 +37,17 @@ type Config struct {
 	Shell shell.Mode
 	// Searcher serves fs_grep and fs_glob (nil: rg if on PATH, else native).
 	Searcher backend.Searcher
+	// Plain also serves clients that speak plain JSON-RPC (set by a profile
+	// whose original's clients do; nil: MCP clients only).
+	Plain *wire.Plain
 }
 
 // Server is an MCP server over one sandbox.
 type Server struct {
 	MCP  *mcp.Server
 	deps *tools.Deps
+	cfg  Config
+	log  *slog.Logger
 }
 
 // New builds the server and registers its tools.
@@ -81,16 +88,26 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
 	tools.Register(s, deps, tools.All(), cfg.ReadOnly)
 	s.AddReceivingMiddleware(advertiseContextSchema)
 	s.AddSendingMiddleware(tools.SessionNotifier)
-	return &Server{MCP: s, deps: deps}
+	return &Server{MCP: s, deps: deps, cfg: cfg, log: log}
 }
 
 // Close ends per-session state (shells, watchers).
 func (s *Server) Close() { s.deps.Sessions.Close() }
 
-// ServeStdio serves one client on stdin/stdout until it disconnects.
+// ServeStdio serves one client on stdin/stdout, line by line (see package
+// wire), until its input ends (nil) or it sends exit (wire.ErrExit). Calls
+// in flight when input ends get --timeout and a little more to answer.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.MCP.Run(ctx, &mcp.StdioTransport{})
+	return wire.Serve(ctx, s.MCP, &wire.Stdio{Options: wire.Options{
+		Drain: s.cfg.Limits.Timeout + drainGrace,
+		Plain: s.cfg.Plain,
+		Log:   s.log,
+	}})
 }
+
+// drainGrace is the time past --timeout a call in flight at the end of
+// input has to write its answer.
+const drainGrace = 5 * time.Second
 
 // advertiseContextSchema adds contextSchema to serverInfo in the initialize
 // answer (and the 2026-07-28 protocol's server/discover answer), as fsMCP does, so a host knows it may send _meta.allowed_dirs.
