@@ -170,31 +170,11 @@ func TestFileTypesTable(t *testing.T) {
 // near misses of them.
 func TestFileTypesMatchRG(t *testing.T) {
 	dir := t.TempDir()
-	names := map[string]bool{}
-	for _, typ := range FileTypes() {
-		globs, _ := TypeGlobs(typ)
-		for _, g := range globs {
-			for _, n := range globSamples(g) {
-				names[n] = true
-				names[strings.ToUpper(n)] = true
-				names["a"+n] = true
-				names[n+"~"] = true
-			}
-		}
-	}
-	for n := range names {
-		if n == "" || n == "." || n == ".." {
-			continue
-		}
-		if err := os.WriteFile(filepath.Join(dir, n), []byte("x\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var ents []os.DirEntry // the tree, made for the first rg
 	rgtest.ForEach(t, func(t *testing.T, bin rgtest.Bin) {
+		if ents == nil {
+			ents = typeSampleTree(t, dir)
+		}
 		rg, err := NewRG(bin.Path)
 		if err != nil {
 			t.Fatal(err)
@@ -225,6 +205,36 @@ func TestFileTypesMatchRG(t *testing.T) {
 			}
 		}
 	})
+}
+
+// typeSampleTree fills dir with a file for each name made from the globs of
+// the table (globSamples) and near misses of them, and lists it.
+func typeSampleTree(t *testing.T, dir string) []os.DirEntry {
+	names := map[string]bool{}
+	for _, typ := range FileTypes() {
+		globs, _ := TypeGlobs(typ)
+		for _, g := range globs {
+			for _, n := range globSamples(g) {
+				names[n] = true
+				names[strings.ToUpper(n)] = true
+				names["a"+n] = true
+				names[n+"~"] = true
+			}
+		}
+	}
+	for n := range names {
+		if n == "" || n == "." || n == ".." {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ents
 }
 
 // minus returns the elements of a not in b, as base names.
