@@ -6,7 +6,14 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 # v0.7.0 is staticcheck 2026.1; the proxy serves it by its module version.
 STATICCHECK_VERSION ?= v0.7.0
 
-.PHONY: build test test-unit test-norg bench bench-catalog lint run clean
+# A second ripgrep major for the parity tests: ripgrep 14.1.1 ships as a
+# plain file inside this npm package's tarball (vendor/ripgrep/<arch>-<os>/rg);
+# `npm pack` fetches the tarball (integrity-checked) without installing or
+# running anything from it.
+RG14_NPM  ?= @anthropic-ai/claude-code@2.0.77
+RG14      ?= bin/rg14/rg
+
+.PHONY: build test test-unit test-norg test-rg14 bench bench-catalog lint run clean
 
 ## build: a static binary in bin/fsmcp
 build:
@@ -24,6 +31,25 @@ test:
 ## test-norg: the integration suite with rg removed from PATH only
 test-norg:
 	FSMCP_TEST_MODES=norg $(GO) test -count=1 ./integration/...
+
+## test-rg14: the rg/native parity tests against rg on PATH and ripgrep 14, then the integration suite with ripgrep 14 as rg
+test-rg14: $(RG14)
+	FSMCP_TEST_RG2=$(abspath $(RG14)) $(GO) test -count=1 -run 'TestFileTypes|TestParity' ./backend/ ./fallback/
+	PATH=$(abspath $(dir $(RG14))):$$PATH FSMCP_TEST_MODES=rg $(GO) test -count=1 ./integration/...
+
+$(RG14):
+	@set -e; case "$$(uname -s)-$$(uname -m)" in \
+	  Linux-x86_64) arch=x64-linux;; Linux-aarch64|Linux-arm64) arch=arm64-linux;; \
+	  Darwin-x86_64) arch=x64-darwin;; Darwin-arm64) arch=arm64-darwin;; \
+	  *) echo "$(RG14_NPM) has no ripgrep 14 for $$(uname -s)-$$(uname -m)"; exit 1;; \
+	esac; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	npm pack --silent --cache "$$tmp/npm-cache" --pack-destination "$$tmp" $(RG14_NPM) >/dev/null; \
+	tar -xzf "$$tmp"/*.tgz -C "$$tmp" package/vendor/ripgrep/$$arch/rg; \
+	v=$$("$$tmp/package/vendor/ripgrep/$$arch/rg" --version); \
+	case "$$v" in "ripgrep 14."*) ;; *) echo "not ripgrep 14: $$v"; exit 1;; esac; \
+	mkdir -p $(@D); install -m 755 "$$tmp/package/vendor/ripgrep/$$arch/rg" $@; \
+	set -- $$v; echo "$@: $$1 $$2"
 
 ## bench: search timings of rg, fsmcp's rg backend and its native backend; the catalog's time
 bench: bench-catalog

@@ -52,12 +52,13 @@ func (r *RG) Name() string { return "rg" }
 // Bin is the rg binary this backend runs.
 func (r *RG) Bin() string { return r.bin }
 
-// commonArgs are the flags that make rg follow fsmcp's rules.
+// commonArgs are the flags that make rg follow fsmcp's rules. rg's own
+// default, kept here, is that a .gitignore counts only inside a git
+// repository (a .git at or above the file); .ignore and .rgignore always.
 func commonArgs(noIgnore bool) []string {
 	a := []string{
 		"--no-config",         // ignore RIPGREP_CONFIG_PATH
 		"--hidden",            // hidden files are searched
-		"--no-require-git",    // .gitignore counts without a .git dir
 		"--no-ignore-global",  // only the tree's own ignore files
 		"--no-ignore-exclude", // (.git/info/exclude is not one of them)
 		"--no-messages",
@@ -65,6 +66,29 @@ func commonArgs(noIgnore bool) []string {
 	}
 	if noIgnore {
 		a = append(a, "--no-ignore")
+	}
+	return a
+}
+
+// typeArgs selects the named file types with fsmcp's own definitions
+// (fileTypes), replacing whatever the installed rg has built in, so rg 13,
+// 14 and 15 select the same files as the native scanner. Only the named
+// types are defined, which keeps the command line short. Unknown names are
+// left out: NewFilter has refused them before rg runs.
+func typeArgs(types []string) []string {
+	var a []string
+	seen := map[string]bool{}
+	for _, t := range types {
+		globs, ok := fileTypes[t]
+		if !ok || seen[t] {
+			continue
+		}
+		seen[t] = true
+		a = append(a, "--type-clear", t)
+		for _, g := range globs {
+			a = append(a, "--type-add", t+":"+g)
+		}
+		a = append(a, "--type", t)
 	}
 	return a
 }
@@ -81,14 +105,7 @@ func GrepArgs(q GrepQuery) []string {
 		}
 	}
 	a = append(a, "--glob", "!.git")
-	for _, t := range q.Types {
-		if globs, ok := extraFileTypes[t]; ok {
-			for _, g := range globs {
-				a = append(a, "--type-add", t+":"+g)
-			}
-		}
-		a = append(a, "--type", t)
-	}
+	a = append(a, typeArgs(q.Types)...)
 	if q.IgnoreCase {
 		a = append(a, "--ignore-case")
 	} else {

@@ -177,7 +177,8 @@ type IgnoreDir struct {
 	parent      *IgnoreDir
 	dir         string // absolute, no trailing slash ("" for "/")
 	git, ig, rg *Gitignore
-	hasGit      bool
+	hasGit      bool // dir holds .git
+	inRepo      bool // dir or an ancestor holds .git
 }
 
 // Child returns the ignore context of directory dir (absolute), a child
@@ -187,7 +188,7 @@ func (d *IgnoreDir) Child(dir string, hasGitignore, hasIgnore, hasRgignore, hasG
 	if !hasGitignore && !hasIgnore && !hasRgignore && !hasGit {
 		return d
 	}
-	c := &IgnoreDir{parent: d, dir: strings.TrimSuffix(dir, "/"), hasGit: hasGit}
+	c := &IgnoreDir{parent: d, dir: strings.TrimSuffix(dir, "/"), hasGit: hasGit, inRepo: hasGit || (d != nil && d.inRepo)}
 	read := func(name string) *Gitignore {
 		data, err := os.ReadFile(dir + "/" + name)
 		if err != nil {
@@ -257,13 +258,14 @@ func (d *IgnoreDir) ChildProbe(dir string) *IgnoreDir {
 }
 
 // Match applies the ignore files of d and its ancestors to path (absolute,
-// no trailing slash; name is its last element), with ripgrep's
-// precedence: .rgignore over .ignore over .gitignore, the deepest
-// directory first for each, and .gitignore files above the nearest
-// directory holding .git not consulted.
+// no trailing slash; name is its last element), with ripgrep's defaults:
+// .rgignore over .ignore over .gitignore, the deepest directory first for
+// each; .gitignore files count only inside a git repository (a directory
+// at or above d holds .git), and not above the nearest one, so an
+// unpacked tarball's .gitignore hides nothing.
 func (d *IgnoreDir) Match(path, name string, isDir bool) MatchKind {
 	mRg, mIg, mGit := MatchNone, MatchNone, MatchNone
-	sawGit := false
+	sawGit := d == nil || !d.inRepo
 	for l := d; l != nil; l = l.parent {
 		if l.git == nil && l.ig == nil && l.rg == nil {
 			sawGit = sawGit || l.hasGit
@@ -293,27 +295,11 @@ func (d *IgnoreDir) Match(path, name string, isDir bool) MatchKind {
 	return mGit
 }
 
-// extraFileTypes are types fsmcp promises that ripgrep 13 lacks (newer
-// ripgreps have some of them; rb and proto are short names for ripgrep's
-// ruby and protobuf); the rg backend passes them with --type-add, so both
-// backends read them the same way.
-var extraFileTypes = map[string][]string{
-	"svelte": {"*.svelte"},
-	"vue":    {"*.vue"},
-	"rb":     {"*.gemspec", "*.rb", "*.rbw", ".irbrc", "Gemfile", "Rakefile", "config.ru"},
-	"proto":  {"*.proto"},
-}
-
 // FileTypes returns the names of the known file types, sorted.
 func FileTypes() []string {
-	var names []string
-	for n := range rgFileTypes {
+	names := make([]string, 0, len(fileTypes))
+	for n := range fileTypes {
 		names = append(names, n)
-	}
-	for n := range extraFileTypes {
-		if _, ok := rgFileTypes[n]; !ok {
-			names = append(names, n)
-		}
 	}
 	sort.Strings(names)
 	return names
@@ -321,10 +307,7 @@ func FileTypes() []string {
 
 // TypeGlobs returns the base-name globs of file type name.
 func TypeGlobs(name string) ([]string, bool) {
-	if g, ok := rgFileTypes[name]; ok {
-		return g, true
-	}
-	g, ok := extraFileTypes[name]
+	g, ok := fileTypes[name]
 	return g, ok
 }
 
@@ -395,6 +378,9 @@ func (f *Filter) Skip(ig *IgnoreDir, root, path, name string, isDir bool) bool {
 		return true
 	}
 	if !isDir && len(f.types) > 0 {
+		if strings.HasSuffix(name, ".") {
+			return true // ripgrep finds no file name in "x." and so no type
+		}
 		for i := range f.types {
 			t := &f.types[i]
 			var ok bool

@@ -1,15 +1,16 @@
 package backend
 
 import (
+	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/fsmcp/fsmcp/internal/rgtest"
 )
 
 func TestGitignoreMatch(t *testing.T) {
@@ -112,6 +113,7 @@ func TestIgnorePrecedence(t *testing.T) {
 func TestFilter(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("*.log\n"), 0o644)
+	os.Mkdir(filepath.Join(root, ".git"), 0o755) // .gitignore counts in a repository
 	ig := ParentIgnores(root).ChildProbe(root)
 	skip := func(f *Filter, rel string, isDir bool) bool {
 		return f.Skip(ig, root, root+"/"+rel, filepath.Base(rel), isDir)
@@ -161,34 +163,124 @@ func TestFileTypesTable(t *testing.T) {
 	}
 }
 
-// TestFileTypesMatchRG compares the native table with `rg --type-list`.
+// TestFileTypesMatchRG: for every type of fsmcp's table, rg (given the
+// table's entry by typeArgs) selects exactly the files the native filter
+// selects, whatever rg's built-in table says; run with each rg of
+// rgtest.Bins. The tree holds names made from every glob of the table and
+// near misses of them.
 func TestFileTypesMatchRG(t *testing.T) {
-	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("SKIPPED: rg is not on PATH — the type table was not compared with rg --type-list")
+	dir := t.TempDir()
+	var ents []os.DirEntry // the tree, made for the first rg
+	rgtest.ForEach(t, func(t *testing.T, bin rgtest.Bin) {
+		if ents == nil {
+			ents = typeSampleTree(t, dir)
+		}
+		rg, err := NewRG(bin.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, typ := range FileTypes() {
+			f, err := NewFilter(nil, []string{typ}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, e := range ents {
+				if !f.Skip(nil, dir, filepath.Join(dir, e.Name()), e.Name(), false) {
+					want = append(want, filepath.Join(dir, e.Name()))
+				}
+			}
+			q := GrepQuery{Pattern: "x", Types: []string{typ}, Paths: []string{dir}}
+			r, err := Run(context.Background(), rg, q, 0, 0)
+			if err != nil {
+				t.Fatalf("type %s: %v", typ, err)
+			}
+			var got []string
+			for _, e := range r.Entries {
+				got = append(got, e.Path)
+			}
+			if len(want) == 0 || !slices.Equal(got, want) {
+				t.Errorf("type %s: rg selects %d files, native %d; rg only: %v; native only: %v",
+					typ, len(got), len(want), minus(got, want), minus(want, got))
+			}
+		}
+	})
+}
+
+// typeSampleTree fills dir with a file for each name made from the globs of
+// the table (globSamples) and near misses of them, and lists it.
+func typeSampleTree(t *testing.T, dir string) []os.DirEntry {
+	names := map[string]bool{}
+	for _, typ := range FileTypes() {
+		globs, _ := TypeGlobs(typ)
+		for _, g := range globs {
+			for _, n := range globSamples(g) {
+				names[n] = true
+				names[strings.ToUpper(n)] = true
+				names["a"+n] = true
+				names[n+"~"] = true
+			}
+		}
 	}
-	out, err := exec.Command("rg", "--no-config", "--type-list").Output()
+	for n := range names {
+		if n == "" || n == "." || n == ".." {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		name, globs, _ := strings.Cut(line, ": ")
-		got[name] = strings.Split(globs, ", ")
-	}
-	for name, globs := range rgFileTypes {
-		g := append([]string(nil), got[name]...)
-		sort.Strings(g)
-		w := append([]string(nil), globs...)
-		sort.Strings(w)
-		if !reflect.DeepEqual(g, w) {
-			t.Errorf("type %s: rg has %v, table has %v", name, g, w)
+	return ents
+}
+
+// minus returns the elements of a not in b, as base names.
+func minus(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, filepath.Base(x))
 		}
 	}
-	for name := range got {
-		if _, ok := rgFileTypes[name]; !ok {
-			t.Errorf("rg type %s missing from the table", name)
+	return out
+}
+
+// globSamples returns base names that glob g matches: each "*" as "" and
+// as "x", each [class] as each of its members (a range as its ends).
+func globSamples(g string) []string {
+	out := []string{""}
+	for i := 0; i < len(g); i++ {
+		var alts []string
+		switch c := g[i]; c {
+		case '*':
+			alts = []string{"", "x"}
+		case '[':
+			j := strings.IndexByte(g[i+1:], ']') + i + 1
+			class := g[i+1 : j]
+			for k := 0; k < len(class); k++ {
+				if k+2 < len(class) && class[k+1] == '-' {
+					alts = append(alts, class[k:k+1], class[k+2:k+3])
+					k += 2
+					continue
+				}
+				alts = append(alts, class[k:k+1])
+			}
+			i = j
+		default:
+			alts = []string{string(c)}
 		}
+		var next []string
+		for _, o := range out {
+			for _, a := range alts {
+				next = append(next, o+a)
+			}
+		}
+		out = next
 	}
+	return out
 }
 
 func TestSearchableLen(t *testing.T) {

@@ -2,12 +2,12 @@ package fallback
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/internal/rgtest"
 )
 
 // writeTree creates files under dir from a map of relative path -> content.
@@ -35,7 +35,9 @@ func writeTree(t testing.TB, dir string, files map[string]string) {
 // layout: wrap/.gitignore and wrap/.ignore above a repo with a .git dir
 // (the first must not apply, the second must), nested ignore files with
 // negation, anchored and directory-only rules, hidden files, binary files,
-// symlinks out of the tree, odd names, and one file per common type.
+// symlinks out of the tree, odd names, one file per common type, a nested
+// repository, and beside the repo a tree without .git (nogit) and an
+// unpacked-tarball-like tree whose .gitignore says "/*" (tarball).
 func fixture(t testing.TB) string {
 	t.Helper()
 	wrap := t.TempDir()
@@ -115,23 +117,35 @@ func fixture(t testing.TB) string {
 		"repo/types/n.sh":                "echo foo\n",
 		"repo/types/.bashrc":             "alias foo=bar\n",
 		"repo/types/o.java":              "class Foo {}\n",
+		"repo/types/p.mts":               "export const foo = 1\n",
+		"repo/types/q.pyi":               "def foo() -> int: ...\n",
+		"repo/types/gradle-wrapper.":     "foo: a name ending in a dot has no type for ripgrep\n",
 		"repo/deep/nested/dir/file.go":   "package dir // foo deep\n",
-		"nogit/.gitignore":               "skipped.txt\n",
-		"nogit/skipped.txt":              "foo skipped without .git\n",
+		"repo/nested/.git":               "gitdir: ../.git/modules/nested\n",
+		"repo/nested/n.log":              "foo: a .git file makes a nested repository; the outer *.log stops here\n",
+		"repo/nested/.gitignore":         "*.tmp\n",
+		"repo/nested/n.tmp":              "foo nested tmp\n",
+		"nogit/.gitignore":               "not_skipped.txt\n",
+		"nogit/.ignore":                  "skipped.txt\n",
+		"nogit/not_skipped.txt":          "foo: no .git, so .gitignore does not count\n",
+		"nogit/skipped.txt":              "foo: .ignore counts without .git\n",
 		"nogit/kept.txt":                 "foo kept without .git\n",
+		"tarball/.gitignore":             "/*\n!/keep/\n",
+		"tarball/top.c":                  "int foo;\n",
+		"tarball/src/a.c":                "int foo;\n",
+		"tarball/keep/b.c":               "int foo;\n",
 	})
 	return filepath.Join(wrap, "repo")
 }
 
-// requireRG returns the rg backend or skips loudly.
-func requireRG(t testing.TB) *backend.RG {
-	t.Helper()
-	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("SKIPPED: rg (ripgrep) is not on PATH — the rg/native parity tests did not run. Install ripgrep to run them.")
-	}
-	rg, err := backend.NewRG("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rg
+// forEachRG runs fn with the rg backend of each ripgrep under test (the
+// rg on PATH, and FSMCP_TEST_RG2), or skips loudly when there is none.
+func forEachRG(t *testing.T, fn func(t *testing.T, rg *backend.RG)) {
+	rgtest.ForEach(t, func(t *testing.T, bin rgtest.Bin) {
+		rg, err := backend.NewRG(bin.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(t, rg)
+	})
 }

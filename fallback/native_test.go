@@ -74,10 +74,20 @@ func TestNativeIgnoreRules(t *testing.T) {
 			t.Errorf("no_ignore: %q must still be skipped", p)
 		}
 	}
-	// Without a .git dir, .gitignore still counts.
+	// Without a .git dir, .gitignore does not count and .ignore does.
 	nogit := filepath.Join(filepath.Dir(root), "nogit")
-	if got := grep(t, nogit, backend.GrepQuery{Pattern: "foo"}); got != "R/kept.txt" {
+	if got := grep(t, nogit, backend.GrepQuery{Pattern: "foo"}); got != "R/kept.txt\nR/not_skipped.txt" {
 		t.Errorf("nogit: %q", got)
+	}
+	// An unpacked tarball whose .gitignore says "/*" hides nothing.
+	tarball := filepath.Join(filepath.Dir(root), "tarball")
+	if got := grep(t, tarball, backend.GrepQuery{Pattern: "foo", Types: []string{"c"}}); got != "R/keep/b.c\nR/src/a.c\nR/top.c" {
+		t.Errorf("tarball: %q", got)
+	}
+	// A .git file makes a nested repository: the outer .gitignore stops
+	// there, the nested one counts.
+	if got := grep(t, filepath.Join(root, "nested"), backend.GrepQuery{Pattern: "foo"}); got != "R/n.log" {
+		t.Errorf("nested: %q", got)
 	}
 }
 

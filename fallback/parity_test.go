@@ -73,6 +73,12 @@ var parityTable = []parityQuery{
 	{name: "explicit file ignores type and glob", q: C(backend.GrepQuery{Pattern: "foo", Types: []string{"py"}, Globs: []string{"!*.go"}}), paths: []string{"main.go", "types/a.py"}},
 	{name: "explicit ignored file", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"drop.log", "build"}},
 	{name: "no git dir", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"../nogit"}},
+	{name: "tarball gitignore /*", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"../tarball"}},
+	{name: "tarball subdir", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"../tarball/src"}},
+	{name: "above the repository", q: backend.GrepQuery{Pattern: "foo", Mode: backend.Count}, paths: []string{".."}},
+	{name: "inside a nested repository", q: backend.GrepQuery{Pattern: "foo"}, paths: []string{"nested"}},
+	{name: "type c over tarball", q: backend.GrepQuery{Pattern: "foo", Types: []string{"c"}}, paths: []string{"../tarball"}},
+	{name: "types ts py", q: backend.GrepQuery{Pattern: "foo", Types: []string{"ts", "py"}}},
 	{name: "two paths", q: backend.GrepQuery{Pattern: "foo", Mode: backend.Count}, paths: []string{"sub", "types"}},
 	{name: "dot and invalid utf8", q: C(backend.GrepQuery{Pattern: `x.y|caf.|start [^a] end`})},
 	{name: "multiline dot and invalid utf8", q: C(backend.GrepQuery{Pattern: `start.*end`, Multiline: true})},
@@ -124,7 +130,10 @@ func firstDiff(a, b string) string {
 }
 
 func runParity(t *testing.T, root string, table []parityQuery, limit int) {
-	rg := requireRG(t)
+	forEachRG(t, func(t *testing.T, rg *backend.RG) { runParityWith(t, rg, root, table, limit) })
+}
+
+func runParityWith(t *testing.T, rg *backend.RG, root string, table []parityQuery, limit int) {
 	for _, pq := range table {
 		t.Run(pq.name, func(t *testing.T) {
 			q := pq.q
@@ -186,7 +195,10 @@ func treeIndependent(table []parityQuery) []parityQuery {
 // TestParityErrors: a pattern or type one backend rejects, both reject
 // with the same error.
 func TestParityErrors(t *testing.T) {
-	rg := requireRG(t)
+	forEachRG(t, testParityErrors)
+}
+
+func testParityErrors(t *testing.T, rg *backend.RG) {
 	root := fixture(t)
 	for _, q := range []backend.GrepQuery{
 		{Pattern: "foo(?=bar)"}, {Pattern: "(?<!a)b"}, {Pattern: `(a)\1`}, {Pattern: "a\nb"},
@@ -202,17 +214,22 @@ func TestParityErrors(t *testing.T) {
 
 // TestParityGlob compares fs_glob listings.
 func TestParityGlob(t *testing.T) {
-	rg := requireRG(t)
+	forEachRG(t, testParityGlob)
+}
+
+func testParityGlob(t *testing.T, rg *backend.RG) {
 	root := fixture(t)
 	for _, tc := range []struct {
 		pattern  string
 		noIgnore bool
+		path     string // relative to root; "" is root
 	}{
-		{"**/*", false}, {"**/*.go", false}, {"*.txt", false}, {"sub/**", false},
-		{"**/*.log", false}, {"**/*", true}, {"types/*.{c,h}", false}, {".git/**", false},
-		{"**/.env", false}, {"nosuchdir/**", false},
+		{"**/*", false, ""}, {"**/*.go", false, ""}, {"*.txt", false, ""}, {"sub/**", false, ""},
+		{"**/*.log", false, ""}, {"**/*", true, ""}, {"types/*.{c,h}", false, ""}, {".git/**", false, ""},
+		{"**/.env", false, ""}, {"nosuchdir/**", false, ""}, {"**/*", false, ".."},
+		{"**/*.c", false, "../tarball"}, {"**/*.txt", false, "../nogit"}, {"**/*", false, "nested"},
 	} {
-		q := backend.GlobQuery{Pattern: tc.pattern, Paths: []string{root}, NoIgnore: tc.noIgnore}
+		q := backend.GlobQuery{Pattern: tc.pattern, Paths: []string{filepath.Join(root, tc.path)}, NoIgnore: tc.noIgnore}
 		list := func(s backend.Searcher) string {
 			var paths []string
 			err := s.Glob(context.Background(), q, func(f backend.File) error {
@@ -227,11 +244,11 @@ func TestParityGlob(t *testing.T) {
 		}
 		a, b := list(rg), list(New())
 		if a != b {
-			t.Errorf("glob %q (no_ignore=%v): rg and native differ at %s", tc.pattern, tc.noIgnore, firstDiff(a, b))
+			t.Errorf("glob %q in %q (no_ignore=%v): rg and native differ at %s", tc.pattern, tc.path, tc.noIgnore, firstDiff(a, b))
 		}
 		if f, err := backend.NewFind(New()); err == nil {
 			if c := list(f); c != b {
-				t.Errorf("glob %q (no_ignore=%v): find and native differ at %s", tc.pattern, tc.noIgnore, firstDiff(c, b))
+				t.Errorf("glob %q in %q (no_ignore=%v): find and native differ at %s", tc.pattern, tc.path, tc.noIgnore, firstDiff(c, b))
 			}
 		}
 	}
