@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 type globIn struct {
@@ -21,17 +22,17 @@ type globIn struct {
 }
 
 // Glob is fs_glob: files matching a glob, newest first.
-func Glob() Tool {
-	return newTool(&mcp.Tool{
+func Glob() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_glob",
 		Description: "Find files by glob pattern (doublestar: ** crosses directories, {a,b} alternates), relative to path. " +
 			"Lists files only, newest modification first, with the same ignore rules as fs_grep (.gitignore, .ignore, .rgignore; .git skipped; hidden files included). " +
 			"At most --max-results paths are returned.",
 		Annotations: readOnly("Find files by name"),
-	}, func(ctx context.Context, c *Call, in globIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, c *profile.Call, in globIn) (*mcp.CallToolResult, error) {
 		pattern, path := in.Pattern, in.Path
 		if pattern == "" {
-			return nil, invalidParams("pattern is required")
+			return nil, profile.InvalidParams("pattern is required")
 		}
 		if filepath.IsAbs(pattern) {
 			// An absolute pattern: its static part is the path.
@@ -44,7 +45,7 @@ func Glob() Tool {
 		if !doublestar.ValidatePattern(pattern) {
 			return nil, fmt.Errorf("invalid glob pattern %q", in.Pattern)
 		}
-		paths, err := c.searchPaths(path)
+		paths, err := c.SearchPaths(path)
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +55,7 @@ func Glob() Tool {
 		}
 		h := &newestFirst{}
 		total := 0
-		err = c.Searcher.Glob(ctx, backend.GlobQuery{Pattern: pattern, Paths: paths, Progress: c.progressFunc(ctx)}, func(f backend.File) error {
+		err = c.Searcher.Glob(ctx, backend.GlobQuery{Pattern: pattern, Paths: paths, Progress: c.ProgressFunc(ctx)}, func(f backend.File) error {
 			total++
 			if h.Len() < limit {
 				heap.Push(h, f)
@@ -74,10 +75,10 @@ func Glob() Tool {
 		files := []backend.File(*h)
 		sort.Slice(files, func(i, j int) bool { return newer(files[i], files[j]) })
 		if len(files) == 0 && !partial {
-			return textResult("No files found."), nil
+			return profile.Text("No files found."), nil
 		}
 		if len(files) == 0 {
-			return textResult(fmt.Sprintf("No files found in the part searched.\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)), nil
+			return profile.Text(fmt.Sprintf("No files found in the part searched.\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)), nil
 		}
 		var b strings.Builder
 		for i, f := range files {
@@ -92,7 +93,7 @@ func Glob() Tool {
 		if partial {
 			fmt.Fprintf(&b, "\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)
 		}
-		return textResult(b.String()), nil
+		return profile.Text(b.String()), nil
 	})
 }
 
