@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -257,38 +257,28 @@ func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 	if err != nil {
 		return nil, err
 	}
-	fi, err := p.Stat()
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	w, err := files.ReadWhole(p, r.deps.Limits.MaxFileSize)
+	switch fault.KindOf(err) {
+	case fault.Other:
+		if err != nil {
+			return nil, err
+		}
+	case fault.NotFound:
 		return nil, mcp.ResourceNotFoundError(uri)
-	case sandbox.IsOutside(err):
+	case fault.Outside:
 		return nil, uriError("resource URI %q is outside the allowed directories", uri)
-	case err != nil:
-		return nil, err
-	case fi.IsDir():
+	case fault.IsDir:
 		return nil, uriError("resource URI %q is a directory: resources/list shows what is in it", uri)
-	}
-	data, err := p.ReadFile(r.deps.Limits.MaxFileSize)
-	if err != nil {
-		var tl *sandbox.TooLargeError
-		if errors.As(err, &tl) {
-			return nil, uriError("%s", err)
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, mcp.ResourceNotFoundError(uri)
-		}
+	case fault.TooLarge:
+		return nil, uriError("%s", err)
+	default:
 		return nil, err
 	}
-	info := files.Classify(data[:min(len(data), 8192)], int64(len(data)))
-	mime := files.MIMEOf(p, files.TypeFile)
-	c := &mcp.ResourceContents{URI: uri, MIMEType: mime}
-	if info.Kind == files.Text && utf8.Valid(data) {
-		c.Text = string(data)
+	c := &mcp.ResourceContents{URI: uri, MIMEType: w.MIME}
+	if w.IsText {
+		c.Text = string(w.Data)
 	} else {
-		c.Blob = data
-		if strings.HasPrefix(mime, "text/") {
-			c.MIMEType = info.MIME
-		}
+		c.Blob = w.Data
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
 }

@@ -1,18 +1,17 @@
 package tools
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -49,73 +48,30 @@ func Glob() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		limit := c.Limits.MaxResults
-		if limit <= 0 {
-			limit = 1000
-		}
-		h := &newestFirst{}
-		total := 0
-		err = c.Searcher.Glob(ctx, backend.GlobQuery{Pattern: pattern, Paths: paths, Progress: c.ProgressFunc(ctx)}, func(f backend.File) error {
-			total++
-			if h.Len() < limit {
-				heap.Push(h, f)
-			} else if newer(f, (*h)[0]) {
-				(*h)[0] = f
-				heap.Fix(h, 0)
-			}
-			return nil
-		})
-		partial := false
+		g, err := files.Glob(ctx, c.Searcher, backend.GlobQuery{Pattern: pattern, Paths: paths, Progress: c.ProgressFunc(ctx)},
+			files.GlobOptions{Limit: c.Limits.MaxResults, Order: files.Newest})
 		if err != nil {
-			if ctx.Err() == nil {
-				return nil, err
-			}
-			partial = true
+			return nil, err
 		}
-		files := []backend.File(*h)
-		sort.Slice(files, func(i, j int) bool { return newer(files[i], files[j]) })
-		if len(files) == 0 && !partial {
+		if len(g.Files) == 0 && !g.Partial {
 			return profile.Text("No files found."), nil
 		}
-		if len(files) == 0 {
+		if len(g.Files) == 0 {
 			return profile.Text(fmt.Sprintf("No files found in the part searched.\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)), nil
 		}
 		var b strings.Builder
-		for i, f := range files {
+		for i, f := range g.Files {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
 			b.WriteString(f.Path)
 		}
-		if total > len(files) {
-			fmt.Fprintf(&b, "\n(showing %d of %d matches)", len(files), total)
+		if g.Truncated() {
+			fmt.Fprintf(&b, "\n(showing %d of %d matches)", len(g.Files), g.Total)
 		}
-		if partial {
+		if g.Partial {
 			fmt.Fprintf(&b, "\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)
 		}
 		return profile.Text(b.String()), nil
 	})
-}
-
-// newer orders files newest first, then by path.
-func newer(a, b backend.File) bool {
-	if !a.ModTime.Equal(b.ModTime) {
-		return a.ModTime.After(b.ModTime)
-	}
-	return a.Path < b.Path
-}
-
-// newestFirst is a heap whose root is the oldest kept file, so the newest
-// --max-results files are kept in bounded memory.
-type newestFirst []backend.File
-
-func (h newestFirst) Len() int           { return len(h) }
-func (h newestFirst) Less(i, j int) bool { return newer(h[j], h[i]) }
-func (h newestFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *newestFirst) Push(x any)        { *h = append(*h, x.(backend.File)) }
-func (h *newestFirst) Pop() any {
-	old := *h
-	f := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return f
 }

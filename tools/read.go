@@ -54,11 +54,11 @@ func Read() profile.Tool {
 			if info.Size > c.Limits.MaxFileSize {
 				return nil, fmt.Errorf("image %s is %d bytes, over the %d-byte limit (--max-file-size)", p.Abs, info.Size, c.Limits.MaxFileSize)
 			}
-			data, err := p.ReadFile(c.Limits.MaxFileSize)
+			w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: data, MIMEType: info.MIME}}}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: w.Data, MIMEType: info.MIME}}}, nil
 		case files.Binary:
 			return nil, fmt.Errorf("cannot read %s: it is a binary file (%d bytes, %s)", p.Abs, info.Size, info.MIME)
 		}
