@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -26,7 +27,7 @@ func Write() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.WriteFile([]byte(in.Content), 0o644); err != nil {
+		if err := files.Write(p, []byte(in.Content)); err != nil {
 			return nil, err
 		}
 		return profile.Text(fmt.Sprintf("Wrote %d bytes to %s", len(in.Content), p.Abs)), nil
