@@ -1,0 +1,42 @@
+package profile_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/profiletest"
+	"github.com/fsmcp/fsmcp/profile"
+)
+
+type greetParams struct {
+	mcp.ParamsBase
+	Name string `json:"name"`
+}
+
+type greetResult struct {
+	mcp.ResultBase
+	Greeting string `json:"greeting"`
+}
+
+// A direct JSON-RPC method next to the tools, its error code on the wire,
+// and an initialize shape, through the golden harness.
+func TestMethodAndInitializeShape(t *testing.T) {
+	tab := &profile.Table{
+		Name:  "greeter",
+		Tools: []profile.Tool{echo("say")},
+		Methods: []profile.Method{profile.NewMethod("greeter/greet",
+			func(ctx context.Context, env *profile.Env, ss *mcp.ServerSession, p *greetParams) (*greetResult, error) {
+				if p.Name == "" {
+					return nil, &jsonrpc.Error{Code: 1001, Message: "name is required"}
+				}
+				return &greetResult{Greeting: "hello " + p.Name}, nil
+			})},
+		Initialize: func(res mcp.Result) mcp.Result {
+			return profile.Reshape(res, func(m map[string]any) { m["greeter"] = true })
+		},
+	}
+	profiletest.Golden(t, []*profile.Table{tab}, "testdata/*.txtar")
+}
