@@ -43,6 +43,7 @@ type Config struct {
 type Server struct {
 	MCP  *mcp.Server
 	deps *profile.Env
+	wire profile.Wire
 }
 
 // New builds the server and registers its profiles' tools. The error says
@@ -87,8 +88,13 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if err := profile.Register(s, deps, cfg.Profiles, cfg.ReadOnly); err != nil {
 		return nil, err
 	}
-	return &Server{MCP: s, deps: deps}, nil
+	wire, _ := profile.WireOf(cfg.Profiles) // Check vouched for it
+	return &Server{MCP: s, deps: deps, wire: wire}, nil
 }
+
+// Wire is the framing the served profiles' clients speak; a front in
+// package wire serves profile.Plain.
+func (s *Server) Wire() profile.Wire { return s.wire }
 
 // Close ends per-session state (shells, watchers).
 func (s *Server) Close() { s.deps.Sessions.Close() }
