@@ -86,3 +86,14 @@ func (c *Call) ProgressFunc(ctx context.Context) func(int64) {
 	}
 	return func(n int64) { c.Progress(ctx, float64(n), 0, fmt.Sprintf("%d files searched", n)) }
 }
+
+// CallFor is a Call outside tools/call, for a direct method: the session's
+// sandbox (the client's roots when they apply) and the table's path rule.
+// It has no request, so Progress does nothing.
+func (e *Env) CallFor(ctx context.Context, ss *mcp.ServerSession, paths PathRule) (*Call, error) {
+	sb, err := e.SessionSandbox(ctx, ss)
+	if err != nil {
+		return nil, err
+	}
+	return &Call{Env: e, Sandbox: sb, Paths: paths}, nil
+}

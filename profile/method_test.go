@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/internal/profiletest"
 	"github.com/fsmcp/fsmcp/profile"
 )
@@ -32,8 +33,21 @@ func TestMethodAndInitializeShape(t *testing.T) {
 				if p.Name == "" {
 					return nil, &jsonrpc.Error{Code: 1001, Message: "name is required"}
 				}
+				c, err := env.CallFor(ctx, ss, profile.RelativeToRoot)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := c.Resolve(p.Name); err != nil {
+					return nil, err // not found: mapped by Errors below
+				}
 				return &greetResult{Greeting: "hello " + p.Name}, nil
 			})},
+		Errors: func(err error) error {
+			if fault.KindOf(err) == fault.Outside {
+				return &jsonrpc.Error{Code: 1002, Message: "not here: " + fault.PathOf(err)}
+			}
+			return err
+		},
 		Initialize: func(res mcp.Result) mcp.Result {
 			return profile.Reshape(res, func(m map[string]any) { m["greeter"] = true })
 		},

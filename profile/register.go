@@ -80,7 +80,7 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 			})
 		}
 		for _, m := range tab.Methods {
-			if err := m.register(s, env); err != nil {
+			if err := m.register(s, env, tab); err != nil {
 				return fmt.Errorf("profile %s: method %s: %v", tab.Name, m.Name, err)
 			}
 		}

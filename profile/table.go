@@ -69,20 +69,25 @@ type ResourceShape struct {
 // Method is a direct JSON-RPC method; build one with NewMethod.
 type Method struct {
 	Name     string
-	register func(s *mcp.Server, env *Env) error
+	register func(s *mcp.Server, env *Env, tab *Table) error
 }
 
 // NewMethod is a direct JSON-RPC method (mcp.AddReceivingCustomMethod):
 // params decode into *T, a struct embedding mcp.ParamsBase; R is a pointer
-// to a struct embedding mcp.ResultBase. A *jsonrpc.Error from h reaches the
-// wire with its code.
+// to a struct embedding mcp.ResultBase. An error from h goes through the
+// table's Errors; a *jsonrpc.Error reaches the wire with its code. Env.CallFor
+// gives h the session's sandbox and the table's path rule.
 func NewMethod[P interface {
 	*T
 	mcp.Params
 }, R mcp.Result, T any](name string, h func(ctx context.Context, env *Env, ss *mcp.ServerSession, params P) (R, error)) Method {
-	return Method{Name: name, register: func(s *mcp.Server, env *Env) error {
+	return Method{Name: name, register: func(s *mcp.Server, env *Env, tab *Table) error {
 		return mcp.AddReceivingCustomMethod(s, name, func(ctx context.Context, ss *mcp.ServerSession, params P) (R, error) {
-			return h(ctx, env, ss, params)
+			res, err := h(ctx, env, ss, params)
+			if err != nil && tab.Errors != nil {
+				err = tab.Errors(err)
+			}
+			return res, err
 		})
 	}}
 }
