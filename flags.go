@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/shell"
-	"github.com/fsmcp/fsmcp/tools"
 )
 
 const usage = `fsmcp: safe, fast file access for AI agents over MCP.
@@ -23,6 +24,8 @@ current directory is the only root.
 
 Flags:
   --allowed-dir DIR       add an allowed root (repeatable)
+  --profile NAME[,NAME]   which server(s) to stand in for; several serve the union of
+                          their tools (env FSMCP_PROFILE; default fsmcp)
   --transport stdio|http  how clients connect (default stdio)
   --listen ADDR           address for --transport http (default 127.0.0.1:8080)
   --auth-token TOKEN      require "Authorization: Bearer TOKEN" over http (env FSMCP_AUTH_TOKEN);
@@ -63,10 +66,12 @@ type options struct {
 	resources  bool
 	// searchBackend is auto, rg, find or native (backend.Select checks it).
 	searchBackend string
-	shell         shell.Mode
-	limits        tools.Limits
-	logLevel      slog.Level
-	version       bool
+	// profiles are the tables --profile named, checked to go together.
+	profiles []*profile.Table
+	shell    shell.Mode
+	limits   profile.Limits
+	logLevel slog.Level
+	version  bool
 }
 
 // Defaults of the limits.
@@ -93,6 +98,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
 	fs.BoolVar(&o.resources, "resources", false, "")
 	fs.StringVar(&o.searchBackend, "search-backend", "auto", "")
+	profileList := fs.String("profile", "", "")
 	shellMode := fs.String("shell", "", "")
 	maxFileSize := fs.String("max-file-size", "", "")
 	maxOutput := fs.String("max-output", "", "")
@@ -148,11 +154,19 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err := o.resolveAuth(fs, getenv); err != nil {
 		return nil, err
 	}
+	src, list := "--profile", *profileList
+	if list == "" {
+		src, list = "FSMCP_PROFILE", getenv("FSMCP_PROFILE")
+	}
+	tables, err := profiles.Lookup(list)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", src, err)
+	}
+	o.profiles = tables
 	if err := o.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *logLevel)
 	}
 
-	var err error
 	size, err := setting(*maxFileSize, getenv("FSMCP_MAX_FILE_SIZE"), "max-file-size", parseSize, defaultMaxFileSize)
 	if err != nil {
 		return nil, err

@@ -89,3 +89,23 @@ func TestParseAuth(t *testing.T) {
 		}
 	}
 }
+
+func TestParseProfile(t *testing.T) {
+	none := func(string) string { return "" }
+	o, err := parseArgs(nil, none)
+	if err != nil || len(o.profiles) != 1 || o.profiles[0].Name != "fsmcp" {
+		t.Fatalf("default profile: %v %v", o, err)
+	}
+	o, err = parseArgs(nil, func(k string) string { return map[string]string{"FSMCP_PROFILE": "fsmcp,fsmcp"}[k] })
+	if err != nil || len(o.profiles) != 1 {
+		t.Fatalf("FSMCP_PROFILE=fsmcp,fsmcp: %v %v", o, err)
+	}
+	_, err = parseArgs([]string{"--profile", "nope"}, none)
+	if err == nil || !strings.Contains(err.Error(), `--profile: unknown profile "nope" (known: fsmcp`) {
+		t.Errorf("unknown profile: %v", err)
+	}
+	_, err = parseArgs(nil, func(k string) string { return map[string]string{"FSMCP_PROFILE": "fsmcp,"}[k] })
+	if err == nil || !strings.HasPrefix(err.Error(), "FSMCP_PROFILE: ") {
+		t.Errorf("empty name from env: %v", err)
+	}
+}

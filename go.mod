@@ -12,6 +12,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/sourcegraph/conc v0.3.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/tools v0.42.0
 )
 
 require (

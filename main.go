@@ -78,7 +78,7 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer sb.Close()
 
-	srv := server.New(server.Config{
+	srv, err := server.New(server.Config{
 		Name:      "fsmcp",
 		Version:   buildVersion(),
 		ReadOnly:  opts.readOnly,
@@ -89,7 +89,12 @@ func run(args []string, stderr *os.File) int {
 		ClientRoots: !opts.rootsGiven,
 		Shell:       opts.shell,
 		Searcher:    searcher,
+		Profiles:    opts.profiles,
 	}, sb, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
+		return exitUsage
+	}
 	defer srv.Close()
 
 	log.Info("fsmcp starting", "roots", sb.Roots(), "search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)

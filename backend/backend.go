@@ -134,6 +134,13 @@ type File struct {
 // Sink receives a grep's results. File is called (from any goroutine, at
 // most once per path) only for a file with at least one match; the returned
 // FileSink is used by that goroutine alone and then closed with End.
+//
+// A sink can say "stop", as ripgrep's sink does by returning false: Line
+// returning false wants no more lines of that file, End returning false
+// wants no more files. Grep (the function, which every caller uses rather
+// than Searcher.Grep) enforces it for every backend: later lines and files
+// are dropped, and the search itself is cancelled — rg is killed, the
+// native walk ends — so a capped search costs what the cap needs.
 type Sink interface {
 	File(path string) FileSink
 }
@@ -142,11 +149,13 @@ type Sink interface {
 type FileSink interface {
 	// Line reports one output line in Content mode, in line order: a match
 	// (context false) or a context line. text excludes the line terminator
-	// and is only valid during the call.
-	Line(num int, text []byte, context bool)
+	// and is only valid during the call. false: no more lines of this
+	// file are wanted.
+	Line(num int, text []byte, context bool) bool
 	// End closes the file. count is the number of matching lines (the
-	// number of matches in multiline mode).
-	End(count int)
+	// number of matches in multiline mode), as the backend counted them,
+	// lines dropped after a stop included. false: stop the search.
+	End(count int) bool
 }
 
 // Searcher is a search backend.
@@ -155,7 +164,8 @@ type Searcher interface {
 	Name() string
 	// Grep searches q.Paths and streams results into sink. A cancelled or
 	// timed-out ctx stops it at once and returns ctx.Err(); what reached
-	// the sink by then is valid (a partial result).
+	// the sink by then is valid (a partial result). Backends may ignore
+	// what Line and End return: call the package's Grep, which honours it.
 	Grep(ctx context.Context, q GrepQuery, sink Sink) error
 	// Glob calls fn for each matching file, in no particular order, never
 	// concurrently. An error from fn stops the walk and is returned.

@@ -33,6 +33,20 @@ type Result struct {
 	// Partial: the search was stopped (timeout or cancellation) before it
 	// finished; Entries and Total cover what was found until then.
 	Partial bool
+	// Capped: a cap (Caps.Files) ended the search early; Total and Files
+	// count what was found until then. Which files made it depends on the
+	// order the backend met them in.
+	Capped bool
+}
+
+// Caps end a search early, as peekaboo's 20 files and 5 matches per file
+// do (0: no cap).
+type Caps struct {
+	// PerFile keeps at most this many matching lines of each file (their
+	// context lines before them included); the file's count is capped too.
+	PerFile int
+	// Files stops the search once this many files have matched.
+	Files int
 }
 
 // Truncated reports whether entries exist beyond those shown.
@@ -47,11 +61,17 @@ type Collector struct {
 	offset, limit int
 	keep          int // offset+limit; 0 = keep everything
 
-	mu    sync.Mutex
-	h     entryHeap // max-heap on (path, line) when keep > 0
-	total int
-	files int
+	caps Caps
+
+	mu     sync.Mutex
+	h      entryHeap // max-heap on (path, line) when keep > 0
+	total  int
+	files  int
+	capped bool
 }
+
+// SetCaps sets caps that end the search early; call before the search.
+func (c *Collector) SetCaps(caps Caps) { c.caps = caps }
 
 // NewCollector returns a collector for mode that will keep entries
 // [offset, offset+limit) of the ordered result. limit 0 keeps everything
@@ -80,33 +100,51 @@ type fileCollector struct {
 	path    string
 	lines   []Entry
 	nlines  int // all lines seen, kept or not
+	matches int // match lines seen
 	textBuf []byte
 }
 
-func (f *fileCollector) Line(num int, text []byte, context bool) {
+func (f *fileCollector) Line(num int, text []byte, context bool) bool {
 	f.nlines++
+	if !context {
+		f.matches++
+	}
+	more := f.c.caps.PerFile <= 0 || f.matches < f.c.caps.PerFile
 	if f.c.mode != Content {
-		return
+		return more
 	}
 	// At most keep lines of one file can be among the first keep entries
 	// of the whole result, since a file's lines are contiguous in order.
 	if f.c.keep > 0 && len(f.lines) >= f.c.keep {
-		return
+		return more
 	}
 	start := len(f.textBuf)
 	f.textBuf = append(f.textBuf, text...)
 	f.lines = append(f.lines, Entry{Path: f.path, Line: num, Context: context,
 		Text: f.textBuf[start:len(f.textBuf):len(f.textBuf)]})
+	return more
 }
 
-func (f *fileCollector) End(count int) {
+func (f *fileCollector) End(count int) bool {
 	c := f.c
 	if count <= 0 && f.nlines == 0 {
-		return
+		return true
+	}
+	if c.caps.PerFile > 0 {
+		count = min(count, c.caps.PerFile)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.caps.Files > 0 && c.files >= c.caps.Files {
+		c.capped = true
+		return false // a file that ended after the cap was reached
+	}
 	c.files++
+	defer func() {
+		if c.caps.Files > 0 && c.files >= c.caps.Files {
+			c.capped = true
+		}
+	}()
 	switch c.mode {
 	case Content:
 		c.total += f.nlines
@@ -119,6 +157,7 @@ func (f *fileCollector) End(count int) {
 		c.total++
 		c.push(Entry{Path: f.path, Count: count})
 	}
+	return c.caps.Files <= 0 || c.files < c.caps.Files
 }
 
 // push adds e to the kept set; false if e sorts after everything kept and
@@ -142,7 +181,7 @@ func (c *Collector) push(e Entry) bool {
 func (c *Collector) Result(err error) (*Result, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := &Result{Mode: c.mode, Total: c.total, Files: c.files, Offset: c.offset, Limit: c.limit}
+	r := &Result{Mode: c.mode, Total: c.total, Files: c.files, Offset: c.offset, Limit: c.limit, Capped: c.capped}
 	if err != nil {
 		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 			return nil, err
@@ -163,8 +202,14 @@ func (c *Collector) Result(err error) (*Result, error) {
 
 // Run greps with s and collects entries [offset, offset+limit).
 func Run(ctx context.Context, s Searcher, q GrepQuery, offset, limit int) (*Result, error) {
+	return RunCapped(ctx, s, q, offset, limit, Caps{})
+}
+
+// RunCapped is Run with caps that end the search early.
+func RunCapped(ctx context.Context, s Searcher, q GrepQuery, offset, limit int, caps Caps) (*Result, error) {
 	c := NewCollector(q.Mode, offset, limit)
-	return c.Result(s.Grep(ctx, q, c))
+	c.SetCaps(caps)
+	return c.Result(Grep(ctx, s, q, c))
 }
 
 func entryLess(a, b Entry) bool {

@@ -1,12 +1,13 @@
 package backend
 
 import (
-	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fsmcp/fsmcp/fault"
 )
 
 // Pattern is a grep pattern compiled the way both backends read it.
@@ -87,7 +88,7 @@ func CompilePattern(q GrepQuery) (*Pattern, error) {
 func patternError(pattern string, err error) error {
 	se, ok := err.(*syntax.Error)
 	if !ok {
-		return fmt.Errorf("invalid regex %q: %v", pattern, err)
+		return fault.Errorf(fault.Invalid, "", "invalid regex %q: %v", pattern, err)
 	}
 	switch {
 	case (se.Code == syntax.ErrInvalidPerlOp || se.Code == syntax.ErrInvalidNamedCapture) &&
@@ -97,12 +98,12 @@ func patternError(pattern string, err error) error {
 		if strings.HasPrefix(se.Expr, "(?<") {
 			construct = se.Expr[:4]
 		}
-		return fmt.Errorf("invalid regex %q: look-around %q is not supported (ripgrep's default regex engine and fsmcp's native one have no look-ahead or look-behind)", pattern, construct)
+		return fault.Errorf(fault.Invalid, "", "invalid regex %q: look-around %q is not supported (ripgrep's default regex engine and fsmcp's native one have no look-ahead or look-behind)", pattern, construct)
 	case se.Code == syntax.ErrInvalidEscape && len(se.Expr) == 2 && se.Expr[1] >= '1' && se.Expr[1] <= '9',
 		se.Code == syntax.ErrInvalidEscape && strings.HasPrefix(se.Expr, `\k`):
-		return fmt.Errorf("invalid regex %q: backreference %q is not supported (ripgrep's default regex engine and fsmcp's native one have no backreferences)", pattern, se.Expr)
+		return fault.Errorf(fault.Invalid, "", "invalid regex %q: backreference %q is not supported (ripgrep's default regex engine and fsmcp's native one have no backreferences)", pattern, se.Expr)
 	}
-	return fmt.Errorf("invalid regex %q: %s: %q", pattern, se.Code, se.Expr)
+	return fault.Errorf(fault.Invalid, "", "invalid regex %q: %s: %q", pattern, se.Code, se.Expr)
 }
 
 // noNewline applies rg's line-oriented rules to re in place.
@@ -111,7 +112,7 @@ func noNewline(re *syntax.Regexp) error {
 	case syntax.OpLiteral:
 		for _, r := range re.Rune {
 			if r == '\n' {
-				return fmt.Errorf(`invalid regex: the pattern contains a newline ("\n"), which can only match with multiline set`)
+				return fault.Errorf(fault.Invalid, "", `invalid regex: the pattern contains a newline ("\n"), which can only match with multiline set`)
 			}
 		}
 	case syntax.OpAnyChar:

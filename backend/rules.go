@@ -2,12 +2,13 @@ package backend
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/fsmcp/fsmcp/fault"
 )
 
 // This file holds the walk rules shared by the native scanner and the find
@@ -328,14 +329,14 @@ func NewFilter(globs, types []string, noIgnore bool) (*Filter, error) {
 			continue
 		}
 		if !f.overrides.addLine(g) {
-			return nil, fmt.Errorf("invalid glob %q", g)
+			return nil, fault.Errorf(fault.Invalid, "", "invalid glob %q", g)
 		}
 	}
 	f.overrides.addLine("!.git") // always last: nothing re-includes .git
 	for _, t := range types {
 		globs, ok := TypeGlobs(t)
 		if !ok {
-			return nil, fmt.Errorf("unrecognized file type: %s (known types: %s)", t, strings.Join(FileTypes(), ", "))
+			return nil, fault.Errorf(fault.Invalid, "", "unrecognized file type: %s (known types: %s)", t, strings.Join(FileTypes(), ", "))
 		}
 		for _, g := range globs {
 			ig := ignoreGlob{kind: kindGlob, lit: g}

@@ -38,6 +38,7 @@ import (
 	"github.com/sourcegraph/conc/stream"
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -65,12 +66,16 @@ var workers = max(4, 4*runtime.GOMAXPROCS(0))
 // OutputExistsError is the seed's error 1001.
 type OutputExistsError struct{ Path string }
 
-func (e *OutputExistsError) Error() string { return "Output file already exists: " + e.Path }
+func (e *OutputExistsError) Error() string    { return "Output file already exists: " + e.Path }
+func (e *OutputExistsError) Kind() fault.Kind { return fault.Exists }
+func (e *OutputExistsError) Where() string    { return e.Path }
 
 // TargetNotFoundError is the seed's error 1002.
 type TargetNotFoundError struct{ Path string }
 
-func (e *TargetNotFoundError) Error() string { return "Target directory not found: " + e.Path }
+func (e *TargetNotFoundError) Error() string    { return "Target directory not found: " + e.Path }
+func (e *TargetNotFoundError) Kind() fault.Kind { return fault.NotFound }
+func (e *TargetNotFoundError) Where() string    { return e.Path }
 
 // Options tune one run.
 type Options struct {
@@ -98,7 +103,7 @@ func Create(ctx context.Context, target, output *sandbox.Path, opt Options) (int
 		return 0, err
 	}
 	if pfi, err := output.Dir().Stat(); err != nil || !pfi.IsDir() {
-		return 0, fmt.Errorf("the directory of output_file %s does not exist", output.Abs)
+		return 0, fault.Errorf(fault.NotFound, output.Abs, "the directory of output_file %s does not exist", output.Abs)
 	}
 
 	tmp := output.TempSibling()

@@ -18,10 +18,11 @@ type lineSink struct {
 	ended bool
 }
 
-func (s *lineSink) Line(num int, text []byte, context bool) {
+func (s *lineSink) Line(num int, text []byte, context bool) bool {
 	s.lines = append(s.lines, fmt.Sprintf("%d:%v:%s", num, context, text))
+	return true
 }
-func (s *lineSink) End(count int) { s.count, s.ended = count, true }
+func (s *lineSink) End(count int) bool { s.count, s.ended = count, true; return true }
 
 // naive is the reference: split into lines, run a per-line regexp.
 func naive(re *regexp.Regexp, data []byte) (lines []string, count int) {

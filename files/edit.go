@@ -2,11 +2,11 @@ package files
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -23,7 +23,7 @@ type Edit struct {
 // replacements; on any error nothing is applied.
 func ApplyEdits(content string, edits []Edit) (string, int, error) {
 	if len(edits) == 0 {
-		return "", 0, errors.New("no edits given")
+		return "", 0, fault.New(fault.Invalid, "no edits given")
 	}
 	crlf := strings.Contains(content, "\r\n")
 	total := 0
@@ -44,10 +44,10 @@ func ApplyEdits(content string, edits []Edit) (string, int, error) {
 
 func applyOne(content string, e Edit, crlf bool) (string, int, error) {
 	if e.Old == "" {
-		return "", 0, errors.New("old_string must not be empty")
+		return "", 0, fault.New(fault.Invalid, "old_string must not be empty")
 	}
 	if e.Old == e.New {
-		return "", 0, errors.New("old_string and new_string are identical; nothing would change")
+		return "", 0, fault.New(fault.Invalid, "old_string and new_string are identical; nothing would change")
 	}
 	old, repl := e.Old, e.New
 	if crlf {
@@ -60,9 +60,9 @@ func applyOne(content string, e Edit, crlf bool) (string, int, error) {
 	n := strings.Count(content, old)
 	switch {
 	case n == 0:
-		return "", 0, errors.New("old_string not found in file")
+		return "", 0, fault.New(fault.NotFound, "old_string not found in file")
 	case n > 1 && !e.ReplaceAll:
-		return "", 0, fmt.Errorf("old_string found %d times. Use replace_all or provide more context to make it unique", n)
+		return "", 0, fault.Errorf(fault.NotUnique, "", "old_string found %d times. Use replace_all or provide more context to make it unique", n)
 	}
 	return strings.ReplaceAll(content, old, repl), n, nil
 }
@@ -83,7 +83,7 @@ func EditFile(p *sandbox.Path, edits []Edit, maxSize int64, dryRun bool) (newTex
 		return "", "", 0, err
 	}
 	if bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
-		return "", "", 0, fmt.Errorf("cannot edit %s: it is a binary file", p.Abs)
+		return "", "", 0, fault.Errorf(fault.Binary, p.Abs, "cannot edit %s: it is a binary file", p.Abs)
 	}
 	oldText = string(data)
 	newText, n, err = ApplyEdits(oldText, edits)

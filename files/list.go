@@ -2,7 +2,6 @@ package files
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -76,7 +76,7 @@ const maxIgnored = 100
 // ValidFilter checks a filter glob.
 func ValidFilter(glob string) error {
 	if glob != "" && !doublestar.ValidatePattern(glob) {
-		return fmt.Errorf("filter %q is not a valid glob", glob)
+		return fault.Errorf(fault.Invalid, "", "filter %q is not a valid glob", glob)
 	}
 	return nil
 }

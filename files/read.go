@@ -13,6 +13,7 @@ import (
 
 	"github.com/gabriel-vasile/mimetype"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -160,7 +161,7 @@ func ReadText(p *sandbox.Path, offset, limit, maxLine, maxChars int) (Lines, Inf
 		return Lines{}, Info{}, err
 	}
 	if fi.IsDir() {
-		return Lines{}, Info{}, fmt.Errorf("path is a directory, not a file: %s", p.Abs)
+		return Lines{}, Info{}, fault.Errorf(fault.IsDir, p.Abs, "path is a directory, not a file: %s", p.Abs)
 	}
 	info, err := Sniff(f, fi.Size())
 	if err != nil {

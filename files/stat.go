@@ -2,7 +2,6 @@ package files
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"mime"
 	"path"
@@ -10,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -55,7 +55,7 @@ func Stat(p *sandbox.Path) (*StatInfo, error) {
 	st, err := t.Statx()
 	if err != nil {
 		if t != p && errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s is a symlink to %s, which does not exist", p.Abs, info.Link)
+			return nil, fault.Errorf(fault.NotFound, p.Abs, "%s is a symlink to %s, which does not exist", p.Abs, info.Link)
 		}
 		return nil, err
 	}

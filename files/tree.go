@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -20,7 +21,7 @@ import (
 func Mkdir(dir *sandbox.Path) (created bool, err error) {
 	if fi, err := dir.Stat(); err == nil {
 		if !fi.IsDir() {
-			return false, fmt.Errorf("%s exists and is not a directory", dir.Abs)
+			return false, fault.Errorf(fault.NotDir, dir.Abs, "%s exists and is not a directory", dir.Abs)
 		}
 		return false, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -40,7 +41,7 @@ func Mkdir(dir *sandbox.Path) (created bool, err error) {
 // directories themselves cannot be deleted.
 func Delete(p *sandbox.Path, recursive bool) error {
 	if p.IsRoot() {
-		return fmt.Errorf("refusing to delete the allowed directory %s itself", p.Abs)
+		return fault.Errorf(fault.Invalid, p.Abs, "refusing to delete the allowed directory %s itself", p.Abs)
 	}
 	fi, err := p.Lstat()
 	if err != nil {
@@ -49,7 +50,7 @@ func Delete(p *sandbox.Path, recursive bool) error {
 	if !fi.IsDir() || !recursive {
 		err := p.Remove()
 		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
-			return fmt.Errorf("%s is a directory that is not empty; pass recursive=true to delete it and everything in it", p.Abs)
+			return fault.Errorf(fault.NotEmpty, p.Abs, "%s is a directory that is not empty; pass recursive=true to delete it and everything in it", p.Abs)
 		}
 		return err
 	}
@@ -99,7 +100,7 @@ func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sand
 // moved as the link itself.
 func Move(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
 	if src.IsRoot() {
-		return fmt.Errorf("refusing to move the allowed directory %s itself", src.Abs)
+		return fault.Errorf(fault.Invalid, src.Abs, "refusing to move the allowed directory %s itself", src.Abs)
 	}
 	sfi, dfi, err := checkTransfer(src, dst, overwrite, "move")
 	if err != nil {
@@ -138,10 +139,10 @@ func checkTransfer(src, dst *sandbox.Path, overwrite bool, verb string) (sfi, df
 		return nil, nil, err
 	}
 	if src.Root == dst.Root && src.Rel == dst.Rel {
-		return nil, nil, fmt.Errorf("cannot %s %s onto itself", verb, src.Abs)
+		return nil, nil, fault.Errorf(fault.Invalid, src.Abs, "cannot %s %s onto itself", verb, src.Abs)
 	}
 	if sfi.IsDir() && inside(src, dst) {
-		return nil, nil, fmt.Errorf("cannot %s %s into itself (%s)", verb, src.Abs, dst.Abs)
+		return nil, nil, fault.Errorf(fault.Invalid, src.Abs, "cannot %s %s into itself (%s)", verb, src.Abs, dst.Abs)
 	}
 	dfi, err = dst.Lstat()
 	switch {
@@ -150,7 +151,7 @@ func checkTransfer(src, dst *sandbox.Path, overwrite bool, verb string) (sfi, df
 	case err != nil:
 		return nil, nil, err
 	case !overwrite:
-		return nil, nil, fmt.Errorf("destination %s already exists; pass overwrite=true to replace it", dst.Abs)
+		return nil, nil, fault.Errorf(fault.Exists, dst.Abs, "destination %s already exists; pass overwrite=true to replace it", dst.Abs)
 	case dfi.Mode()&fs.ModeSymlink != 0:
 		// overwrite replaces the link itself, but a link out of the roots
 		// is refused rather than touched.
@@ -158,7 +159,7 @@ func checkTransfer(src, dst *sandbox.Path, overwrite bool, verb string) (sfi, df
 			return nil, nil, err
 		}
 	case dst.IsRoot():
-		return nil, nil, fmt.Errorf("refusing to replace the allowed directory %s itself", dst.Abs)
+		return nil, nil, fault.Errorf(fault.Invalid, dst.Abs, "refusing to replace the allowed directory %s itself", dst.Abs)
 	case dfi.IsDir() != sfi.IsDir():
 		return nil, nil, fmt.Errorf("cannot replace %s %s with %s %s", article(dfi), dst.Abs, article(sfi), src.Abs)
 	}
@@ -200,7 +201,7 @@ func makeParents(dst *sandbox.Path) (undo func(), err error) {
 	parent := dst.Dir()
 	if fi, err := parent.Stat(); err == nil {
 		if !fi.IsDir() {
-			return nil, fmt.Errorf("%s is not a directory", parent.Abs)
+			return nil, fault.Errorf(fault.NotDir, parent.Abs, "%s is not a directory", parent.Abs)
 		}
 		return func() {}, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -282,7 +283,7 @@ func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final
 			return err
 		}
 		if !src.LinkInside(link) || !final.LinkInside(link) {
-			return fmt.Errorf("cannot copy symlink %s: its target %s is outside the allowed directories", src.Abs, link)
+			return fault.Errorf(fault.Outside, src.Abs, "cannot copy symlink %s: its target %s is outside the allowed directories", src.Abs, link)
 		}
 		return dst.Symlink(link)
 	}

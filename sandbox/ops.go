@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/fault"
 )
 
 // maxLinkHops bounds symlink chains followed by hand (as the kernel's ELOOP).
@@ -55,7 +57,7 @@ func (p *Path) StatDir() error {
 		return err
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", p.Abs)
+		return fault.Errorf(fault.NotDir, p.Abs, "%s is not a directory", p.Abs)
 	}
 	return nil
 }
@@ -119,7 +121,7 @@ func (p *Path) ReadFile(max int64) ([]byte, error) {
 		return nil, describe(p.Abs, err)
 	}
 	if fi.IsDir() {
-		return nil, fmt.Errorf("path is a directory, not a file: %s", p.Abs)
+		return nil, fault.Errorf(fault.IsDir, p.Abs, "path is a directory, not a file: %s", p.Abs)
 	}
 	if max > 0 && fi.Size() > max {
 		return nil, &TooLargeError{Path: p.Abs, Size: fi.Size(), Max: max}
@@ -133,6 +135,9 @@ type TooLargeError struct {
 	Path      string
 	Size, Max int64
 }
+
+func (e *TooLargeError) Kind() fault.Kind { return fault.TooLarge }
+func (e *TooLargeError) Where() string    { return e.Path }
 
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("file %s is %d bytes, over the %d-byte limit (--max-file-size)", e.Path, e.Size, e.Max)
@@ -247,7 +252,7 @@ func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
 	}
 	if fi, err := t.Root.fs.Stat(t.Rel); err == nil {
 		if fi.IsDir() {
-			return fmt.Errorf("path is a directory, not a file: %s", p.Abs)
+			return fault.Errorf(fault.IsDir, p.Abs, "path is a directory, not a file: %s", p.Abs)
 		}
 		perm = fi.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -435,7 +440,9 @@ func (p *Path) RenameNoReplace(dst *Path) error {
 // meanwhile).
 type ExistsError struct{ Path string }
 
-func (e *ExistsError) Error() string { return e.Path + " already exists" }
+func (e *ExistsError) Error() string    { return e.Path + " already exists" }
+func (e *ExistsError) Kind() fault.Kind { return fault.Exists }
+func (e *ExistsError) Where() string    { return e.Path }
 
 // Is lets errors.Is(err, fs.ErrExist) see through an ExistsError.
 func (e *ExistsError) Is(target error) bool { return target == fs.ErrExist }

@@ -21,13 +21,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/fsmcp/fsmcp/fault"
 )
 
 // Errors a client can trigger. Each message is one clear sentence.
 var (
-	ErrNotAbsolute = errors.New("path must be absolute")
-	ErrNUL         = errors.New("path contains a NUL byte")
-	ErrEmpty       = errors.New("path is required")
+	ErrNotAbsolute = fault.New(fault.Invalid, "path must be absolute")
+	ErrNUL         = fault.New(fault.Invalid, "path contains a NUL byte")
+	ErrEmpty       = fault.New(fault.Invalid, "path is required")
 	ErrNoRoots     = errors.New("no allowed directory is usable")
 )
 
@@ -37,6 +39,9 @@ type OutsideError struct{ Path string }
 func (e *OutsideError) Error() string {
 	return fmt.Sprintf("path %s is outside allowed directories", e.Path)
 }
+
+func (e *OutsideError) Kind() fault.Kind { return fault.Outside }
+func (e *OutsideError) Where() string    { return e.Path }
 
 // IsOutside reports whether err is a refusal for leaving the roots,
 // including os.Root's own "path escapes from parent".
@@ -302,7 +307,7 @@ func describe(p string, err error) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return &NotFoundError{Path: p}
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("permission denied: %s", p)
+		return fault.Errorf(fault.Permission, p, "permission denied: %s", p)
 	}
 	return fmt.Errorf("%s: %w", p, Cause(err))
 }
@@ -311,6 +316,9 @@ func describe(p string, err error) error {
 type NotFoundError struct{ Path string }
 
 func (e *NotFoundError) Error() string { return fmt.Sprintf("file not found: %s", e.Path) }
+
+func (e *NotFoundError) Kind() fault.Kind { return fault.NotFound }
+func (e *NotFoundError) Where() string    { return e.Path }
 
 // Is lets errors.Is(err, fs.ErrNotExist) see through a NotFoundError.
 func (e *NotFoundError) Is(target error) bool { return target == fs.ErrNotExist }

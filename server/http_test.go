@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
@@ -31,8 +32,11 @@ func TestIdleHTTPSessionIsClosed(t *testing.T) {
 	}
 	defer sb.Close()
 	log := slog.New(slog.DiscardHandler)
-	srv := server.New(server.Config{Name: "fsmcp", Version: "test", Shell: shell.ModeOff,
-		Limits: tools.Limits{MaxFileSize: 1 << 20, MaxOutput: 10000, Timeout: 10 * time.Second, MaxResults: 100}}, sb, log)
+	srv, err := server.New(server.Config{Name: "fsmcp", Version: "test", Shell: shell.ModeOff, Profiles: []*profile.Table{tools.Table()},
+		Limits: profile.Limits{MaxFileSize: 1 << 20, MaxOutput: 10000, Timeout: 10 * time.Second, MaxResults: 100}}, sb, log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer srv.Close()
 	hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log, SessionIdle: 300 * time.Millisecond}))
 	defer hs.Close()

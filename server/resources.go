@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,14 +11,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
-	"github.com/fsmcp/fsmcp/tools"
 	"github.com/fsmcp/fsmcp/watch"
 )
 
@@ -44,8 +43,9 @@ const (
 
 type resources struct {
 	srv   *mcp.Server
-	deps  *tools.Deps
+	deps  *profile.Env
 	depth int
+	shape *profile.ResourceShape // nil: the standard answers
 	tmpl  *mcp.ResourceTemplate
 
 	mu   sync.Mutex
@@ -58,11 +58,11 @@ type subscription struct {
 	sessions map[*mcp.ServerSession]bool
 }
 
-func newResources(deps *tools.Deps, depth int) *resources {
+func newResources(deps *profile.Env, depth int, shape *profile.ResourceShape) *resources {
 	if depth <= 0 {
 		depth = DefaultResourceDepth
 	}
-	return &resources{deps: deps, depth: depth, subs: map[string]*subscription{},
+	return &resources{deps: deps, depth: depth, shape: shape, subs: map[string]*subscription{},
 		tmpl: &mcp.ResourceTemplate{
 			URITemplate: fileTemplate,
 			Name:        "file",
@@ -81,6 +81,17 @@ func (r *resources) register(s *mcp.Server) {
 }
 
 func (r *resources) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	serve := r.serve(next)
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := serve(ctx, method, req)
+		if err != nil && r.shape != nil && r.shape.Errors != nil && strings.HasPrefix(method, "resources/") {
+			err = r.shape.Errors(err)
+		}
+		return res, err
+	}
+}
+
+func (r *resources) serve(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "resources/list":
@@ -184,30 +195,6 @@ func decodeCursor(c string, roots int) (int, string, error) {
 	return 0, "", uriError("invalid cursor %q: pass back the nextCursor of the previous page", c)
 }
 
-// listResult marshals like *mcp.ListResourcesResult, with peekaboo's
-// metadata {type, size, hasChildren} also at the top level of each
-// resource (it is in _meta too).
-type listResult struct{ *mcp.ListResourcesResult }
-
-func (l *listResult) MarshalJSON() ([]byte, error) {
-	raw, err := json.Marshal(l.ListResourcesResult)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	if list, ok := m["resources"].([]any); ok {
-		for _, v := range list {
-			if res, ok := v.(map[string]any); ok {
-				res["metadata"] = res["_meta"]
-			}
-		}
-	}
-	return json.Marshal(m)
-}
-
 func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.ListResourcesParams) (mcp.Result, error) {
 	roots := sb.Roots()
 	start, after := 0, ""
@@ -242,13 +229,16 @@ func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.L
 		}
 		after = ""
 	}
-	return &listResult{res}, nil
+	if r.shape != nil && r.shape.List != nil {
+		return r.shape.List(res), nil
+	}
+	return res, nil
 }
 
 func resourceOf(root *sandbox.Path, e files.Entry) *mcp.Resource {
 	p := root.Join(e.Rel)
 	return &mcp.Resource{
-		URI:      tools.FileURI(e.Abs),
+		URI:      profile.FileURI(e.Abs),
 		Name:     "/" + e.Rel,
 		MIMEType: files.MIMEOf(p, e.Type),
 		Size:     e.Size,
@@ -267,38 +257,28 @@ func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 	if err != nil {
 		return nil, err
 	}
-	fi, err := p.Stat()
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	w, err := files.ReadWhole(p, r.deps.Limits.MaxFileSize)
+	switch fault.KindOf(err) {
+	case fault.Other:
+		if err != nil {
+			return nil, err
+		}
+	case fault.NotFound:
 		return nil, mcp.ResourceNotFoundError(uri)
-	case sandbox.IsOutside(err):
+	case fault.Outside:
 		return nil, uriError("resource URI %q is outside the allowed directories", uri)
-	case err != nil:
-		return nil, err
-	case fi.IsDir():
+	case fault.IsDir:
 		return nil, uriError("resource URI %q is a directory: resources/list shows what is in it", uri)
-	}
-	data, err := p.ReadFile(r.deps.Limits.MaxFileSize)
-	if err != nil {
-		var tl *sandbox.TooLargeError
-		if errors.As(err, &tl) {
-			return nil, uriError("%s", err)
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, mcp.ResourceNotFoundError(uri)
-		}
+	case fault.TooLarge:
+		return nil, uriError("%s", err)
+	default:
 		return nil, err
 	}
-	info := files.Classify(data[:min(len(data), 8192)], int64(len(data)))
-	mime := files.MIMEOf(p, files.TypeFile)
-	c := &mcp.ResourceContents{URI: uri, MIMEType: mime}
-	if info.Kind == files.Text && utf8.Valid(data) {
-		c.Text = string(data)
+	c := &mcp.ResourceContents{URI: uri, MIMEType: w.MIME}
+	if w.IsText {
+		c.Text = string(w.Data)
 	} else {
-		c.Blob = data
-		if strings.HasPrefix(mime, "text/") {
-			c.MIMEType = info.MIME
-		}
+		c.Blob = w.Data
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
 }

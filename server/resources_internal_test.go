@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/tools"
 )
@@ -19,7 +20,7 @@ func TestListWireMetadata(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("abc"), 0o644)
 	sb, _ := sandbox.New([]string{dir})
 	defer sb.Close()
-	r := newResources(&tools.Deps{Sandbox: sb, Limits: tools.Limits{MaxFileSize: 1 << 20}, Sessions: tools.NewSessions()}, 0)
+	r := newResources(&profile.Env{Sandbox: sb, Limits: profile.Limits{MaxFileSize: 1 << 20}, Sessions: profile.NewSessions()}, 0, tools.Table().Resources)
 	res, err := r.list(context.Background(), sb, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,10 @@
 // Package server assembles the MCP server from a configuration: the
-// sandbox, the tools of the chosen profile, and the transports.
+// sandbox, the tables of the chosen profiles (package profiles names them;
+// this package knows none), the resources, and the transports.
 package server
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -12,9 +12,9 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/shell"
-	"github.com/fsmcp/fsmcp/tools"
 	"github.com/fsmcp/fsmcp/wire"
 )
 
@@ -27,7 +27,7 @@ type Config struct {
 	// ClientRoots lets a client's MCP roots replace the default root (set
 	// when no DIR was given).
 	ClientRoots bool
-	Limits      tools.Limits
+	Limits      profile.Limits
 	// Resources serves the roots' files as MCP resources (SPEC §7).
 	Resources bool
 	// ResourceDepth is how many directory levels resources/list goes down
@@ -40,25 +40,32 @@ type Config struct {
 	// Plain also serves clients that speak plain JSON-RPC (set by a profile
 	// whose original's clients do; nil: MCP clients only).
 	Plain *wire.Plain
+	// Profiles are the tables served, their union (profiles.Lookup).
+	Profiles []*profile.Table
 }
 
 // Server is an MCP server over one sandbox.
 type Server struct {
 	MCP  *mcp.Server
-	deps *tools.Deps
+	deps *profile.Env
+	wire profile.Wire
 	cfg  Config
 	log  *slog.Logger
 }
 
-// New builds the server and registers its tools.
-func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
-	deps := &tools.Deps{
+// New builds the server and registers its profiles' tools. The error says
+// why the profiles cannot be served together.
+func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
+	if err := profile.Check(cfg.Profiles); err != nil {
+		return nil, err
+	}
+	deps := &profile.Env{
 		Sandbox:     sb,
 		Limits:      cfg.Limits,
 		TrustMeta:   cfg.TrustMeta,
 		ClientRoots: cfg.ClientRoots,
 		Log:         log,
-		Sessions:    tools.NewSessions(),
+		Sessions:    profile.NewSessions(),
 		Shell:       cfg.Shell,
 		Searcher:    cfg.Searcher,
 	}
@@ -77,7 +84,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
 	}
 	var res *resources
 	if cfg.Resources {
-		res = newResources(deps, cfg.ResourceDepth)
+		res = newResources(deps, cfg.ResourceDepth, profile.Resources(cfg.Profiles))
 		opts.SubscribeHandler = res.subscribe
 		opts.UnsubscribeHandler = res.unsubscribe
 	}
@@ -85,11 +92,19 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) *Server {
 	if res != nil {
 		res.register(s)
 	}
-	tools.Register(s, deps, tools.All(), cfg.ReadOnly)
-	s.AddReceivingMiddleware(advertiseContextSchema)
-	s.AddSendingMiddleware(tools.SessionNotifier)
-	return &Server{MCP: s, deps: deps, cfg: cfg, log: log}
+	if err := profile.Register(s, deps, cfg.Profiles, cfg.ReadOnly); err != nil {
+		return nil, err
+	}
+	w, _ := profile.WireOf(cfg.Profiles) // Check vouched for it
+	if w == profile.Plain && cfg.Plain == nil {
+		cfg.Plain = &wire.Plain{}
+	}
+	return &Server{MCP: s, deps: deps, wire: w, cfg: cfg, log: log}, nil
 }
+
+// Wire is the framing the served profiles' clients speak; a front in
+// package wire serves profile.Plain.
+func (s *Server) Wire() profile.Wire { return s.wire }
 
 // Close ends per-session state (shells, watchers).
 func (s *Server) Close() { s.deps.Sessions.Close() }
@@ -108,56 +123,6 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // drainGrace is the time past --timeout a call in flight at the end of
 // input has to write its answer.
 const drainGrace = 5 * time.Second
-
-// advertiseContextSchema adds contextSchema to serverInfo in the initialize
-// answer (and the 2026-07-28 protocol's server/discover answer), as fsMCP does, so a host knows it may send _meta.allowed_dirs.
-func advertiseContextSchema(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if err != nil {
-			return res, err
-		}
-		switch r := res.(type) {
-		case *mcp.InitializeResult:
-			return &initializeResult{r}, nil
-		case *mcp.DiscoverResult:
-			return &discoverResult{r}, nil
-		}
-		return res, nil
-	}
-}
-
-// initializeResult and discoverResult marshal like the SDK's results, with
-// contextSchema added to serverInfo.
-type initializeResult struct{ *mcp.InitializeResult }
-
-type discoverResult struct{ *mcp.DiscoverResult }
-
-func (r *initializeResult) MarshalJSON() ([]byte, error) {
-	return withContextSchema(r.InitializeResult)
-}
-
-func (r *discoverResult) MarshalJSON() ([]byte, error) { return withContextSchema(r.DiscoverResult) }
-
-func withContextSchema(res any) ([]byte, error) {
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	if info, ok := m["serverInfo"].(map[string]any); ok {
-		info["contextSchema"] = tools.ContextSchema
-	}
-	if meta, ok := m["_meta"].(map[string]any); ok {
-		if info, ok := meta[mcp.MetaKeyServerInfo].(map[string]any); ok {
-			info["contextSchema"] = tools.ContextSchema
-		}
-	}
-	return json.Marshal(m)
-}
 
 // quiet keeps the SDK's per-session chatter at debug level: it logs
 // connects and disconnects at info, which is noise for a stdio subprocess.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/shell"
 )
 
@@ -22,8 +23,8 @@ type bashIn struct {
 
 // Bash is fs_bash: a command in a bash whose working directory persists
 // across the calls of one MCP session and stays inside the roots.
-func Bash() Tool {
-	t := newTool(&mcp.Tool{
+func Bash() profile.Tool {
+	t := profile.Bind(&mcp.Tool{
 		Name: "fs_bash",
 		Description: "Run a bash command. The working directory persists across calls of this session (it starts in the first allowed directory; " +
 			"a cd outside the allowed directories is refused and the directory stays), environment variables do not. " +
@@ -32,11 +33,11 @@ func Bash() Tool {
 			"on timeout or cancellation the whole process group is killed. Background processes (cmd &) keep running until the session ends; " +
 			"redirect their output to a file.",
 		Annotations: writes("Run shell command", true, false),
-	}, func(ctx context.Context, c *Call, in bashIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, c *profile.Call, in bashIn) (*mcp.CallToolResult, error) {
 		if in.Timeout < 0 {
-			return nil, invalidParams("invalid arguments: timeout must be a positive number of milliseconds")
+			return nil, profile.InvalidParams("invalid arguments: timeout must be a positive number of milliseconds")
 		}
-		sess, err := c.shellSession(c.Sandbox.Roots())
+		sess, err := shellSession(c, c.Sandbox.Roots())
 		if err != nil {
 			return nil, err
 		}
@@ -50,7 +51,7 @@ func Bash() Tool {
 			}
 			return nil, err
 		}
-		out := textResult(res.Text())
+		out := profile.Text(res.Text())
 		out.IsError = res.Failed()
 		return out, nil
 	})
@@ -61,7 +62,7 @@ func Bash() Tool {
 
 // shellSession returns the MCP session's shell, starting it on first use in the
 // first of roots. Its processes are killed when the MCP session ends.
-func (c *Call) shellSession(roots []string) (*shell.Session, error) {
+func shellSession(c *profile.Call, roots []string) (*shell.Session, error) {
 	v, err := c.Sessions.Get(c.Session(), shellKey, func() (io.Closer, error) {
 		limit := shell.DefaultMaxOutput
 		if c.Limits.MaxOutput > 0 && c.Limits.MaxOutput-200 < limit {

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/catalog"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 // The seed file-catalog server's error codes (SPEC §6), sent as JSON-RPC
@@ -24,8 +25,8 @@ type catalogIn struct {
 }
 
 // Catalog is fs_catalog: a TSV of every file under a directory.
-func Catalog() Tool {
-	return newTool(&mcp.Tool{
+func Catalog() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_catalog",
 		Description: "Write a TSV catalog of every regular file under target_dir to output_file, which must not exist: " +
 			"header Filename, Size, Date Modified, Date Created; one row per file with its absolute path, size in bytes, " +
@@ -33,12 +34,12 @@ func Catalog() Tool {
 			"rows sorted by path; tabs, newlines, carriage returns and backslashes in names written as \\t, \\n, \\r, \\\\. " +
 			"The file appears only when complete. Sends progress notifications when the request has a progress token.",
 		Annotations: writes("Catalog directory", false, true), // a second run with the same output_file is refused (1001) and changes nothing
-	}, func(ctx context.Context, c *Call, in catalogIn) (*mcp.CallToolResult, error) {
-		target, err := c.Sandbox.Resolve(in.TargetDir)
+	}, func(ctx context.Context, c *profile.Call, in catalogIn) (*mcp.CallToolResult, error) {
+		target, err := c.Resolve(in.TargetDir)
 		if err != nil {
 			return nil, err
 		}
-		output, err := c.Sandbox.Resolve(in.OutputFile)
+		output, err := c.Resolve(in.OutputFile)
 		if err != nil {
 			return nil, err
 		}
@@ -49,7 +50,7 @@ func Catalog() Tool {
 			return nil, catalogError(ctx, err, target.Abs)
 		}
 		c.Progress(ctx, float64(rows), float64(rows), fmt.Sprintf("%d files cataloged", rows))
-		return textResult(fmt.Sprintf("Catalog created for %s (%d files, written to %s)", target.Abs, rows, output.Abs)), nil
+		return profile.Text(fmt.Sprintf("Catalog created for %s (%d files, written to %s)", target.Abs, rows, output.Abs)), nil
 	})
 }
 

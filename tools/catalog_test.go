@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/tools"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 func TestCatalog(t *testing.T) {
@@ -122,7 +122,7 @@ func TestCatalogProgressAndCancel(t *testing.T) {
 // A catalog stopped by --timeout leaves nothing either; the catalog
 // package's TestCancelledLeavesNothing cancels one halfway.
 func TestCatalogTimeout(t *testing.T) {
-	e := testenv.New(t, testenv.WithLimits(func(l *tools.Limits) { l.Timeout = time.Nanosecond }))
+	e := testenv.New(t, testenv.WithLimits(func(l *profile.Limits) { l.Timeout = time.Nanosecond }))
 	e.Fails("fs_catalog", map[string]any{"target_dir": e.Root, "output_file": filepath.Join(e.Root2, "c.tsv")}, "took longer than the time limit (--timeout); no output file was written")
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 type editOne struct {
@@ -25,18 +26,18 @@ type editIn struct {
 }
 
 // Edit is fs_edit: literal replacements, one or a batch, all or nothing.
-func Edit() Tool {
-	return newTool(&mcp.Tool{
+func Edit() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_edit",
 		Description: "Replace exact text in a file. old_string must occur exactly once unless replace_all is set. " +
 			"Give either old_string/new_string or edits (a list applied in order, all or nothing). " +
 			"CRLF line endings and a missing final newline are preserved.",
 		Annotations: writes("Edit file", true, false),
-	}, func(ctx context.Context, c *Call, in editIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, c *profile.Call, in editIn) (*mcp.CallToolResult, error) {
 		var edits []files.Edit
 		switch {
 		case in.Edits != nil && (in.OldString != nil || in.NewString != nil):
-			return nil, invalidParams("give either old_string/new_string or edits, not both")
+			return nil, profile.InvalidParams("give either old_string/new_string or edits, not both")
 		case in.Edits != nil:
 			for _, e := range in.Edits {
 				edits = append(edits, files.Edit{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll})
@@ -45,11 +46,11 @@ func Edit() Tool {
 				return nil, errors.New("edits is empty: nothing to change")
 			}
 		case in.OldString == nil || in.NewString == nil:
-			return nil, invalidParams("old_string and new_string are required (or give edits)")
+			return nil, profile.InvalidParams("old_string and new_string are required (or give edits)")
 		default:
 			edits = []files.Edit{{Old: *in.OldString, New: *in.NewString, ReplaceAll: in.ReplaceAll}}
 		}
-		p, err := c.Sandbox.Resolve(in.FilePath)
+		p, err := c.Resolve(in.FilePath)
 		if err != nil {
 			return nil, err
 		}
@@ -57,6 +58,6 @@ func Edit() Tool {
 		if err != nil {
 			return nil, err
 		}
-		return textResult(fmt.Sprintf("Replaced %d occurrence(s) in %s", n, p.Abs)), nil
+		return profile.Text(fmt.Sprintf("Replaced %d occurrence(s) in %s", n, p.Abs)), nil
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -63,7 +64,7 @@ func TestListSkipsGitAndIgnored(t *testing.T) {
 }
 
 func TestListCap(t *testing.T) {
-	e := testenv.New(t, testenv.WithLimits(func(l *tools.Limits) { l.MaxResults = 3 }))
+	e := testenv.New(t, testenv.WithLimits(func(l *profile.Limits) { l.MaxResults = 3 }))
 	out := e.OK("fs_list", map[string]any{"path": e.Root, "depth": 2})
 	if !strings.Contains(out, "(showing 3 of 7 entries") {
 		t.Errorf("cap note missing:\n%s", out)

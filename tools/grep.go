@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 // grepIn follows the Claude Code Grep tool's parameter names.
@@ -30,35 +31,35 @@ type grepIn struct {
 }
 
 // Grep is fs_grep: ripgrep-style content search over the allowed roots.
-func Grep() Tool {
-	return newTool(&mcp.Tool{
+func Grep() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_grep",
 		Description: "Search file contents with a regular expression (ripgrep semantics and syntax). " +
 			"Honours .gitignore, .ignore and .rgignore, searches hidden files, skips .git and binary files, does not follow symlinks. " +
 			"output_mode: files_with_matches (default) lists paths; content shows path:line:text (context lines path-line-text, groups separated by --); count shows path:count. " +
 			"Results are ordered by path and line; head_limit and offset page through the whole result.",
 		Annotations: readOnly("Search file contents"),
-	}, func(ctx context.Context, c *Call, in grepIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, c *profile.Call, in grepIn) (*mcp.CallToolResult, error) {
 		mode, err := backend.ParseMode(in.OutputMode)
 		if err != nil {
-			return nil, invalidParams("%v", err)
+			return nil, profile.InvalidParams("%v", err)
 		}
 		for name, v := range map[string]*int{"-A": in.After, "-B": in.Before, "-C": in.Context} {
 			if v != nil && *v < 0 {
-				return nil, invalidParams("%s must not be negative", name)
+				return nil, profile.InvalidParams("%s must not be negative", name)
 			}
 		}
 		if in.HeadLimit < 0 || in.Offset < 0 {
-			return nil, invalidParams("head_limit and offset must not be negative")
+			return nil, profile.InvalidParams("head_limit and offset must not be negative")
 		}
-		paths, err := c.searchPaths(in.Path)
+		paths, err := c.SearchPaths(in.Path)
 		if err != nil {
 			return nil, err
 		}
 		q := backend.GrepQuery{
 			Pattern: in.Pattern, Paths: paths,
 			IgnoreCase: in.IgnoreCase, FixedStrings: in.FixedStrings, Multiline: in.Multiline, NoIgnore: in.NoIgnore,
-			Mode: mode, Progress: c.progressFunc(ctx),
+			Mode: mode, Progress: c.ProgressFunc(ctx),
 		}
 		if in.Glob != "" {
 			q.Globs = []string{in.Glob}
@@ -92,7 +93,7 @@ func Grep() Tool {
 		if r.Partial && r.Total == 0 {
 			text = "No matches found in the part searched."
 		}
-		return textResult(text + grepNote(r, c.Limits.Timeout.String())), nil
+		return profile.Text(text + grepNote(r, c.Limits.Timeout.String())), nil
 	})
 }
 

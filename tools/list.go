@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 // maxIgnoredShown bounds the skipped directories named in fs_list's note.
@@ -24,18 +25,18 @@ type listIn struct {
 }
 
 // List is fs_list: a directory's entries with type, size and mtime.
-func List() Tool {
-	return newTool(&mcp.Tool{
+func List() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_list",
 		Description: "List a directory: one line per entry with its type, size in bytes, modification time and path relative to the directory " +
 			"(directories end in /, symlinks show their target and are not followed). depth descends into subdirectories; " +
 			".git and gitignored directories are skipped unless include_ignored. At most --max-results entries are shown.",
 		Annotations: readOnly("List directory"),
-	}, func(ctx context.Context, c *Call, in listIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, c *profile.Call, in listIn) (*mcp.CallToolResult, error) {
 		if in.Depth < 0 {
 			return nil, errors.New("depth must be 1 or more")
 		}
-		p, err := c.Sandbox.Resolve(in.Path)
+		p, err := c.Resolve(in.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +49,7 @@ func List() Tool {
 			}
 			return nil, err
 		}
-		return textResult(formatListing(l, in.Filter)), nil
+		return profile.Text(formatListing(l, in.Filter)), nil
 	})
 }
 

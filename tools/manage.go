@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -15,13 +16,13 @@ type mkdirIn struct {
 }
 
 // Mkdir is fs_mkdir: create a directory and its parents.
-func Mkdir() Tool {
-	return newTool(&mcp.Tool{
+func Mkdir() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name:        "fs_mkdir",
 		Description: "Create a directory, with any missing parents. An existing directory is not an error.",
 		Annotations: writes("Create directory", false, true),
-	}, func(ctx context.Context, c *Call, in mkdirIn) (*mcp.CallToolResult, error) {
-		p, err := c.Sandbox.Resolve(in.Path)
+	}, func(ctx context.Context, c *profile.Call, in mkdirIn) (*mcp.CallToolResult, error) {
+		p, err := c.Resolve(in.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -30,9 +31,9 @@ func Mkdir() Tool {
 			return nil, err
 		}
 		if !created {
-			return textResult(fmt.Sprintf("Directory %s already exists", p.Abs)), nil
+			return profile.Text(fmt.Sprintf("Directory %s already exists", p.Abs)), nil
 		}
-		return textResult(fmt.Sprintf("Created directory %s", p.Abs)), nil
+		return profile.Text(fmt.Sprintf("Created directory %s", p.Abs)), nil
 	})
 }
 
@@ -43,13 +44,13 @@ type transferIn struct {
 }
 
 // Move is fs_move: rename, or copy and delete across roots and devices.
-func Move() Tool {
-	return newTool(&mcp.Tool{
+func Move() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_move",
 		Description: "Move or rename a file, symlink or directory tree to destination (its new full path; missing parents are created). " +
 			"An existing destination is an error unless overwrite. Across allowed directories or file systems it copies, then deletes the source.",
 		Annotations: writes("Move", true, false),
-	}, func(ctx context.Context, c *Call, in transferIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, c *profile.Call, in transferIn) (*mcp.CallToolResult, error) {
 		src, dst, err := resolvePair(c, in)
 		if err != nil {
 			return nil, err
@@ -57,19 +58,19 @@ func Move() Tool {
 		if err := files.Move(ctx, src, dst, in.Overwrite); err != nil {
 			return nil, err
 		}
-		return textResult(fmt.Sprintf("Moved %s to %s", src.Abs, dst.Abs)), nil
+		return profile.Text(fmt.Sprintf("Moved %s to %s", src.Abs, dst.Abs)), nil
 	})
 }
 
 // Copy is fs_copy: copy a file or tree, keeping modes and mtimes.
-func Copy() Tool {
-	return newTool(&mcp.Tool{
+func Copy() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_copy",
 		Description: "Copy a file, symlink or directory tree to destination (its new full path; missing parents are created), keeping permissions " +
 			"and modification times. Symlinks are copied as symlinks, and only when their target stays inside the allowed directories. " +
 			"An existing destination is an error unless overwrite. A failed copy leaves nothing behind.",
 		Annotations: writes("Copy", true, true),
-	}, func(ctx context.Context, c *Call, in transferIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, c *profile.Call, in transferIn) (*mcp.CallToolResult, error) {
 		src, dst, err := resolvePair(c, in)
 		if err != nil {
 			return nil, err
@@ -80,15 +81,15 @@ func Copy() Tool {
 			}
 			return nil, err
 		}
-		return textResult(fmt.Sprintf("Copied %s to %s", src.Abs, dst.Abs)), nil
+		return profile.Text(fmt.Sprintf("Copied %s to %s", src.Abs, dst.Abs)), nil
 	})
 }
 
-func resolvePair(c *Call, in transferIn) (src, dst *sandbox.Path, err error) {
-	if src, err = c.Sandbox.Resolve(in.Source); err != nil {
+func resolvePair(c *profile.Call, in transferIn) (src, dst *sandbox.Path, err error) {
+	if src, err = c.Resolve(in.Source); err != nil {
 		return nil, nil, err
 	}
-	if dst, err = c.Sandbox.Resolve(in.Destination); err != nil {
+	if dst, err = c.Resolve(in.Destination); err != nil {
 		return nil, nil, err
 	}
 	return src, dst, nil
@@ -100,20 +101,20 @@ type deleteIn struct {
 }
 
 // Delete is fs_delete: remove a file, a symlink or a directory.
-func Delete() Tool {
-	return newTool(&mcp.Tool{
+func Delete() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_delete",
 		Description: "Delete a file, a symlink (the link itself, never its target) or a directory. A directory that is not empty needs " +
 			"recursive=true. The allowed directories themselves cannot be deleted.",
 		Annotations: writes("Delete", true, true), // deleting again changes nothing more
-	}, func(ctx context.Context, c *Call, in deleteIn) (*mcp.CallToolResult, error) {
-		p, err := c.Sandbox.Resolve(in.Path)
+	}, func(ctx context.Context, c *profile.Call, in deleteIn) (*mcp.CallToolResult, error) {
+		p, err := c.Resolve(in.Path)
 		if err != nil {
 			return nil, err
 		}
 		if err := files.Delete(p, in.Recursive); err != nil {
 			return nil, err
 		}
-		return textResult(fmt.Sprintf("Deleted %s", p.Abs)), nil
+		return profile.Text(fmt.Sprintf("Deleted %s", p.Abs)), nil
 	})
 }

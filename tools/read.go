@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 // Read limits, as Claude Code's Read tool has them.
@@ -25,14 +26,14 @@ type readIn struct {
 }
 
 // Read is fs_read: a text file as cat -n lines, an image as image content.
-func Read() Tool {
-	return newTool(&mcp.Tool{
+func Read() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_read",
 		Description: "Read a file. Text comes back in cat -n format (line number, tab, line), " +
 			"2000 lines from offset by default; lines over 2000 characters are cut. " +
 			"Images (PNG, JPEG, GIF, WebP, BMP) come back as image content; other binary files are refused with their size and MIME type.",
 		Annotations: readOnly("Read file"),
-	}, func(ctx context.Context, c *Call, in readIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, c *profile.Call, in readIn) (*mcp.CallToolResult, error) {
 		if in.Offset < 0 || in.Limit < 0 {
 			return nil, errors.New("offset and limit must be positive line counts")
 		}
@@ -40,7 +41,7 @@ func Read() Tool {
 		if limit == 0 {
 			limit = defaultReadLines
 		}
-		p, err := c.Sandbox.Resolve(in.FilePath)
+		p, err := c.Resolve(in.FilePath)
 		if err != nil {
 			return nil, err
 		}
@@ -53,15 +54,15 @@ func Read() Tool {
 			if info.Size > c.Limits.MaxFileSize {
 				return nil, fmt.Errorf("image %s is %d bytes, over the %d-byte limit (--max-file-size)", p.Abs, info.Size, c.Limits.MaxFileSize)
 			}
-			data, err := p.ReadFile(c.Limits.MaxFileSize)
+			w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: data, MIMEType: info.MIME}}}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: w.Data, MIMEType: info.MIME}}}, nil
 		case files.Binary:
 			return nil, fmt.Errorf("cannot read %s: it is a binary file (%d bytes, %s)", p.Abs, info.Size, info.MIME)
 		}
-		return textResult(formatLines(p.Abs, lines)), nil
+		return profile.Text(formatLines(p.Abs, lines)), nil
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 type statIn struct {
@@ -16,14 +17,14 @@ type statIn struct {
 }
 
 // Stat is fs_stat: a path's metadata.
-func Stat() Tool {
-	return newTool(&mcp.Tool{
+func Stat() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_stat",
 		Description: "Show a file's or directory's metadata: type, size, permissions, owner uid/gid, access, modification, change and " +
 			"creation (birth) times where the file system records them, the target of a symlink, and the sniffed MIME type.",
 		Annotations: readOnly("File metadata"),
-	}, func(ctx context.Context, c *Call, in statIn) (*mcp.CallToolResult, error) {
-		p, err := c.Sandbox.Resolve(in.Path)
+	}, func(ctx context.Context, c *profile.Call, in statIn) (*mcp.CallToolResult, error) {
+		p, err := c.Resolve(in.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -31,7 +32,7 @@ func Stat() Tool {
 		if err != nil {
 			return nil, err
 		}
-		return textResult(formatStat(info)), nil
+		return profile.Text(formatStat(info)), nil
 	})
 }
 

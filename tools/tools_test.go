@@ -1,10 +1,10 @@
 package tools
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/fsmcp/fsmcp/internal/profiletest"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 // TestToolSnapshots fails when a tool's schema, description or annotations
@@ -13,46 +13,21 @@ import (
 //
 //	UPDATE_TOOLSNAPS=true go test ./tools/
 func TestToolSnapshots(t *testing.T) {
-	update := os.Getenv("UPDATE_TOOLSNAPS") == "true"
-	seen := map[string]bool{}
-	for _, tool := range All() {
-		name := tool.Def.Name
-		seen[name+".snap"] = true
-		got, err := json.MarshalIndent(tool.Def, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, '\n')
-		file := filepath.Join("__toolsnaps__", name+".snap")
-		if update {
-			if err := os.MkdirAll("__toolsnaps__", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(file)
-		if err != nil {
-			t.Errorf("%s has no snapshot; run UPDATE_TOOLSNAPS=true go test ./tools/ and review the diff", name)
-			continue
-		}
-		if string(got) != string(want) {
-			t.Errorf("%s's definition changed; if intended, run UPDATE_TOOLSNAPS=true go test ./tools/ and review the diff.\ngot:\n%s", name, got)
-		}
-	}
-	snaps, _ := filepath.Glob(filepath.Join("__toolsnaps__", "*.snap"))
-	for _, s := range snaps {
-		if !seen[filepath.Base(s)] {
-			t.Errorf("snapshot %s has no tool; delete it", s)
-		}
-	}
+	profiletest.Snapshots(t, Table(), "__toolsnaps__")
+}
+
+// TestWire replays the golden exchanges in testdata/wire through the real
+// server. Update with:
+//
+//	UPDATE_GOLDEN=true go test -run TestWire ./tools/
+func TestWire(t *testing.T) {
+	profiletest.Golden(t, []*profile.Table{Table()}, "testdata/wire/*.txtar")
 }
 
 // TestEveryToolIsDescribed checks what a host relies on across all tools.
 func TestEveryToolIsDescribed(t *testing.T) {
 	names := map[string]bool{}
+	profiletest.Described(t, Table())
 	for _, tool := range All() {
 		d := tool.Def
 		if names[d.Name] {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/watch"
 )
 
@@ -27,8 +28,8 @@ type watchIn struct {
 }
 
 // Watch is fs_watch: follow changes under a directory tree.
-func Watch() Tool {
-	return newTool(&mcp.Tool{
+func Watch() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_watch",
 		Description: "Watch a directory tree for changes (recursively; new subdirectories are watched as they appear). " +
 			"action=start returns a watcher_id; each change is then sent to this session as a notifications/resources/updated " +
@@ -36,7 +37,7 @@ func Watch() Tool {
 			"queued events (for clients that cannot take notifications), action=stop ends the watch. Watches end with the session; " +
 			fmt.Sprintf("a session may hold %d.", maxWatchesPerSession),
 		Annotations: readOnly("Watch directory"),
-	}, func(ctx context.Context, c *Call, in watchIn) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, c *profile.Call, in watchIn) (*mcp.CallToolResult, error) {
 		ss := c.Session()
 		v, err := c.Sessions.Get(ss, "watch", func() (io.Closer, error) { return &watchSet{byID: map[string]*watch.Watcher{}}, nil })
 		if err != nil {
@@ -51,14 +52,14 @@ func Watch() Tool {
 			if err != nil {
 				return nil, err
 			}
-			return textResult(formatEvents(in.WatcherID, w)), nil
+			return profile.Text(formatEvents(in.WatcherID, w)), nil
 		case "stop":
 			if err := set.stop(in.WatcherID); err != nil {
 				return nil, err
 			}
-			return textResult(fmt.Sprintf("Stopped watcher %s.", in.WatcherID)), nil
+			return profile.Text(fmt.Sprintf("Stopped watcher %s.", in.WatcherID)), nil
 		}
-		return nil, invalidParams("action must be start, poll or stop, not %q", in.Action)
+		return nil, profile.InvalidParams("action must be start, poll or stop, not %q", in.Action)
 	})
 }
 
@@ -69,11 +70,11 @@ type watchSet struct {
 	byID map[string]*watch.Watcher
 }
 
-func (s *watchSet) start(c *Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallToolResult, error) {
+func (s *watchSet) start(c *profile.Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallToolResult, error) {
 	if in.Path == "" {
-		return nil, invalidParams("path is required to start a watch")
+		return nil, profile.InvalidParams("path is required to start a watch")
 	}
-	p, err := c.Sandbox.Resolve(in.Path)
+	p, err := c.Resolve(in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func (s *watchSet) start(c *Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallT
 	if ss != nil {
 		onEvents = func(evs []watch.Event) {
 			for _, e := range evs {
-				if NotifyUpdated(ss, e.Path) != nil {
+				if profile.NotifyUpdated(ss, e.Path) != nil {
 					return // the session is gone or not listening; poll still has them
 				}
 			}
@@ -111,13 +112,13 @@ func (s *watchSet) start(c *Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallT
 	if len(in.Patterns) > 0 {
 		filter = " matching " + strings.Join(in.Patterns, ", ")
 	}
-	return textResult(fmt.Sprintf("Watching %s (%d director%s)%s as watcher %s. Changes arrive as notifications/resources/updated; "+
+	return profile.Text(fmt.Sprintf("Watching %s (%d director%s)%s as watcher %s. Changes arrive as notifications/resources/updated; "+
 		"or call fs_watch with action=poll and watcher_id=%s.", p.Abs, w.Dirs(), plural(w.Dirs(), "y", "ies"), filter, id, id)), nil
 }
 
 func (s *watchSet) get(id string) (*watch.Watcher, error) {
 	if id == "" {
-		return nil, invalidParams("watcher_id is required for poll and stop")
+		return nil, profile.InvalidParams("watcher_id is required for poll and stop")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

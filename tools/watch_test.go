@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/tools"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 // updates collects the URIs of notifications/resources/updated a client
@@ -31,7 +31,7 @@ func (u updates) option() testenv.Option {
 // await waits for the URI of abs.
 func (u updates) await(t *testing.T, abs string) {
 	t.Helper()
-	want := tools.FileURI(abs)
+	want := profile.FileURI(abs)
 	timeout := time.After(10 * time.Second)
 	var seen []string
 	for {

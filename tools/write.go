@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 type writeIn struct {
@@ -13,20 +16,20 @@ type writeIn struct {
 }
 
 // Write is fs_write: create or replace a file atomically.
-func Write() Tool {
-	return newTool(&mcp.Tool{
+func Write() profile.Tool {
+	return profile.Bind(&mcp.Tool{
 		Name: "fs_write",
 		Description: "Write a file, replacing it if it exists. Parent directories are created. " +
 			"The write is atomic (temporary file, then rename) and an existing file keeps its permissions.",
 		Annotations: writes("Write file", true, true),
-	}, func(ctx context.Context, c *Call, in writeIn) (*mcp.CallToolResult, error) {
-		p, err := c.Sandbox.Resolve(in.FilePath)
+	}, func(ctx context.Context, c *profile.Call, in writeIn) (*mcp.CallToolResult, error) {
+		p, err := c.Resolve(in.FilePath)
 		if err != nil {
 			return nil, err
 		}
-		if err := p.WriteFile([]byte(in.Content), 0o644); err != nil {
+		if err := files.Write(p, []byte(in.Content)); err != nil {
 			return nil, err
 		}
-		return textResult(fmt.Sprintf("Wrote %d bytes to %s", len(in.Content), p.Abs)), nil
+		return profile.Text(fmt.Sprintf("Wrote %d bytes to %s", len(in.Content), p.Abs)), nil
 	})
 }

@@ -21,9 +21,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
-	"github.com/fsmcp/fsmcp/tools"
 )
 
 // Env is an fsmcp server over a fixture tree, driven by an in-memory MCP
@@ -49,7 +50,7 @@ type config struct {
 
 type Option func(*config)
 
-func WithLimits(f func(*tools.Limits)) Option {
+func WithLimits(f func(*profile.Limits)) Option {
 	return func(c *config) { f(&c.server.Limits) }
 }
 
@@ -96,13 +97,21 @@ func New(t *testing.T, opts ...Option) *Env {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	cfg := &config{server: server.Config{Name: "fsmcp", Version: "test", Limits: tools.Limits{
+	cfg := &config{server: server.Config{Name: "fsmcp", Version: "test", Limits: profile.Limits{
 		MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000,
 	}}}
 	for _, o := range opts {
 		o(cfg)
 	}
-	e.Srv = server.New(cfg.server, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if cfg.server.Profiles == nil {
+		if cfg.server.Profiles, err = profiles.Lookup(""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Srv, err = server.New(cfg.server, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := e.Srv.MCP.Connect(ctx, st, nil)

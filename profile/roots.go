@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 MCP roots are deprecated by the 2026-07-28 protocol, but hosts on the legacy protocol still send them.
 
-package tools
+package profile
 
 import (
 	"context"
@@ -16,14 +16,14 @@ import (
 const sessionRootsKey = "roots"
 
 // A client's MCP roots replace the default root when the server was started
-// without any DIR (Deps.ClientRoots) and the client offers them. They are
+// without any DIR (Env.ClientRoots) and the client offers them. They are
 // fetched when the session is initialized and again after
 // roots/list_changed — never inside a tool call, which the 2026-07-28
 // protocol forbids (roots are deprecated there, so such clients keep the
 // default root). A call waits for a fetch in flight.
 
 // FetchRoots starts fetching the session's roots, when that applies.
-func (d *Deps) FetchRoots(ss *mcp.ServerSession) {
+func (d *Env) FetchRoots(ss *mcp.ServerSession) {
 	if !d.ClientRoots || ss == nil || !offersRoots(ss) {
 		return
 	}
@@ -37,7 +37,7 @@ func (d *Deps) FetchRoots(ss *mcp.ServerSession) {
 
 // baseSandbox is the sandbox a session starts from: the client's roots when
 // they apply, else the server's.
-func (d *Deps) baseSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.Sandbox, error) {
+func (d *Env) baseSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.Sandbox, error) {
 	v, ok := d.Sessions.Lookup(ss, sessionRootsKey)
 	if !ok {
 		return d.Sandbox, nil
@@ -63,7 +63,7 @@ type rootsFetch struct {
 	err  error
 }
 
-func (f *rootsFetch) run(d *Deps, ss *mcp.ServerSession) {
+func (f *rootsFetch) run(d *Env, ss *mcp.ServerSession) {
 	defer close(f.done)
 	res, err := ss.ListRoots(context.Background(), nil)
 	if err != nil {
@@ -109,7 +109,7 @@ func offersRoots(ss *mcp.ServerSession) bool {
 
 // SessionSandbox is the sandbox in force for a session outside tool calls
 // (resources): the client's roots when they apply, else the server's.
-func (d *Deps) SessionSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.Sandbox, error) {
+func (d *Env) SessionSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.Sandbox, error) {
 	if ss == nil {
 		return d.Sandbox, nil
 	}

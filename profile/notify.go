@@ -1,4 +1,4 @@
-package tools
+package profile
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // latter: its events go to the session that started the watch. So
 // notifySession sends a stand-in notification through the session's public
 // NotifyProgress, marked in its context, and SessionNotifier — a sending
-// middleware the server installs — swaps it for the real one on its way
+// middleware Register installs — swaps it for the real one on its way
 // out. Nothing else is affected: an unmarked notification passes through.
 
 // notifyTimeout bounds how long one notification may wait on a slow client.

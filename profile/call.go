@@ -1,0 +1,99 @@
+package profile
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// Call is what a handler gets besides its typed input.
+type Call struct {
+	*Env
+	// Sandbox is the sandbox in force for this call: the server's, the
+	// client's roots, or the one _meta.allowed_dirs asked for.
+	Sandbox *sandbox.Sandbox
+	Req     *mcp.CallToolRequest
+	// Paths is the path rule of the table the tool belongs to.
+	Paths PathRule
+}
+
+// Progress sends a progress notification when the client asked for them
+// (it sent a progress token); otherwise it does nothing.
+func (c *Call) Progress(ctx context.Context, done, total float64, msg string) {
+	if c.Req == nil {
+		return
+	}
+	tok := c.Req.Params.GetProgressToken()
+	if tok == nil || c.Req.Session == nil {
+		return
+	}
+	c.Req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: tok, Progress: done, Total: total, Message: msg,
+	})
+}
+
+// Session returns the MCP session the call arrived on (nil in tests that
+// call a handler directly).
+func (c *Call) Session() *mcp.ServerSession {
+	if c.Req == nil {
+		return nil
+	}
+	return c.Req.Session
+}
+
+// Path applies the table's path rule to a path as the client gave it: under
+// RelativeToRoot a relative path is joined to the first root. The result
+// still has to go through Resolve (or RealPath), which contains it.
+func (c *Call) Path(path string) string {
+	if c.Paths == RelativeToRoot && path != "" && !filepath.IsAbs(path) {
+		if roots := c.Sandbox.Roots(); len(roots) > 0 {
+			return filepath.Join(roots[0], path)
+		}
+	}
+	return path
+}
+
+// Resolve contains a client's path in the call's sandbox, after the path
+// rule.
+func (c *Call) Resolve(path string) (*sandbox.Path, error) {
+	return c.Sandbox.Resolve(c.Path(path))
+}
+
+// SearchPaths resolves a tool's optional path into the real, contained
+// paths handed to a search backend (every root when path is empty).
+// Backends may run external programs, so symlinks are resolved first
+// (sandbox.RealPath); the walk itself never follows a symlink.
+func (c *Call) SearchPaths(path string) ([]string, error) {
+	if path == "" {
+		return c.Sandbox.Roots(), nil
+	}
+	real, err := c.Sandbox.RealPath(c.Path(path))
+	if err != nil {
+		return nil, err
+	}
+	return []string{real}, nil
+}
+
+// ProgressFunc forwards a backend's file count as progress notifications
+// (only sent when the client asked for progress).
+func (c *Call) ProgressFunc(ctx context.Context) func(int64) {
+	if c.Req == nil || c.Req.Params.GetProgressToken() == nil {
+		return nil
+	}
+	return func(n int64) { c.Progress(ctx, float64(n), 0, fmt.Sprintf("%d files searched", n)) }
+}
+
+// CallFor is a Call outside tools/call, for a direct method: the session's
+// sandbox (the client's roots when they apply) and the table's path rule.
+// It has no request, so Progress does nothing.
+func (e *Env) CallFor(ctx context.Context, ss *mcp.ServerSession, paths PathRule) (*Call, error) {
+	sb, err := e.SessionSandbox(ctx, ss)
+	if err != nil {
+		return nil, err
+	}
+	return &Call{Env: e, Sandbox: sb, Paths: paths}, nil
+}

@@ -1,0 +1,118 @@
+package profile
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Table is one profile: the face fsmcp shows a client written for some
+// other server. Everything in it adapts; the work is done by the core.
+type Table struct {
+	Name  string // as --profile names it
+	Tools []Tool
+	// Methods are direct JSON-RPC methods besides the MCP ones
+	// (catalog/create).
+	Methods []Method
+	// Errors maps a handler's error (a core error, see files.KindOf, or
+	// an argument error: *jsonrpc.Error -32602) to what the client gets:
+	// a plain error becomes an isError result with its text, a
+	// *jsonrpc.Error a protocol error with its code. nil keeps errors as
+	// they are.
+	Errors func(error) error
+	// Paths is how tool arguments name files.
+	Paths PathRule
+	// Initialize reshapes the initialize answer (and the 2026-07-28
+	// protocol's server/discover answer): res is *mcp.InitializeResult or
+	// *mcp.DiscoverResult, or already another table's wrapper when several
+	// profiles are served; return a wrapper (see Reshape). nil keeps the
+	// standard answer.
+	Initialize func(res mcp.Result) mcp.Result
+	// Resources, when --resources is on, shapes the resource answers.
+	Resources *ResourceShape
+	// Wire is the framing the profile's clients speak.
+	Wire Wire
+}
+
+// PathRule says how a profile's tool arguments name files.
+type PathRule int
+
+const (
+	// Absolute: paths are absolute (fsmcp, fsMCP, Claude Code).
+	Absolute PathRule = iota
+	// RelativeToRoot: a relative path is taken from the first root
+	// (filesystem-mcp's project root); absolute paths are still accepted.
+	RelativeToRoot
+)
+
+// Wire is the framing a profile's clients speak.
+type Wire int
+
+const (
+	// Standard is MCP as the go-sdk serves it.
+	Standard Wire = iota
+	// Plain is the seeds' plain JSON-RPC front: initialize optional, calls
+	// before it answered, shutdown and exit (built in package wire).
+	Plain
+)
+
+// ResourceShape is a profile's view of the resources (--resources).
+type ResourceShape struct {
+	// List reshapes a resources/list page (e.g. peekaboo's metadata on
+	// each resource); nil keeps it.
+	List func(*mcp.ListResourcesResult) mcp.Result
+	// Errors maps resource errors to the profile's codes; nil keeps them.
+	Errors func(error) error
+}
+
+// Method is a direct JSON-RPC method; build one with NewMethod.
+type Method struct {
+	Name     string
+	register func(s *mcp.Server, env *Env, tab *Table) error
+}
+
+// NewMethod is a direct JSON-RPC method (mcp.AddReceivingCustomMethod):
+// params decode into *T, a struct embedding mcp.ParamsBase; R is a pointer
+// to a struct embedding mcp.ResultBase. An error from h goes through the
+// table's Errors; a *jsonrpc.Error reaches the wire with its code. Env.CallFor
+// gives h the session's sandbox and the table's path rule.
+func NewMethod[P interface {
+	*T
+	mcp.Params
+}, R mcp.Result, T any](name string, h func(ctx context.Context, env *Env, ss *mcp.ServerSession, params P) (R, error)) Method {
+	return Method{Name: name, register: func(s *mcp.Server, env *Env, tab *Table) error {
+		return mcp.AddReceivingCustomMethod(s, name, func(ctx context.Context, ss *mcp.ServerSession, params P) (R, error) {
+			res, err := h(ctx, env, ss, params)
+			if err != nil && tab.Errors != nil {
+				err = tab.Errors(err)
+			}
+			return res, err
+		})
+	}}
+}
+
+// Reshape returns a result that marshals like res, after edit has changed
+// its JSON object form: the way to add fields the SDK's types lack
+// (fsMCP's serverInfo.contextSchema, peekaboo's resource metadata).
+func Reshape(res mcp.Result, edit func(m map[string]any)) mcp.Result {
+	return &reshaped{Result: res, edit: edit}
+}
+
+type reshaped struct {
+	mcp.Result
+	edit func(map[string]any)
+}
+
+func (r *reshaped) MarshalJSON() ([]byte, error) {
+	raw, err := json.Marshal(r.Result)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	r.edit(m)
+	return json.Marshal(m)
+}

@@ -1,0 +1,133 @@
+package profile
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is one MCP tool of a profile: its definition and how to serve it.
+type Tool struct {
+	Def *mcp.Tool
+	// OwnTimeout is set by tools that bound their own run time (fs_bash);
+	// the others run under Limits.Timeout.
+	OwnTimeout bool
+	// NeedsShell is set by tools that run commands; they are left out when
+	// the shell is off.
+	NeedsShell bool
+	handle     func(ctx context.Context, c *Call, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)
+}
+
+// ReadOnly reports whether the tool never changes anything; --read-only
+// keeps exactly these.
+func (t Tool) ReadOnly() bool { return t.Def.Annotations != nil && t.Def.Annotations.ReadOnlyHint }
+
+// Handler is the shape of every typed tool handler: it maps the arguments
+// to a core operation, runs it, and formats the answer. A plain error
+// becomes an isError result and a *jsonrpc.Error a protocol error, both
+// after the table's ErrorMap.
+type Handler[In any] func(ctx context.Context, c *Call, in In) (*mcp.CallToolResult, error)
+
+// Bind builds a Tool whose input schema is inferred from In (field
+// descriptions from `jsonschema` tags, optional fields marked omitempty).
+// Arguments are validated against it before the handler runs; a missing or
+// mistyped parameter is a JSON-RPC -32602 error (which the table's ErrorMap
+// sees and may turn into something else). def.Annotations must be set.
+func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
+	}
+	def.InputSchema = schema
+	if def.Annotations == nil {
+		panic(fmt.Sprintf("tool %s: annotations must be set explicitly", def.Name))
+	}
+	return Tool{Def: def, handle: func(ctx context.Context, c *Call, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, err := decodeArgs[In](resolved, req.Params.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		return h(ctx, c, in)
+	}}
+}
+
+// decodeArgs validates raw arguments against the schema, then decodes them.
+func decodeArgs[In any](schema *jsonschema.Resolved, raw json.RawMessage) (In, error) {
+	var in In
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return in, InvalidParams("arguments must be a JSON object: %v", err)
+	}
+	if err := schema.Validate(generic); err != nil {
+		return in, InvalidParams("invalid arguments: %s", strings.TrimPrefix(err.Error(), "validating root: "))
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return in, InvalidParams("invalid arguments: %v", err)
+	}
+	return in, nil
+}
+
+// InvalidParams is a JSON-RPC -32602 error.
+func InvalidParams(format string, args ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// Text is a result of one text content.
+func Text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// ErrorText is an isError result saying err.
+func ErrorText(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+}
+
+// serve runs one call: the session's sandbox (client roots, then
+// _meta.allowed_dirs), the time limit, the handler, the table's error
+// mapping, and the --max-output cap.
+func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if !t.OwnTimeout && env.Limits.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, env.Limits.Timeout)
+		defer cancel()
+	}
+	res, err := t.run(ctx, env, tab, req)
+	if err != nil {
+		if tab.Errors != nil {
+			err = tab.Errors(err)
+		}
+		if _, ok := err.(*jsonrpc.Error); ok {
+			return nil, err
+		}
+		return ErrorText(err), nil
+	}
+	capResult(res, env.Limits.MaxOutput)
+	return res, nil
+}
+
+func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	base, err := env.baseSandbox(ctx, req.Session)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := env.sandboxFor(base, req)
+	if err != nil {
+		return nil, err
+	}
+	if sb != base {
+		defer sb.Close()
+	}
+	return t.handle(ctx, &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths}, req)
+}

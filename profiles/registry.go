@@ -1,0 +1,61 @@
+// Package profiles names the profiles fsmcp can serve. A profile is one
+// package holding a profile.Table (fsmcp's own is package tools; the
+// others live in profiles/<name>/); adding one is that package plus one
+// line in registry below.
+package profiles
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/tools"
+)
+
+// Default is the profile served when none is named.
+const Default = tools.Name
+
+// registry maps a --profile name to its table.
+var registry = map[string]func() *profile.Table{
+	tools.Name: tools.Table,
+}
+
+// Names lists the known profiles, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the tables of a comma-separated list of profile names
+// ("" is Default), checked to be servable together.
+func Lookup(list string) ([]*profile.Table, error) {
+	if strings.TrimSpace(list) == "" {
+		list = Default
+	}
+	var tables []*profile.Table
+	seen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return nil, fmt.Errorf("profile list %q has an empty name", list)
+		}
+		table, ok := registry[name]
+		if !ok {
+			return nil, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(Names(), ", "))
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		tables = append(tables, table())
+	}
+	if err := profile.Check(tables); err != nil {
+		return nil, err
+	}
+	return tables, nil
+}
