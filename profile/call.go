@@ -19,6 +19,7 @@ type Call struct {
 	Req     *mcp.CallToolRequest
 	// Paths is the path rule of the table the tool belongs to.
 	Paths PathRule
+	extra ExtraArgs // the table's policy for unknown arguments
 }
 
 // Progress sends a progress notification when the client asked for them

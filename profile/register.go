@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -70,12 +72,22 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 		return err
 	}
 	var shapes []func(mcp.Result) mcp.Result
+	served := map[string]bool{}
+	var unknown func(string) error
 	for _, tab := range tables {
+		if unknown == nil {
+			unknown = tab.UnknownTool
+		}
 		for _, t := range tab.Tools {
 			if readOnly && !t.ReadOnly() || t.NeedsShell && env.ShellOff() {
 				continue
 			}
-			s.AddTool(t.Def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			served[t.Def.Name] = true
+			def := t.Def
+			if tab.ExtraArgs == IgnoreExtra {
+				def = lenient(def)
+			}
+			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return t.serve(ctx, env, tab, req)
 			})
 		}
@@ -90,6 +102,9 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 	}
 	if len(shapes) > 0 {
 		s.AddReceivingMiddleware(reshapeInitialize(shapes))
+	}
+	if unknown != nil {
+		s.AddReceivingMiddleware(unknownTool(served, unknown))
 	}
 	s.AddSendingMiddleware(SessionNotifier)
 	return nil
@@ -113,4 +128,35 @@ func reshapeInitialize(shapes []func(mcp.Result) mcp.Result) mcp.Middleware {
 			return res, nil
 		}
 	}
+}
+
+// unknownTool answers a tools/call naming no served tool the table's way,
+// before the SDK's own -32602.
+func unknownTool(served map[string]bool, answer func(string) error) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && !served[r.Params.Name] {
+				err := answer(r.Params.Name)
+				if _, isRPC := err.(*jsonrpc.Error); isRPC {
+					return nil, keepMessage(err)
+				}
+				return ErrorText(err), nil
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// lenient is def with a schema that admits arguments it does not name
+// (additionalProperties dropped), for IgnoreExtra tables.
+func lenient(def *mcp.Tool) *mcp.Tool {
+	schema, ok := def.InputSchema.(*jsonschema.Schema)
+	if !ok || schema.AdditionalProperties == nil {
+		return def
+	}
+	d := *def
+	sc := *schema
+	sc.AdditionalProperties = nil
+	d.InputSchema = &sc
+	return &d
 }

@@ -33,7 +33,27 @@ type Table struct {
 	Resources *ResourceShape
 	// Wire is the framing the profile's clients speak.
 	Wire Wire
+	// UnknownTool is what a tools/call naming no served tool gets: a plain
+	// error becomes an isError result (fsMCP, the official server), a
+	// *jsonrpc.Error a protocol error with its code (peekaboo's -32601).
+	// nil keeps the SDK's answer. With several tables the first wins.
+	UnknownTool func(name string) error
+	// ExtraArgs is what happens to arguments a tool's schema does not
+	// name: refused with -32602 (RefuseExtra, the default: zod .strict()
+	// servers), or dropped before validation and left out of the schema's
+	// additionalProperties (IgnoreExtra: fsMCP, the official server).
+	ExtraArgs ExtraArgs
 }
+
+// ExtraArgs is a table's policy for arguments its schemas do not name.
+type ExtraArgs int
+
+const (
+	// RefuseExtra answers an unknown argument with -32602.
+	RefuseExtra ExtraArgs = iota
+	// IgnoreExtra drops unknown arguments, as JavaScript servers do.
+	IgnoreExtra
+)
 
 // PathRule says how a profile's tool arguments name files.
 type PathRule int

@@ -52,7 +52,7 @@ func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 		panic(fmt.Sprintf("tool %s: annotations must be set explicitly", def.Name))
 	}
 	return Tool{Def: def, handle: func(ctx context.Context, c *Call, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		in, err := decodeArgs[In](resolved, req.Params.Arguments)
+		in, err := decodeArgs[In](resolved, req.Params.Arguments, c.extra)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,9 @@ func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 }
 
 // decodeArgs validates raw arguments against the schema, then decodes them.
-func decodeArgs[In any](schema *jsonschema.Resolved, raw json.RawMessage) (In, error) {
+// Under IgnoreExtra, top-level arguments the schema does not name are
+// dropped first.
+func decodeArgs[In any](schema *jsonschema.Resolved, raw json.RawMessage, extra ExtraArgs) (In, error) {
 	var in In
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
@@ -69,6 +71,18 @@ func decodeArgs[In any](schema *jsonschema.Resolved, raw json.RawMessage) (In, e
 	var generic map[string]any
 	if err := json.Unmarshal(raw, &generic); err != nil {
 		return in, InvalidParams("arguments must be a JSON object: %v", err)
+	}
+	if extra == IgnoreExtra {
+		props := schema.Schema().Properties
+		for k := range generic {
+			if _, ok := props[k]; !ok {
+				delete(generic, k)
+			}
+		}
+		var err error
+		if raw, err = json.Marshal(generic); err != nil {
+			return in, InvalidParams("invalid arguments: %v", err)
+		}
 	}
 	if err := schema.Validate(generic); err != nil {
 		return in, InvalidParams("invalid arguments: %s", strings.TrimPrefix(err.Error(), "validating root: "))
@@ -109,7 +123,7 @@ func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallTool
 			err = tab.Errors(err)
 		}
 		if _, ok := err.(*jsonrpc.Error); ok {
-			return nil, err
+			return nil, keepMessage(err)
 		}
 		return ErrorText(err), nil
 	}
@@ -129,5 +143,5 @@ func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRe
 	if sb != base {
 		defer sb.Close()
 	}
-	return t.handle(ctx, &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths}, req)
+	return t.handle(ctx, &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}, req)
 }
