@@ -7,13 +7,16 @@
 ARG GO_VERSION=1.26
 ARG DEBIAN=trixie
 
-FROM golang:${GO_VERSION}-${DEBIAN} AS build
+# The compiler runs on the builder's platform and cross-compiles, so a
+# multi-platform build (buildx --platform linux/amd64,linux/arm64) needs no
+# emulation.
+FROM --platform=$BUILDPLATFORM golang:${GO_VERSION}-${DEBIAN} AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/fsmcp .
+ARG VERSION=dev TARGETOS TARGETARCH
+RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/fsmcp .
 
 FROM debian:${DEBIAN}-slim
 # ripgrep serves fs_grep/fs_glob; bash and git are what fs_bash users reach
