@@ -51,6 +51,7 @@ token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 # Inside the new namespaces: a /dev like an engine's (a tmpfs with the usual
 # nodes bound in, not the host's whole /dev), then the image's entrypoint.
+# shellcheck disable=SC2016 # expanded by the inner shell
 inner='
 set -e
 r=$1 uid=$2 home=$3; shift 3
@@ -106,6 +107,7 @@ text=$(jq -r '.result.content[0].text' <<<"$out")
 [[ $text == *'notes.txt'*'the needle is here'* && $(jq -r '.result.isError' <<<"$out") != true ]] || fail "fs_grep: $out"
 echo "ok: fs_grep needle -> $(tr '\n' ' ' <<<"$text")"
 
+# shellcheck disable=SC2016 # $TMPDIR is fs_bash's
 out=$(rpc '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fs_bash","arguments":{"command":"echo hi; id -un; rg --version | head -1; git init -q \"$TMPDIR/r\" && git -C \"$TMPDIR/r\" status --short && git --version"}}}')
 text=$(jq -r '.result.content[0].text' <<<"$out")
 [[ $text == hi* && $(jq -r '.result.isError' <<<"$out") != true ]] || fail "fs_bash: $out"
