@@ -67,3 +67,32 @@ lint:
 
 clean:
 	rm -rf bin
+
+# --- Shipping: container image, its filesystem without an engine, release binaries.
+DOCKER    ?= docker
+IMAGE     ?= fsmcp:$(VERSION)
+ROOTFS    ?= build/rootfs
+DIST      ?= dist
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+
+.PHONY: image image-rootfs release clean-ship
+
+## image: the container image (Dockerfile) with a container engine; says so when none answers
+image:
+	@if $(DOCKER) info >/dev/null 2>&1; then \
+		$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) . ; \
+	else \
+		echo "make image: no container engine answers ('$(DOCKER) info' fails), so no image was built; 'make image-rootfs' builds and runs the image's filesystem without one" >&2; exit 1; \
+	fi
+
+## image-rootfs: the image's filesystem from Debian packages (root, debootstrap), then fsmcp run in it and checked over HTTP
+image-rootfs: build
+	packaging/rootfs.sh $(BIN) $(ROOTFS)
+	packaging/rootfs-run.sh $(ROOTFS)
+
+## release: static binaries for PLATFORMS in dist/, version stamped, with SHA256SUMS
+release:
+	GO=$(GO) packaging/release.sh $(VERSION) $(DIST) $(PLATFORMS)
+
+clean-ship:
+	rm -rf $(DIST) build
