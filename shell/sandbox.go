@@ -139,14 +139,8 @@ func goDirs(env []string) []string {
 			dirs = append(dirs, filepath.Dir(filepath.Dir(real)))
 		}
 	}
-	switch {
-	case get("GOMODCACHE") != "":
-		dirs = append(dirs, get("GOMODCACHE"))
-	case get("GOPATH") != "":
-		first, _, _ := strings.Cut(get("GOPATH"), string(filepath.ListSeparator))
-		dirs = append(dirs, filepath.Join(first, "pkg", "mod"))
-	case get("HOME") != "":
-		dirs = append(dirs, filepath.Join(get("HOME"), "go", "pkg", "mod"))
+	if m := goModCache(env); m != "" {
+		dirs = append(dirs, m)
 	}
 	var out []string
 	for _, d := range dirs {
@@ -155,6 +149,23 @@ func goDirs(env []string) []string {
 		}
 	}
 	return out
+}
+
+// goModCache is where the go command on env reads modules (and the
+// toolchains GOTOOLCHAIN downloads): $GOMODCACHE, else $GOPATH/pkg/mod,
+// else $HOME/go/pkg/mod; "" when none is set.
+func goModCache(env []string) string {
+	get := func(k string) string { return envGet(env, k) }
+	switch {
+	case get("GOMODCACHE") != "":
+		return get("GOMODCACHE")
+	case get("GOPATH") != "":
+		first, _, _ := strings.Cut(get("GOPATH"), string(filepath.ListSeparator))
+		return filepath.Join(first, "pkg", "mod")
+	case get("HOME") != "":
+		return filepath.Join(get("HOME"), "go", "pkg", "mod")
+	}
+	return ""
 }
 
 // lookPath finds an executable file named file in the directories of
