@@ -13,7 +13,12 @@ STATICCHECK_VERSION ?= v0.7.0
 RG14_NPM  ?= @anthropic-ai/claude-code@2.0.77
 RG14      ?= bin/rg14/rg
 
-.PHONY: build test test-unit test-norg test-rg14 bench bench-catalog lint run clean
+# cross: the platforms fsmcp builds for (GOOS/GOARCH).
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+# staticcheck runs once per system (build tags differ by system, not by architecture).
+STATICCHECK_OS ?= linux darwin windows
+
+.PHONY: build test test-unit test-norg bench bench-catalog lint cross run clean test-rg14
 
 ## build: a static binary in bin/fsmcp
 build:
@@ -59,11 +64,18 @@ bench: bench-catalog
 bench-catalog:
 	$(GO) run ./bench/catalog -runs 7
 
-## lint: gofmt, go vet, staticcheck
+## lint: gofmt; go vet and staticcheck for each system; the cross build
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	@$(MAKE) --no-print-directory cross
+	GOBIN=$(CURDIR)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@set -e; for os in $(STATICCHECK_OS); do echo "staticcheck GOOS=$$os"; GOOS=$$os bin/staticcheck ./...; done
+
+## cross: build (CGO_ENABLED=0) and go vet, tests included, for every platform in PLATFORMS
+cross:
+	@set -e; for p in $(PLATFORMS); do echo "cross $$p"; \
+	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./... ; \
+	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... ; done
 
 clean:
 	rm -rf bin
@@ -73,7 +85,6 @@ DOCKER    ?= docker
 IMAGE     ?= fsmcp:$(VERSION)
 ROOTFS    ?= build/rootfs
 DIST      ?= dist
-PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
 .PHONY: image image-rootfs release clean-ship
 

@@ -13,11 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"golang.org/x/sys/unix"
 )
 
 // RG is the backend that drives ripgrep.
@@ -264,35 +262,22 @@ func newStatter(progress *Progress, fn func(File) error) *statter {
 }
 
 // statBatch stats paths relative to their directory (fstatat on an
-// O_PATH handle: consecutive paths mostly share it), which costs less
-// than resolving every full path again.
+// O_PATH handle where the system has one, see statDir: consecutive paths
+// mostly share it), which costs less than resolving every full path again.
 func (s *statter) statBatch(batch []string) {
-	dirfd, cur := -1, ""
-	defer func() {
-		if dirfd >= 0 {
-			unix.Close(dirfd)
-		}
-	}()
-	var sb unix.Stat_t
+	var d statDir
+	defer d.close()
 	for _, path := range batch {
 		i := strings.LastIndexByte(path, '/')
 		dir, name := path[:i+1], path[i+1:]
-		if dir != cur || dirfd < 0 {
-			if dirfd >= 0 {
-				unix.Close(dirfd)
-			}
-			cur = dir
-			var err error
-			dirfd, err = unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				dirfd = -1
-				continue
-			}
-		}
-		if unix.Fstatat(dirfd, name, &sb, unix.AT_SYMLINK_NOFOLLOW) != nil || sb.Mode&unix.S_IFMT != unix.S_IFREG {
+		if !d.open(dir) {
 			continue
 		}
-		f := File{Path: path, ModTime: time.Unix(sb.Mtim.Unix()), Size: sb.Size}
+		mtime, size, ok := d.regular(name)
+		if !ok {
+			continue
+		}
+		f := File{Path: path, ModTime: mtime, Size: size}
 		s.mu.Lock()
 		if s.err == nil {
 			s.err = s.fn(f)
@@ -393,8 +378,7 @@ func (r *RG) run(ctx context.Context, dir string, args []string, parse func(*buf
 	cmd := exec.CommandContext(ctx, r.bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "RIPGREP_CONFIG_PATH=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}

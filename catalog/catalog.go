@@ -36,7 +36,6 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc/stream"
-	"golang.org/x/sys/unix"
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
@@ -234,18 +233,18 @@ func (wk *walker) rows(dir, rel string, names []string) ([]byte, int) {
 	defer d.Close()
 	out := make([]byte, 0, len(names)*128)
 	n := 0
-	var st unix.Statx_t
+	var st sandbox.Info
 	for _, name := range names {
-		if err := sandbox.StatxAt(d, name, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_SYNC_AS_STAT, &st); err != nil {
+		if err := sandbox.StatAt(d, name, &st); err != nil {
 			continue // vanished or unreadable: skipped
 		}
-		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		if !st.Mode.IsRegular() {
 			continue
 		}
-		mtime, created := files.Times(&st)
+		mtime, created := st.Mtime, st.Created()
 		out = appendEscaped(out, wk.prefix+path.Join(rel, name))
 		out = append(out, '\t')
-		out = strconv.AppendUint(out, st.Size, 10)
+		out = strconv.AppendInt(out, st.Size, 10)
 		out = append(out, '\t')
 		out = mtime.AppendFormat(out, TimeFormat)
 		out = append(out, '\t')

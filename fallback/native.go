@@ -20,8 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/fsmcp/fsmcp/backend"
 )
 
@@ -113,11 +111,10 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			var mt time.Time
 			var size int64
 			if st.dirfd >= 0 {
-				var sb unix.Stat_t
-				if err := unix.Fstatat(st.dirfd, name, &sb, unix.AT_SYMLINK_NOFOLLOW); err != nil || sb.Mode&unix.S_IFMT != unix.S_IFREG {
+				var ok bool
+				if mt, size, ok = regularAt(st.dirfd, name, path); !ok {
 					return
 				}
-				mt, size = time.Unix(sb.Mtim.Unix()), sb.Size
 			} else {
 				fi, err := os.Lstat(path)
 				if err != nil {

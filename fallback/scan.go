@@ -3,7 +3,6 @@ package fallback
 import (
 	"bytes"
 	"regexp"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -19,69 +18,6 @@ const (
 	// maxKeptBuf: a walker's buffer grown past this is dropped after use.
 	maxKeptBuf = 8 << 20
 )
-
-// readFile returns the contents of path, in st.buf or mapped (then unmap
-// must be called after use). It uses raw system calls: os.Open would also
-// try (and fail) to register every regular file with the network poller,
-// one wasted syscall per file. A short read is taken as the end of the
-// file, which holds for regular files on local file systems; walked files
-// are opened with O_NOFOLLOW, so a symlink swapped in after the walk saw a
-// regular file is not followed.
-func readFile(st *workerState, path string, nofollow bool) (data []byte, unmap func(), err error) {
-	flags := syscall.O_RDONLY | syscall.O_CLOEXEC
-	if nofollow {
-		flags |= syscall.O_NOFOLLOW
-	}
-	var fd int
-	for {
-		fd, err = syscall.Open(path, flags, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	defer syscall.Close(fd)
-	if cap(st.buf) == 0 {
-		st.buf = make([]byte, initialBuf)
-	}
-	buf := st.buf[:cap(st.buf)]
-	n := 0
-	for {
-		if n == len(buf) {
-			var sb syscall.Stat_t
-			if err := syscall.Fstat(fd, &sb); err != nil {
-				return nil, nil, err
-			}
-			if sb.Size >= mmapMin {
-				m, err := syscall.Mmap(fd, 0, int(sb.Size), syscall.PROT_READ, syscall.MAP_SHARED)
-				if err == nil {
-					return m, func() { syscall.Munmap(m) }, nil
-				}
-			}
-			nb := make([]byte, max(2*len(buf), int(sb.Size)+1))
-			copy(nb, buf[:n])
-			buf = nb
-			if len(nb) <= maxKeptBuf {
-				st.buf = nb
-			}
-		}
-		want := len(buf) - n
-		k, err := syscall.Read(fd, buf[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		n += k
-		if k == 0 || k < want {
-			break
-		}
-	}
-	return buf[:n], nil, nil
-}
 
 // scanState is a walker's per-file matching state, reused across files.
 type scanState struct {

@@ -7,8 +7,6 @@ import (
 	"path"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -52,14 +50,14 @@ func Stat(p *sandbox.Path) (*StatInfo, error) {
 		}
 		info.Target = t.Abs
 	}
-	st, err := t.Statx()
+	st, err := t.Info()
 	if err != nil {
 		if t != p && errors.Is(err, fs.ErrNotExist) {
 			return nil, fault.Errorf(fault.NotFound, p.Abs, "%s is a symlink to %s, which does not exist", p.Abs, info.Link)
 		}
 		return nil, err
 	}
-	fillStatx(info, st)
+	fillInfo(info, st)
 	switch info.Type {
 	case TypeDir:
 		info.MIME = "inode/directory"
@@ -75,50 +73,21 @@ func Stat(p *sandbox.Path) (*StatInfo, error) {
 	return info, nil
 }
 
-func fillStatx(info *StatInfo, st *unix.Statx_t) {
-	mode := fs.FileMode(st.Mode & 0o777)
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
+func fillInfo(info *StatInfo, in *sandbox.Info) {
+	switch in.Mode.Type() {
+	case 0:
 		info.Type = TypeFile
-	case unix.S_IFDIR:
-		info.Type, mode = TypeDir, mode|fs.ModeDir
-	case unix.S_IFLNK:
-		info.Type, mode = TypeSymlink, mode|fs.ModeSymlink
+	case fs.ModeDir:
+		info.Type = TypeDir
+	case fs.ModeSymlink:
+		info.Type = TypeSymlink
 	default:
 		info.Type = TypeOther
 	}
-	if st.Mode&unix.S_ISUID != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if st.Mode&unix.S_ISGID != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if st.Mode&unix.S_ISVTX != 0 {
-		mode |= fs.ModeSticky
-	}
-	info.Mode = mode
-	info.Size = int64(st.Size)
-	info.UID, info.GID, info.Nlink, info.Inode = st.Uid, st.Gid, st.Nlink, st.Ino
-	info.Atime = statxTime(st.Atime)
-	info.Mtime = statxTime(st.Mtime)
-	info.Ctime = statxTime(st.Ctime)
-	if st.Mask&unix.STATX_BTIME != 0 {
-		info.Birth = statxTime(st.Btime)
-	}
-}
-
-func statxTime(t unix.StatxTimestamp) time.Time {
-	return time.Unix(t.Sec, int64(t.Nsec))
-}
-
-// Times returns a file's modification time and its birth time, or its
-// change time where the file system records no birth time.
-func Times(st *unix.Statx_t) (mtime, created time.Time) {
-	mtime = statxTime(st.Mtime)
-	if st.Mask&unix.STATX_BTIME != 0 && st.Btime.Sec != 0 {
-		return mtime, statxTime(st.Btime)
-	}
-	return mtime, statxTime(st.Ctime)
+	info.Mode = in.Mode & (fs.ModePerm | fs.ModeDir | fs.ModeSymlink | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	info.Size = in.Size
+	info.UID, info.GID, info.Nlink, info.Inode = in.UID, in.GID, in.Nlink, in.Inode
+	info.Atime, info.Mtime, info.Ctime, info.Birth = in.Atime, in.Mtime, in.Ctime, in.Birth
 }
 
 // MIMEOf guesses an entry's MIME type for listings: directories are

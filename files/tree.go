@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -291,7 +290,7 @@ func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final
 }
 
 func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandbox.Path) error {
-	in, err := src.OpenFile(os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	in, err := src.OpenFile(os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		return err
 	}
@@ -325,13 +324,4 @@ func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandb
 		return fmt.Errorf("copying %s: %v", src.Abs, sandbox.Cause(err))
 	}
 	return dst.Chtimes(atime(fi), fi.ModTime())
-}
-
-// atime is a file's access time from its FileInfo, or its modification
-// time when the platform does not say.
-func atime(fi fs.FileInfo) time.Time {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Atim.Sec, st.Atim.Nsec)
-	}
-	return fi.ModTime()
 }

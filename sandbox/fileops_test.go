@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 func TestLinkInside(t *testing.T) {
@@ -52,20 +50,20 @@ func TestRenameNoReplace(t *testing.T) {
 	}
 }
 
-func TestStatx(t *testing.T) {
+func TestInfo(t *testing.T) {
 	f := newFixture(t)
-	st, err := f.sb.mustResolve(t, "a.txt").Statx()
-	if err != nil || st.Size != 6 || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		t.Fatalf("statx a.txt: %v %+v", err, st)
+	st, err := f.sb.mustResolve(t, "a.txt").Info()
+	if err != nil || st.Size != 6 || !st.Mode.IsRegular() {
+		t.Fatalf("info a.txt: %v %+v", err, st)
 	}
-	st, err = f.sb.mustResolve(t, "filelink").Statx() // the link itself, not followed
-	if err != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
-		t.Fatalf("statx filelink: %v", err)
+	st, err = f.sb.mustResolve(t, "filelink").Info() // the link itself, not followed
+	if err != nil || st.Mode.Type() != fs.ModeSymlink {
+		t.Fatalf("info filelink: %v", err)
 	}
-	if st, err = f.sb.mustResolve(t, ".").Statx(); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		t.Fatalf("statx root: %v", err)
+	if st, err = f.sb.mustResolve(t, ".").Info(); err != nil || !st.Mode.IsDir() {
+		t.Fatalf("info root: %v", err)
 	}
-	if _, err := f.sb.mustResolve(t, "dirlink/secret").Statx(); !IsOutside(err) {
-		t.Errorf("statx through dirlink: %v", err)
+	if _, err := f.sb.mustResolve(t, "dirlink/secret").Info(); !IsOutside(err) {
+		t.Errorf("info through dirlink: %v", err)
 	}
 }

@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/fsmcp/fsmcp/fault"
 )
 
@@ -349,91 +347,19 @@ func (p *Path) LinkInside(target string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// Statx describes p without following a final symlink, with the fields
-// Lstat lacks (birth time). It opens p's parent through the root and asks
-// the kernel about one name in it, so it cannot leave the root.
-func (p *Path) Statx() (*unix.Statx_t, error) {
-	var (
-		dir  *os.File
-		err  error
-		name string
-		flag = unix.AT_SYMLINK_NOFOLLOW | unix.AT_STATX_SYNC_AS_STAT
-	)
-	if p.IsRoot() {
-		dir, err = p.Root.fs.Open(".")
-		name, flag = "", flag|unix.AT_EMPTY_PATH
-	} else {
-		dir, err = p.Root.fs.Open(path.Dir(p.Rel))
-		name = path.Base(p.Rel)
-	}
-	if err != nil {
-		return nil, describe(p.Abs, err)
-	}
-	defer dir.Close()
-	var st unix.Statx_t
-	if err := StatxAt(dir, name, flag, &st); err != nil {
-		return nil, describe(p.Abs, err)
-	}
-	return &st, nil
-}
-
-// StatxMask is what Statx asks the kernel for.
-const StatxMask = unix.STATX_BASIC_STATS | unix.STATX_BTIME
-
-// StatxAt runs statx(2) on name (one component, no slash) in the open
-// directory dir.
-func StatxAt(dir *os.File, name string, flag int, st *unix.Statx_t) error {
-	rc, err := dir.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	err = rc.Control(func(fd uintptr) {
-		for {
-			serr = unix.Statx(int(fd), name, flag, StatxMask, st)
-			if serr != unix.EINTR {
-				return
-			}
-		}
-	})
-	if err != nil {
-		return err
-	}
-	if serr != nil {
-		return &fs.PathError{Op: "statx", Path: name, Err: serr}
-	}
-	return nil
-}
-
-// RenameNoReplace moves p to dst within the same root, failing with
-// fs.ErrExist when dst exists (renameat2 RENAME_NOREPLACE), so a check
-// "dst must not exist" cannot race with another writer. Both parents are
-// opened through the root. On file systems without RENAME_NOREPLACE it
-// falls back to a hard link and unlink, which also refuses to replace.
+// RenameNoReplace moves p to dst within the same root, failing with an
+// ExistsError when dst exists. Where the system can refuse atomically
+// (renameat2 RENAME_NOREPLACE, renameatx_np RENAME_EXCL, or a hard link)
+// a check "dst must not exist" cannot race with another writer.
 func (p *Path) RenameNoReplace(dst *Path) error {
 	if p.Root != dst.Root {
 		return ErrCrossRoot
 	}
-	sd, err := p.Root.fs.Open(path.Dir(p.Rel))
-	if err != nil {
-		return describe(p.Abs, err)
-	}
-	defer sd.Close()
-	dd, err := dst.Root.fs.Open(path.Dir(dst.Rel))
-	if err != nil {
-		return describe(dst.Abs, err)
-	}
-	defer dd.Close()
-	err = unix.Renameat2(int(sd.Fd()), path.Base(p.Rel), int(dd.Fd()), path.Base(dst.Rel), unix.RENAME_NOREPLACE)
-	if err == unix.EINVAL || err == unix.ENOSYS {
-		if err = p.Root.fs.Link(p.Rel, dst.Rel); err == nil {
-			return describe(p.Abs, p.Root.fs.Remove(p.Rel))
-		}
-	}
+	err := p.renameNoReplace(dst)
 	if errors.Is(err, fs.ErrExist) {
 		return &ExistsError{Path: dst.Abs}
 	}
-	return describe(dst.Abs, err)
+	return err
 }
 
 // ExistsError says a path that had to be new exists (it may have appeared

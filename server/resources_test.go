@@ -208,13 +208,35 @@ func (ev *events) option() testenv.Option {
 
 func (ev *events) awaitUpdate(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(time.Minute) // only bounds a hang
 	for {
 		select {
 		case u := <-ev.updated:
 			if u == want {
 				return
 			}
+		case <-deadline:
+			t.Fatalf("no notifications/resources/updated for %s", want)
+		}
+	}
+}
+
+// awaitUpdateOf runs change, and again every half second, until an update
+// for want arrives (the pace only spares the machine; nothing depends on it).
+func (ev *events) awaitUpdateOf(t *testing.T, want string, change func()) {
+	t.Helper()
+	deadline := time.After(time.Minute) // only bounds a hang
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	change()
+	for {
+		select {
+		case u := <-ev.updated:
+			if u == want {
+				return
+			}
+		case <-tick.C:
+			change()
 		case <-deadline:
 			t.Fatalf("no notifications/resources/updated for %s", want)
 		}
@@ -239,14 +261,15 @@ func TestResourcesSubscribe(t *testing.T) {
 			if err := e.CS.Subscribe(ctx, &mcp.SubscribeParams{URI: dirURI}); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(100 * time.Millisecond) // a listen stream is set up in the background
-			os.WriteFile(e.Path("root/a.txt"), []byte("changed\n"), 0o644)
-			ev.awaitUpdate(t, fileURI)
+			// The client sets up its listen stream in the background, and
+			// a notification sent before it is up is lost: change the file
+			// again until one arrives.
+			ev.awaitUpdateOf(t, fileURI, func() { os.WriteFile(e.Path("root/a.txt"), []byte("changed\n"), 0o644) })
 			e.Write("root/sub/new/deep.txt", "x")
 			ev.awaitUpdate(t, dirURI)
 			select {
 			case <-ev.listed:
-			case <-time.After(10 * time.Second):
+			case <-time.After(time.Minute): // only bounds a hang
 				t.Fatal("no notifications/resources/list_changed")
 			}
 			if err := e.CS.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: fileURI}); err != nil {

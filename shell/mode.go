@@ -1,9 +1,6 @@
 package shell
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Mode is fs_bash's confinement, as chosen with --shell.
 type Mode string
@@ -18,11 +15,6 @@ const (
 	// exactly what it can reach).
 	ModeSandboxed Mode = "sandboxed"
 )
-
-// ErrNoLandlock is returned (wrapped) when the sandboxed mode is asked for
-// and the running kernel cannot enforce Landlock. The caller must not fall
-// back to running unconfined when the user asked for the sandbox.
-var ErrNoLandlock = errors.New("landlock is not available on this kernel (needs Linux 5.13+ with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= boot list)")
 
 // ParseMode parses a --shell value.
 func ParseMode(s string) (Mode, error) {

@@ -4,35 +4,17 @@ package shell
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"github.com/landlock-lsm/go-landlock/landlock"
-	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 // sandboxArg is argv[1] of the re-executed fsmcp binary that confines
 // itself and then execs bash. It is not a user-facing command.
 const sandboxArg = "__fsmcp_sandbox_exec"
-
-// Available reports the kernel's Landlock ABI version and whether
-// fs_bash can be sandboxed here (ABI 1 or later).
-func Available() (abi int, ok bool) {
-	v, err := landlockABI()
-	if err != nil || v < 1 {
-		return 0, false
-	}
-	return v, true
-}
-
-// landlockABI asks the kernel; tests replace it to play a kernel without
-// Landlock.
-var landlockABI = llsys.LandlockGetABIVersion
 
 // policy is what the sandboxed shell may touch. The parent computes it
 // (so it can be inspected and tested) and hands it to the child as JSON.
@@ -157,14 +139,8 @@ func goDirs(env []string) []string {
 			dirs = append(dirs, filepath.Dir(filepath.Dir(real)))
 		}
 	}
-	switch {
-	case get("GOMODCACHE") != "":
-		dirs = append(dirs, get("GOMODCACHE"))
-	case get("GOPATH") != "":
-		first, _, _ := strings.Cut(get("GOPATH"), string(filepath.ListSeparator))
-		dirs = append(dirs, filepath.Join(first, "pkg", "mod"))
-	case get("HOME") != "":
-		dirs = append(dirs, filepath.Join(get("HOME"), "go", "pkg", "mod"))
+	if m := goModCache(env); m != "" {
+		dirs = append(dirs, m)
 	}
 	var out []string
 	for _, d := range dirs {
@@ -173,6 +149,23 @@ func goDirs(env []string) []string {
 		}
 	}
 	return out
+}
+
+// goModCache is where the go command on env reads modules (and the
+// toolchains GOTOOLCHAIN downloads): $GOMODCACHE, else $GOPATH/pkg/mod,
+// else $HOME/go/pkg/mod; "" when none is set.
+func goModCache(env []string) string {
+	get := func(k string) string { return envGet(env, k) }
+	switch {
+	case get("GOMODCACHE") != "":
+		return get("GOMODCACHE")
+	case get("GOPATH") != "":
+		first, _, _ := strings.Cut(get("GOPATH"), string(filepath.ListSeparator))
+		return filepath.Join(first, "pkg", "mod")
+	case get("HOME") != "":
+		return filepath.Join(get("HOME"), "go", "pkg", "mod")
+	}
+	return ""
 }
 
 // lookPath finds an executable file named file in the directories of
@@ -264,89 +257,6 @@ func MaybeRunSandboxChild() {
 func sandboxFail(err error) {
 	fmt.Fprintf(os.Stderr, "fsmcp: fs_bash sandbox: %v; the command was not run\n", err)
 	os.Exit(126)
-}
-
-// restrict applies p to this process with Landlock.
-//
-// The configuration handles every file-system right go-landlock knows
-// (up to ABI 11: refer from ABI 2, truncate from 3, device ioctl from 5,
-// connecting to pathname unix sockets from 9) and both IPC scopes from
-// ABI 6 (the shell cannot signal processes outside its sandbox, fsmcp
-// included, nor connect to abstract unix sockets outside it). BestEffort
-// lets it run on older kernels with the rights those kernels know; the
-// caller reports the ABI (Available), and the check at the end refuses
-// to go on if nothing was enforced.
-//
-// Network access (TCP bind/connect, UDP) is deliberately left as is: the
-// shell is confined in the file system, not on the network, so git
-// fetch, go mod download and curl work.
-func restrict(p policy) error {
-	abi, ok := Available()
-	if !ok {
-		return ErrNoLandlock
-	}
-	cfg := landlock.V11.BestEffort()
-	cfg.HandledAccessNet = 0
-
-	rw := landlock.RWDirs(p.RW...).WithResolveUnix()
-	if abi >= 2 {
-		// Without refer, mv between two directories of a root fails
-		// with EXDEV. Asking for it on ABI 1 would make BestEffort
-		// enforce nothing at all, so only ask where it exists.
-		rw = rw.WithRefer()
-	}
-	rules := []landlock.Rule{
-		rw,
-		landlock.RODirs(existing(p.RX)...),
-		landlock.PathAccess(llsys.AccessFSReadFile|llsys.AccessFSReadDir, existingDirs(p.RO)...),
-		landlock.PathAccess(llsys.AccessFSReadFile, existingFiles(p.RO)...),
-		landlock.PathAccess(llsys.AccessFSReadFile|llsys.AccessFSWriteFile|llsys.AccessFSTruncate, existing(p.Dev)...),
-	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("landlock: %w", err)
-	}
-	// Fail closed: "/" is in no rule, so listing it must now be denied.
-	f, err := os.Open("/")
-	if err == nil {
-		f.Close()
-		return errors.New("landlock did not take effect (/ is still readable)")
-	}
-	if !errors.Is(err, syscall.EACCES) {
-		return fmt.Errorf("landlock self-check: %w", err)
-	}
-	return nil
-}
-
-// existing keeps the paths that exist (following symlinks: a rule on a
-// symlink applies to its target).
-func existing(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if _, err := os.Stat(p); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func existingDirs(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func existingFiles(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func envGet(env []string, key string) string {

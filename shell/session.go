@@ -106,7 +106,10 @@ func NewSession(opts Options) (*Session, error) {
 
 // sandboxEnv adapts env to the sandbox: TMPDIR is the private temp dir,
 // PATH keeps the directories the shell can use (policy.onPath), and the
-// Go build cache, unless set, lives in the temp dir.
+// caches tools write to live in the temp dir. The user's own caches (an
+// exported GOCACHE, ~/.cache, ~/.npm) are outside the sandbox, so a tool
+// told to use them would fail; Go keeps reading modules from the user's
+// module cache, which the policy makes readable.
 func (s *Session) sandboxEnv(env []string) []string {
 	var path []string
 	for _, d := range filepath.SplitList(envGet(env, "PATH")) {
@@ -114,10 +117,18 @@ func (s *Session) sandboxEnv(env []string) []string {
 			path = append(path, d)
 		}
 	}
-	env = withoutEnv(env, "TMPDIR", "PATH")
-	env = append(env, "TMPDIR="+s.tmp, "PATH="+strings.Join(path, ":"))
-	if envGet(env, "GOCACHE") == "" {
-		env = append(env, "GOCACHE="+filepath.Join(s.tmp, "go-build"))
+	modCache := goModCache(env)
+	env = withoutEnv(env, "TMPDIR", "PATH", "GOCACHE", "GOPATH", "GOMODCACHE", "npm_config_cache", "XDG_CACHE_HOME")
+	env = append(env,
+		"TMPDIR="+s.tmp,
+		"PATH="+strings.Join(path, ":"),
+		"GOCACHE="+filepath.Join(s.tmp, "go-build"),
+		"GOPATH="+filepath.Join(s.tmp, "go"), // go install writes to $GOPATH/bin
+		"npm_config_cache="+filepath.Join(s.tmp, "npm"),
+		"XDG_CACHE_HOME="+filepath.Join(s.tmp, "cache"),
+	)
+	if modCache != "" {
+		env = append(env, "GOMODCACHE="+modCache)
 	}
 	return env
 }

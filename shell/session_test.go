@@ -75,10 +75,10 @@ func alive(pid int) bool {
 	return ok
 }
 
-// waitGone waits up to 3 s for pid to be gone.
+// waitGone waits for pid to be gone (the minute only bounds a hang).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	for i := 0; i < 300; i++ {
+	for i := 0; i < 6000; i++ {
 		if !alive(pid) {
 			return
 		}
@@ -91,7 +91,7 @@ func readPid(t *testing.T, path string) int {
 	t.Helper()
 	var b []byte
 	var err error
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 6000; i++ { // a minute at most: only bounds a hang
 		if b, err = os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
 			break
 		}
@@ -362,7 +362,7 @@ func TestCloseKillsRunningCommand(t *testing.T) {
 		if !res.Cancelled {
 			t.Fatalf("result %+v", res)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // only bounds a hang
 		t.Fatal("Run did not return after Close")
 	}
 	waitGone(t, pid)

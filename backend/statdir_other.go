@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package backend
+
+import "golang.org/x/sys/unix"
+
+// dirOpenFlags: without O_PATH the directory is opened for reading.
+const dirOpenFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC

@@ -1,0 +1,18 @@
+package sandbox
+
+import (
+	"errors"
+	"io/fs"
+)
+
+// renameNoReplace checks that dst does not exist, then renames. Windows
+// has no rename that refuses to replace a directory atomically, so a
+// writer that creates dst between the check and the rename loses it.
+func (p *Path) renameNoReplace(dst *Path) error {
+	if _, err := dst.Root.fs.Lstat(dst.Rel); err == nil {
+		return fs.ErrExist
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return describe(dst.Abs, err)
+	}
+	return describe(dst.Abs, p.Root.fs.Rename(p.Rel, dst.Rel))
+}
