@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/profiles/filesystemmcp"
 	"github.com/fsmcp/fsmcp/profiles/peekaboo"
 	"github.com/fsmcp/fsmcp/tools"
 )
@@ -19,8 +20,9 @@ const Default = tools.Name
 
 // registry maps a --profile name to its table.
 var registry = map[string]func() *profile.Table{
-	tools.Name:    tools.Table,
-	peekaboo.Name: peekaboo.Table,
+	tools.Name:         tools.Table,
+	peekaboo.Name:      peekaboo.Table,
+	filesystemmcp.Name: filesystemmcp.Table,
 }
 
 // Names lists the known profiles, sorted.
