@@ -231,14 +231,18 @@ type transferResult struct {
 // systems), destination parents created, a file destination replaced.
 func MoveItems() profile.Tool {
 	return transferTool("move_items", "Move or rename multiple specified files/directories.", "Move items", "move", "Moving",
-		func(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error { return files.Move(ctx, src, dst, overwrite) })
+		func(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
+			return files.Move(ctx, src, dst, overwrite)
+		})
 }
 
 // CopyItems is copy_items: files and trees copied, destination parents
 // created, an existing destination replaced.
 func CopyItems() profile.Tool {
 	return transferTool("copy_items", "Copy multiple specified files/directories.", "Copy items", "copy", "Copying",
-		func(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error { return files.Copy(ctx, src, dst, overwrite) })
+		func(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
+			return files.Copy(ctx, src, dst, overwrite)
+		})
 }
 
 func transferTool(name, desc, title, verb, doing string, run func(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error) profile.Tool {
