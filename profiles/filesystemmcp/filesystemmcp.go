@@ -28,16 +28,25 @@ const Name = "filesystem-mcp"
 // Table is the filesystem-mcp profile.
 func Table() *profile.Table {
 	return &profile.Table{
-		Name: Name,
-		Tools: []profile.Tool{
-			ListFiles(), StatItems(), ReadContent(), WriteContent(), DeleteItems(), CreateDirectories(),
-			ChmodItems(), ChownItems(), MoveItems(), CopyItems(), SearchFiles(), ReplaceContent(),
-		},
+		Name:        Name,
+		Tools:       tools(),
 		Paths:       profile.RelativeToRoot,
 		Errors:      protocolError,
 		UnknownTool: func(name string) error { return rpcError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
 		ExtraArgs:   profile.RefuseExtra, // its Zod schemas are .strict()
 	}
+}
+
+// tools are the twelve, in the original's order, with its schemas.
+func tools() []profile.Tool {
+	ts := []profile.Tool{
+		ListFiles(), StatItems(), ReadContent(), WriteContent(), DeleteItems(), CreateDirectories(),
+		ChmodItems(), ChownItems(), MoveItems(), CopyItems(), SearchFiles(), ReplaceContent(),
+	}
+	for i := range ts {
+		ts[i] = advertised(ts[i])
+	}
+	return ts
 }
 
 func rpcError(code int64, format string, args ...any) *jsonrpc.Error {
