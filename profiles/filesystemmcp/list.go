@@ -48,9 +48,12 @@ func ListFiles() profile.Tool {
 			return nil, err
 		}
 		info, err := files.Stat(p)
-		if fault.KindOf(err) == fault.NotFound {
+		switch {
+		case fault.KindOf(err) == fault.NotFound:
 			return nil, rpcError(jsonrpc.CodeInvalidRequest, "Path not found: %s", rel)
-		} else if err != nil {
+		case fault.KindOf(err) == fault.Outside:
+			return nil, errTraversal
+		case err != nil:
 			return nil, rpcError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
 		}
 		if info.Type != files.TypeDir {
@@ -141,6 +144,9 @@ func statPath(c *profile.Call, rel string) (*files.StatInfo, error) {
 // failure words an item's error the original's way: a coded error as
 // McpError prints it, not found as notFound, the rest prefix + message.
 func failure(err error, notFound, prefix string) string {
+	if fault.KindOf(err) == fault.Outside { // a symlink out of the root
+		err = errTraversal
+	}
 	if s, ok := itemError(err); ok {
 		return s
 	}
