@@ -83,7 +83,30 @@ type ResourceShape struct {
 	// each resource); nil keeps it.
 	List func(*mcp.ListResourcesResult) mcp.Result
 	// Errors maps resource errors to the profile's codes; nil keeps them.
+	// With Path set it sees the core's errors (fault kinds) of
+	// resources/read before any other mapping.
 	Errors func(error) error
+	// Always serves resources without --resources: they are the
+	// profile's surface (peekaboo).
+	Always bool
+	// Depth is how many directory levels resources/list shows (1: the
+	// root's own entries); 0 leaves the server's.
+	Depth int
+	// DepthFrom, when set, gives Depth from the environment (the server
+	// calls it once at start with os.Getenv): peekaboo's
+	// PEEKABOO_MAX_DEPTH. Profiles cannot read the environment themselves.
+	DepthFrom func(getenv func(string) string) int
+	// PageSize is how many resources one resources/list answer holds
+	// (0: the server's); clients that never follow nextCursor need one
+	// page for a whole project.
+	PageSize int
+	// MIME names the type of a listed or read resource (nil: by
+	// extension, then by content).
+	MIME func(name string, isDir bool) string
+	// Path maps a resource URI to the path it names, absolute or relative
+	// to the first root, or refuses it with the profile's error; the
+	// server still contains the path. nil accepts file:///abs only.
+	Path func(uri string) (string, error)
 }
 
 // Method is a direct JSON-RPC method; build one with NewMethod.

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/profiles/filesystemmcp"
+	"github.com/fsmcp/fsmcp/profiles/peekaboo"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -18,7 +20,9 @@ const Default = tools.Name
 
 // registry maps a --profile name to its table.
 var registry = map[string]func() *profile.Table{
-	tools.Name: tools.Table,
+	tools.Name:         tools.Table,
+	peekaboo.Name:      peekaboo.Table,
+	filesystemmcp.Name: filesystemmcp.Table,
 }
 
 // Names lists the known profiles, sorted.

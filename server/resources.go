@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,11 +44,12 @@ const (
 )
 
 type resources struct {
-	srv   *mcp.Server
-	deps  *profile.Env
-	depth int
-	shape *profile.ResourceShape // nil: the standard answers
-	tmpl  *mcp.ResourceTemplate
+	srv      *mcp.Server
+	deps     *profile.Env
+	depth    int
+	pageSize int
+	shape    *profile.ResourceShape // nil: the standard answers
+	tmpl     *mcp.ResourceTemplate
 
 	mu   sync.Mutex
 	subs map[string]*subscription // by URI
@@ -59,10 +62,22 @@ type subscription struct {
 }
 
 func newResources(deps *profile.Env, depth int, shape *profile.ResourceShape) *resources {
+	pageSize := resourcePageSize
+	if shape != nil {
+		if depth <= 0 && shape.DepthFrom != nil {
+			depth = shape.DepthFrom(os.Getenv)
+		}
+		if depth <= 0 && shape.Depth > 0 {
+			depth = shape.Depth
+		}
+		if shape.PageSize > 0 {
+			pageSize = shape.PageSize
+		}
+	}
 	if depth <= 0 {
 		depth = DefaultResourceDepth
 	}
-	return &resources{deps: deps, depth: depth, shape: shape, subs: map[string]*subscription{},
+	return &resources{deps: deps, depth: depth, pageSize: pageSize, shape: shape, subs: map[string]*subscription{},
 		tmpl: &mcp.ResourceTemplate{
 			URITemplate: fileTemplate,
 			Name:        "file",
@@ -107,6 +122,11 @@ func (r *resources) serve(next mcp.MethodHandler) mcp.MethodHandler {
 				if err != nil {
 					return nil, err
 				}
+				if r.shape != nil && r.shape.Path != nil {
+					// The profile's URIs need not fit the template
+					// (peekaboo's file://src/a.ts): served here.
+					return r.readURI(sb, params.URI)
+				}
 				if _, err := r.resolve(sb, params.URI); err != nil {
 					return nil, err
 				}
@@ -136,6 +156,9 @@ func uriError(format string, args ...any) error {
 // schemes, hosts, queries, traversal (encoded or not), NUL bytes and paths
 // outside the roots.
 func (r *resources) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error) {
+	if r.shape != nil && r.shape.Path != nil {
+		return r.profilePath(sb, uri)
+	}
 	u, err := url.Parse(uri)
 	if err != nil {
 		return nil, uriError("resource URI %q is malformed: %v", uri, unwrapURL(err))
@@ -168,6 +191,37 @@ func (r *resources) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, err
 		return nil, uriError("resource URI %q: %v", uri, err)
 	}
 	return p, nil
+}
+
+// profilePath resolves a URI the profile's way (ResourceShape.Path): a
+// relative path is taken from the first root, and the result is contained
+// like any other; a refusal goes through the profile's Errors.
+func (r *resources) profilePath(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error) {
+	path, err := r.shape.Path(uri)
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(path) {
+		roots := sb.Roots()
+		if len(roots) == 0 {
+			return nil, r.fail(fault.Errorf(fault.Outside, path, "no allowed directory to resolve %q in", path))
+		}
+		path = filepath.Join(roots[0], path)
+	}
+	p, err := sb.Resolve(path)
+	if err != nil {
+		return nil, r.fail(err)
+	}
+	return p, nil
+}
+
+// fail hands a core error to the profile's Errors (with ResourceShape.Path
+// set) and reports whether it did.
+func (r *resources) fail(err error) error {
+	if r.shape != nil && r.shape.Errors != nil {
+		return r.shape.Errors(err)
+	}
+	return err
 }
 
 func unwrapURL(err error) error {
@@ -207,7 +261,7 @@ func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.L
 	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
 	res.CacheScope = "private"
 	for i := start; i < len(roots); i++ {
-		if len(res.Resources) == resourcePageSize {
+		if len(res.Resources) == r.pageSize {
 			res.NextCursor = encodeCursor(i, after)
 			break
 		}
@@ -215,12 +269,12 @@ func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.L
 		if err != nil {
 			continue
 		}
-		ents, more, err := files.Page(ctx, root, files.PageOptions{MaxDepth: r.depth, Limit: resourcePageSize - len(res.Resources), After: after})
+		ents, more, err := files.Page(ctx, root, files.PageOptions{MaxDepth: r.depth, Limit: r.pageSize - len(res.Resources), After: after})
 		if err != nil && ctx.Err() != nil {
 			return nil, err
 		}
 		for _, e := range ents {
-			res.Resources = append(res.Resources, resourceOf(root, e))
+			res.Resources = append(res.Resources, r.resourceOf(root, e))
 		}
 		if more {
 			last := ents[len(ents)-1]
@@ -235,29 +289,43 @@ func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.L
 	return res, nil
 }
 
-func resourceOf(root *sandbox.Path, e files.Entry) *mcp.Resource {
-	p := root.Join(e.Rel)
+func (r *resources) resourceOf(root *sandbox.Path, e files.Entry) *mcp.Resource {
 	return &mcp.Resource{
 		URI:      profile.FileURI(e.Abs),
 		Name:     "/" + e.Rel,
-		MIMEType: files.MIMEOf(p, e.Type),
+		MIMEType: r.mime(root.Join(e.Rel), e.Type),
 		Size:     e.Size,
 		Meta:     mcp.Meta{"type": string(e.Type), "size": e.Size, "hasChildren": e.HasChildren},
 	}
 }
 
+// mime is a resource's type, the profile's way when it has one.
+func (r *resources) mime(p *sandbox.Path, t files.Type) string {
+	if r.shape != nil && r.shape.MIME != nil {
+		return r.shape.MIME(p.Rel, t == files.TypeDir)
+	}
+	return files.MIMEOf(p, t)
+}
+
 // read serves resources/read for the template.
 func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	uri := req.Params.URI
 	sb, err := r.sandbox(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	return r.readURI(sb, req.Params.URI)
+}
+
+// readURI reads the file a URI names: text, or a base64 blob.
+func (r *resources) readURI(sb *sandbox.Sandbox, uri string) (*mcp.ReadResourceResult, error) {
 	p, err := r.resolve(sb, uri)
 	if err != nil {
 		return nil, err
 	}
 	w, err := files.ReadWhole(p, r.deps.Limits.MaxFileSize)
+	if err != nil && r.shape != nil && r.shape.Path != nil {
+		return nil, r.fail(err)
+	}
 	switch fault.KindOf(err) {
 	case fault.Other:
 		if err != nil {
@@ -275,6 +343,9 @@ func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 		return nil, err
 	}
 	c := &mcp.ResourceContents{URI: uri, MIMEType: w.MIME}
+	if r.shape != nil && r.shape.MIME != nil {
+		c.MIMEType = r.shape.MIME(p.Rel, false)
+	}
 	if w.IsText {
 		c.Text = string(w.Data)
 	} else {

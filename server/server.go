@@ -83,8 +83,9 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		},
 	}
 	var res *resources
-	if cfg.Resources {
-		res = newResources(deps, cfg.ResourceDepth, profile.Resources(cfg.Profiles))
+	shape := profile.Resources(cfg.Profiles)
+	if cfg.Resources || shape != nil && shape.Always {
+		res = newResources(deps, cfg.ResourceDepth, shape)
 		opts.SubscribeHandler = res.subscribe
 		opts.UnsubscribeHandler = res.unsubscribe
 	}

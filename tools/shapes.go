@@ -33,18 +33,3 @@ func advertiseContextSchema(res mcp.Result) mcp.Result {
 		}
 	})
 }
-
-// withMetadata puts peekaboo's metadata {type, size, hasChildren} at the
-// top level of each listed resource too (the runtime puts it in _meta).
-// It moves to the peekaboo profile once that exists.
-func withMetadata(res *mcp.ListResourcesResult) mcp.Result {
-	return profile.Reshape(res, func(m map[string]any) {
-		if list, ok := m["resources"].([]any); ok {
-			for _, v := range list {
-				if r, ok := v.(map[string]any); ok {
-					r["metadata"] = r["_meta"]
-				}
-			}
-		}
-	})
-}

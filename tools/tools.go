@@ -25,7 +25,6 @@ func Table() *profile.Table {
 		Tools:      All(),
 		Paths:      profile.Absolute,
 		Initialize: advertiseContextSchema,
-		Resources:  &profile.ResourceShape{List: withMetadata},
 	}
 }
 

@@ -1,0 +1,147 @@
+// Package filesystemmcp is the filesystem-mcp profile: a stand-in for the
+// Filesystem MCP server (sylphlab/shtse8, seed 003). Its twelve batch
+// tools take paths relative to the project root (the first allowed
+// directory), refuse absolute ones, and answer JSON.stringify(…, null, 2)
+// text with a result per item. The work is fsmcp's core: the sandbox,
+// atomic writes, the search engine.
+package filesystemmcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// Name is the profile's name for --profile.
+const Name = "filesystem-mcp"
+
+// Table is the filesystem-mcp profile.
+func Table() *profile.Table {
+	return &profile.Table{
+		Name:        Name,
+		Tools:       tools(),
+		Paths:       profile.RelativeToRoot,
+		Errors:      protocolError,
+		UnknownTool: func(name string) error { return rpcError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
+		ExtraArgs:   profile.RefuseExtra, // its Zod schemas are .strict()
+	}
+}
+
+// tools are the twelve, in the original's order, with its schemas.
+func tools() []profile.Tool {
+	ts := []profile.Tool{
+		ListFiles(), StatItems(), ReadContent(), WriteContent(), DeleteItems(), CreateDirectories(),
+		ChmodItems(), ChownItems(), MoveItems(), CopyItems(), SearchFiles(), ReplaceContent(),
+	}
+	for i := range ts {
+		ts[i] = advertised(ts[i])
+	}
+	return ts
+}
+
+func rpcError(code int64, format string, args ...any) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Path refusals, in the original's words.
+var (
+	errAbsolute  = rpcError(jsonrpc.CodeInvalidParams, "Absolute paths are not allowed.")
+	errTraversal = rpcError(jsonrpc.CodeInvalidRequest, "Path traversal detected. Access denied.")
+)
+
+// invalidArgs is the original's Zod refusal: -32602 "Invalid arguments:
+// field (reason)".
+func invalidArgs(field, reason string) error {
+	return rpcError(jsonrpc.CodeInvalidParams, "Invalid arguments: %s (%s)", field, reason)
+}
+
+// protocolError is what a failed call answers: its coded errors as they
+// are (a schema refusal worded as Zod's "Invalid arguments: …"), anything
+// else -32603.
+func protocolError(err error) error {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		if rest, ok := strings.CutPrefix(rpc.Message, "invalid arguments: "); ok && rpc.Code == jsonrpc.CodeInvalidParams {
+			return rpcError(rpc.Code, "Invalid arguments: %s", rest)
+		}
+		return rpc
+	}
+	return rpcError(jsonrpc.CodeInternalError, "%s", err.Error())
+}
+
+// resolve is the original's resolvePath over fsmcp's sandbox: a path
+// relative to the project root (the first allowed directory), absolute
+// ones refused with -32602, escapes (by "..", a prefix sibling or a
+// symlink) with -32600.
+func resolve(c *profile.Call, rel string) (*sandbox.Path, error) {
+	if filepath.IsAbs(rel) {
+		return nil, errAbsolute
+	}
+	if strings.ContainsRune(rel, 0) {
+		return nil, rpcError(jsonrpc.CodeInvalidParams, "Path must not contain NUL bytes.")
+	}
+	if rel == "" {
+		rel = "."
+	}
+	p, err := c.Resolve(rel)
+	if err != nil {
+		if fault.KindOf(err) == fault.Outside {
+			return nil, errTraversal
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+// itemError is an error as a batch item shows it: a coded error as the
+// TypeScript SDK's McpError prints it ("MCP error -32602: …").
+func itemError(err error) (string, bool) {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		return fmt.Sprintf("MCP error %d: %s", rpc.Code, rpc.Message), true
+	}
+	return "", false
+}
+
+// jsonText is JSON.stringify(v, null, 2) as one text content.
+func jsonText(v any) (*mcp.CallToolResult, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return profile.Text(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// slash writes a path with forward slashes, as the original echoes them.
+func slash(p string) string { return strings.ReplaceAll(p, `\`, "/") }
+
+func boolp(b bool) *bool { return &b }
+
+func readOnly(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: boolp(false)}
+}
+
+func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, DestructiveHint: boolp(destructive), IdempotentHint: idempotent, OpenWorldHint: boolp(false)}
+}
+
+// nonEmpty is Zod's .min(1) on an array.
+func nonEmpty[T any](field, what string, list []T) error {
+	if len(list) == 0 {
+		return invalidArgs(field, what+" array cannot be empty")
+	}
+	return nil
+}

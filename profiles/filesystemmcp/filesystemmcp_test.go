@@ -1,0 +1,19 @@
+package filesystemmcp
+
+import (
+	"testing"
+
+	"github.com/fsmcp/fsmcp/internal/profiletest"
+	"github.com/fsmcp/fsmcp/profile"
+)
+
+func TestToolSnapshots(t *testing.T) {
+	profiletest.Snapshots(t, Table(), "__toolsnaps__")
+}
+
+// The golden exchanges, checked against the original's handlers
+// (src/handlers/*.ts at v0.4.13) and ../shared/reference/seed-systems.md
+// (003).
+func TestGolden(t *testing.T) {
+	profiletest.Golden(t, []*profile.Table{Table()}, "testdata/*.txtar")
+}

@@ -1,0 +1,7 @@
+package sandbox
+
+// Chown changes the owner and group (-1 keeps one), following symlinks
+// inside the root, as os.Root.Chown does.
+func (p *Path) Chown(uid, gid int) error {
+	return describe(p.Abs, p.Root.fs.Chown(p.Rel, uid, gid))
+}
