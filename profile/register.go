@@ -71,7 +71,7 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 	if err := Check(tables); err != nil {
 		return err
 	}
-	var shapes []func(mcp.Result) mcp.Result
+	var shapes, lists []func(mcp.Result) mcp.Result
 	served := map[string]bool{}
 	var unknown func(string) error
 	for _, tab := range tables {
@@ -99,9 +99,15 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 		if tab.Initialize != nil {
 			shapes = append(shapes, tab.Initialize)
 		}
+		if tab.ListTools != nil {
+			lists = append(lists, tab.ListTools)
+		}
 	}
 	if len(shapes) > 0 {
 		s.AddReceivingMiddleware(reshapeInitialize(shapes))
+	}
+	if len(lists) > 0 {
+		s.AddReceivingMiddleware(reshapeToolList(lists))
 	}
 	if unknown != nil {
 		s.AddReceivingMiddleware(unknownTool(served, unknown))
@@ -128,6 +134,35 @@ func reshapeInitialize(shapes []func(mcp.Result) mcp.Result) mcp.Middleware {
 			return res, nil
 		}
 	}
+}
+
+// reshapeToolList applies the tables' ListTools shapes, in order, to the
+// tools/list answer.
+func reshapeToolList(shapes []func(mcp.Result) mcp.Result) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			if _, ok := res.(*mcp.ListToolsResult); ok {
+				for _, shape := range shapes {
+					res = shape(res)
+				}
+			}
+			return res, nil
+		}
+	}
+}
+
+// UnknownMethod is the first table's UnknownMethod (nil: none has one).
+func UnknownMethod(tables []*Table) func(string) string {
+	for _, t := range tables {
+		if t.UnknownMethod != nil {
+			return t.UnknownMethod
+		}
+	}
+	return nil
 }
 
 // unknownTool answers a tools/call naming no served tool the table's way,
