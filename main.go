@@ -79,9 +79,9 @@ func run(args []string, stderr *os.File) int {
 	defer sb.Close()
 
 	srv, err := server.New(server.Config{
-		Name:      "fsmcp",
-		Version:   buildVersion(),
-		ReadOnly:  opts.readOnly,
+		Name:     "fsmcp",
+		Version:  buildVersion(),
+		ReadOnly: opts.readOnly,
 		// Over stdio _meta.allowed_dirs adds to the DIRs, as in fsMCP: the
 		// host that started fsmcp could have named any directory anyway.
 		TrustMeta: opts.trustMeta || opts.transport == "stdio",
