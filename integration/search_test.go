@@ -120,6 +120,11 @@ func TestSearchToolsRefusals(t *testing.T) {
 		mustFail(t, cs, "fs_grep", map[string]any{"pattern": "a(?=b)"}, "look-around")
 		mustFail(t, cs, "fs_grep", map[string]any{"pattern": `(a)\1`}, "backreference")
 		mustFail(t, cs, "fs_grep", map[string]any{"pattern": "x", "type": "nosuchtype"}, "unrecognized file type")
+		// A symlink out of the root in the pattern's static part is not
+		// followed (fsMCP's fail-closed test, fs_glob "link/*").
+		if out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "dir-out/*"}); out != "" {
+			t.Errorf("fs_glob dir-out/* followed the link out of the root: %q", out)
+		}
 		out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "**/*"})
 		for _, bad := range []string{"secret1", "top secret", "/.git/", "link-out", "dir-out", "link-in", "drop.log"} {
 			if strings.Contains(out, bad) {

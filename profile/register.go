@@ -10,8 +10,7 @@ import (
 )
 
 // Check reports why tables cannot be served together: two define the same
-// tool or method name (the error names both), or they speak different
-// wires.
+// tool or method name (the error names both).
 func Check(tables []*Table) error {
 	owner := map[string]string{}
 	for _, t := range tables {
@@ -38,15 +37,14 @@ func Check(tables []*Table) error {
 	return nil
 }
 
-// WireOf is the wire the tables speak; they must agree.
+// WireOf is the wire the tables speak: Plain when any table needs it (the
+// plain front also serves standard MCP clients as before), else Standard.
+// The error is for future wires that cannot be served together.
 func WireOf(tables []*Table) (Wire, error) {
-	if len(tables) == 0 {
-		return Standard, nil
-	}
-	w := tables[0].Wire
-	for _, t := range tables[1:] {
-		if t.Wire != w {
-			return w, fmt.Errorf("profiles %s and %s speak different wires; serve them separately", tables[0].Name, t.Name)
+	w := Standard
+	for _, t := range tables {
+		if t.Wire == Plain {
+			w = Plain
 		}
 	}
 	return w, nil

@@ -83,7 +83,9 @@ const (
 	// Standard is MCP as the go-sdk serves it.
 	Standard Wire = iota
 	// Plain is the seeds' plain JSON-RPC front: initialize optional, calls
-	// before it answered, shutdown and exit (built in package wire).
+	// before it answered, shutdown and exit (built in package wire). It
+	// serves standard MCP clients as before, so a union with a Standard
+	// table speaks it.
 	Plain
 )
 

@@ -41,6 +41,9 @@ func Table() *profile.Table {
 		UnknownTool:   func(name string) error { return fmt.Errorf("unknown tool: %s", name) },
 		UnknownMethod: func(method string) string { return "method not found: " + method },
 		ExtraArgs:     profile.IgnoreExtra,
+		// fsMCP answers tools/call without initialize (its own tests and
+		// simple hosts never send it): the plain front lets them.
+		Wire: profile.Plain,
 	}
 }
 
