@@ -19,8 +19,10 @@ const usage = `fsmcp: safe, fast file access for AI agents over MCP.
 
 Usage: fsmcp [flags] [DIR ...]
 
-The DIRs (and every --allowed-dir) are the allowed roots; with none, the
-current directory is the only root.
+The DIRs (and every --allowed-dir) are the allowed roots. With none, fsmcp
+fails closed: the roots come from the client (its MCP roots, or
+_meta.allowed_dirs on a call), and a call with neither is refused. fsmcp
+never serves the current directory unasked; name it (fsmcp .) to serve it.
 
 Flags:
   --allowed-dir DIR       add an allowed root (repeatable)
@@ -33,7 +35,8 @@ Flags:
   --no-auth               serve http without any token (env FSMCP_NO_AUTH=1): any local
                           process, a sandboxed shell included, can then use the files
   --read-only             offer no tool that writes, moves, deletes or runs commands
-  --trust-meta            let _meta.allowed_dirs add roots (default: it can only narrow them)
+  --trust-meta            over http, let _meta.allowed_dirs add roots (default: it only narrows
+                          them; over stdio it adds to them, as in fsMCP)
   --resources             serve the roots' files as MCP resources (file:// URIs, subscriptions)
   --shell MODE            fs_bash: sandboxed (Landlock-confined to the roots; the default where
                           the kernel has Landlock), on (unconfined; the default elsewhere), off (no fs_bash)
@@ -56,7 +59,7 @@ var errHelp = errors.New("help requested")
 // options is the parsed command line.
 type options struct {
 	roots      []string
-	rootsGiven bool // DIRs or --allowed-dir given, not the default
+	rootsGiven bool // DIRs or --allowed-dir given (none: the client's roots)
 	transport  string
 	listen     string
 	authToken  string
@@ -128,9 +131,6 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	}
 	o.roots = append(positional, dirs...)
 	o.rootsGiven = len(o.roots) > 0
-	if len(o.roots) == 0 {
-		o.roots = []string{"."}
-	}
 
 	switch o.searchBackend {
 	case "auto", "rg", "find", "native":

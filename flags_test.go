@@ -24,7 +24,8 @@ func TestParseArgs(t *testing.T) {
 		t.Errorf("limits %+v", o.limits)
 	}
 	o, _ = parseArgs(nil, func(string) string { return "" })
-	if len(o.roots) != 1 || o.roots[0] != "." || o.transport != "stdio" {
+	// No DIR: no root (fail closed), never the current directory.
+	if len(o.roots) != 0 || o.rootsGiven || o.transport != "stdio" {
 		t.Errorf("defaults: %+v", o)
 	}
 	for _, bad := range [][]string{{"--transport", "ws"}, {"--max-output", "-1"}, {"--timeout", "soon"}, {"--max-file-size", "ten"}, {"--nope"}} {

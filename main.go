@@ -72,20 +72,22 @@ func run(args []string, stderr *os.File) int {
 			log.Warn("skipping allowed directory", "error", e)
 		}
 	}
-	if len(sb.Roots()) == 0 {
+	if opts.rootsGiven && len(sb.Roots()) == 0 {
 		fmt.Fprintf(stderr, "fsmcp: no usable allowed directory among %s\n", strings.Join(opts.roots, ", "))
 		return exitUsage
 	}
 	defer sb.Close()
 
 	srv, err := server.New(server.Config{
-		Name:      "fsmcp",
-		Version:   buildVersion(),
-		ReadOnly:  opts.readOnly,
-		TrustMeta: opts.trustMeta,
+		Name:     "fsmcp",
+		Version:  buildVersion(),
+		ReadOnly: opts.readOnly,
+		// Over stdio _meta.allowed_dirs adds to the DIRs, as in fsMCP: the
+		// host that started fsmcp could have named any directory anyway.
+		TrustMeta: opts.trustMeta || opts.transport == "stdio",
 		Resources: opts.resources,
 		Limits:    opts.limits,
-		// With no DIR given, a client that offers MCP roots chooses them.
+		// With no DIR given, the client's MCP roots are the roots.
 		ClientRoots: !opts.rootsGiven,
 		Shell:       opts.shell,
 		Searcher:    searcher,
@@ -97,7 +99,12 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer srv.Close()
 
-	log.Info("fsmcp starting", "roots", sb.Roots(), "search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)
+	if opts.rootsGiven {
+		log.Info("fsmcp starting", "roots", sb.Roots(), "search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)
+	} else {
+		log.Info("fsmcp starting with no directory: the roots come from the client (MCP roots or _meta.allowed_dirs); calls without them are refused",
+			"search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)
+	}
 	if !opts.readOnly {
 		log.Info(shell.Describe(opts.shell))
 	}

@@ -15,6 +15,9 @@ type FormatOptions struct {
 	// Separators prints "--" between non-adjacent groups of lines in
 	// Content mode, as rg does when context lines were asked for.
 	Separators bool
+	// NoPath leaves the path out of Count and Content entries ("3",
+	// "1:text"), as rg does when it searches one file.
+	NoPath bool
 }
 
 // Format renders r's entries the way rg prints them, one entry per line:
@@ -39,8 +42,10 @@ func Format(r *Result, o FormatOptions) string {
 		case FilesWithMatches:
 			b.WriteString(e.Path)
 		case Count:
-			b.WriteString(e.Path)
-			b.WriteByte(':')
+			if !o.NoPath {
+				b.WriteString(e.Path)
+				b.WriteByte(':')
+			}
 			b.WriteString(strconv.Itoa(e.Count))
 		case Content:
 			if o.Separators && i > 0 && (e.Path != prevPath || e.Line != prevLine+1) {
@@ -50,8 +55,10 @@ func Format(r *Result, o FormatOptions) string {
 			if e.Context {
 				sep = '-'
 			}
-			b.WriteString(e.Path)
-			b.WriteByte(sep)
+			if !o.NoPath {
+				b.WriteString(e.Path)
+				b.WriteByte(sep)
+			}
 			if o.LineNumbers {
 				b.WriteString(strconv.Itoa(e.Line))
 				b.WriteByte(sep)

@@ -337,6 +337,12 @@ func globBase(path, pattern string) (base, rest string, ok bool) {
 	if err != nil || !fi.IsDir() {
 		return "", "", false
 	}
+	// path is real (symlinks resolved); a symlink in the pattern's static
+	// prefix ("link/*") is not followed, as no walk follows one: it could
+	// lead out of the roots.
+	if real, err := filepath.EvalSymlinks(base); err != nil || real != filepath.Clean(base) {
+		return "", "", false
+	}
 	return base, rest, true
 }
 

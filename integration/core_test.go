@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
@@ -76,9 +75,10 @@ func TestReadOnlyModeRemovesWriters(t *testing.T) {
 		if !slices.Contains(names, "fs_read") {
 			t.Errorf("--read-only lost fs_read: %v", names)
 		}
-		_, err := callRaw(cs, "fs_write", map[string]any{"file_path": tr.path("new.txt"), "content": "x"}, nil)
-		if err == nil {
-			t.Fatal("fs_write was callable in --read-only mode")
+		// fsMCP answers a tool it does not serve with an isError result.
+		res, err := callRaw(cs, "fs_write", map[string]any{"file_path": tr.path("new.txt"), "content": "x"}, nil)
+		if err != nil || !res.IsError || testenv.Text(res) != "unknown tool: fs_write" {
+			t.Fatalf("fs_write in --read-only mode: %v %q", err, testenv.Text(res))
 		}
 		if _, statErr := os.Stat(tr.path("new.txt")); statErr == nil {
 			t.Fatal("fs_write wrote in --read-only mode")
@@ -178,7 +178,10 @@ func TestEditKeepsCRLFAndMissingNewline(t *testing.T) {
 	})
 }
 
-func TestMalformedCallsAreInvalidParams(t *testing.T) {
+// TestMalformedCallsAreIsErrorResults: invalid arguments come back as
+// isError results the model can read (MCP 2025-11-25, SEP-1303), as in
+// fsMCP; unknown arguments are ignored.
+func TestMalformedCallsAreIsErrorResults(t *testing.T) {
 	tr := newTree(t)
 	each(t, func(t *testing.T, connect func(...string) *mcp.ClientSession) {
 		cs := connect(tr.root)
@@ -187,11 +190,13 @@ func TestMalformedCallsAreInvalidParams(t *testing.T) {
 			{"file_path": 42},                   // mistyped
 			{"file_path": "/x", "limit": "ten"}, // mistyped optional
 		} {
-			_, err := callRaw(cs, "fs_read", args, nil)
-			var werr *jsonrpc.Error
-			if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
-				t.Errorf("fs_read(%v) error = %v, want JSON-RPC -32602", args, err)
+			res, err := callRaw(cs, "fs_read", args, nil)
+			if err != nil || !res.IsError || !strings.HasPrefix(testenv.Text(res), "invalid arguments: ") {
+				t.Errorf("fs_read(%v) = %v %v, want an isError result", args, res, err)
 			}
+		}
+		if out := mustCall(t, cs, "fs_read", map[string]any{"file_path": tr.path("a.txt"), "bogus": 1}); !strings.Contains(out, needle) {
+			t.Errorf("an unknown argument was not ignored: %q", out)
 		}
 	})
 }
@@ -237,12 +242,26 @@ func TestRootThroughSymlinkByBothNames(t *testing.T) {
 	})
 }
 
+// TestMetaAllowedDirsNarrows: with DIRs, _meta.allowed_dirs narrows them
+// over HTTP (any token holder can send it) and adds to them over stdio, as
+// in fsMCP (SPEC §2).
 func TestMetaAllowedDirsNarrows(t *testing.T) {
 	tr := newTree(t)
 	each(t, func(t *testing.T, connect func(...string) *mcp.ClientSession) {
 		cs := connect(tr.root)
+		stdio := strings.HasSuffix(t.Name(), "/stdio")
 		meta := map[string]any{"allowed_dirs": []any{tr.path("sub")}}
 		res, err := callRaw(cs, "fs_read", map[string]any{"file_path": tr.path("a.txt")}, meta)
+		if stdio {
+			if err != nil || res.IsError {
+				t.Fatalf("over stdio allowed_dirs adds to the DIRs: %v %q", err, testenv.Text(res))
+			}
+			res, err = callRaw(cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.outside, "secret.txt")}, map[string]any{"allowed_dirs": []any{tr.outside}})
+			if err != nil || res.IsError {
+				t.Fatalf("over stdio allowed_dirs adds a directory: %v %q", err, testenv.Text(res))
+			}
+			return
+		}
 		if err != nil || !res.IsError || !strings.Contains(testenv.Text(res), "outside allowed directories") {
 			t.Fatalf("narrowed call read a file outside allowed_dirs: %v %q", err, testenv.Text(res))
 		}

@@ -42,7 +42,12 @@ func (b *lockedBuffer) String() string {
 
 func startRaw(t *testing.T, args ...string) *rawServer {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	return startCmd(t, exec.Command(binary, args...))
+}
+
+// startCmd starts cmd (the fsmcp binary) as a raw stdio server.
+func startCmd(t *testing.T, cmd *exec.Cmd) *rawServer {
+	t.Helper()
 	cmd.Env = append(os.Environ(), "PATH="+modes(t)[0].path)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = io.MultiWriter(&testLog{t: t, prefix: "fsmcp: "}, stderr)

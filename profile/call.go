@@ -7,8 +7,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
+
+// ErrNoRoots refuses a call when fsmcp was started without a directory and
+// the client gave none either (SPEC §2: fail closed, never the current
+// directory): it says how to give one.
+var ErrNoRoots = fault.New(fault.Outside, "no allowed directories: start fsmcp with a directory (fsmcp /path/to/project), or send MCP roots or _meta.allowed_dirs")
 
 // Call is what a handler gets besides its typed input.
 type Call struct {
@@ -58,10 +64,25 @@ func (c *Call) Path(path string) string {
 	return path
 }
 
+// Roots are the real paths of the call's roots; ErrNoRoots when there are
+// none.
+func (c *Call) Roots() ([]string, error) {
+	roots := c.Sandbox.Roots()
+	if len(roots) == 0 {
+		return nil, ErrNoRoots
+	}
+	return roots, nil
+}
+
 // Resolve contains a client's path in the call's sandbox, after the path
-// rule.
+// rule. With no roots at all it is ErrNoRoots, after the path's own checks
+// (a relative path is still told it must be absolute).
 func (c *Call) Resolve(path string) (*sandbox.Path, error) {
-	return c.Sandbox.Resolve(c.Path(path))
+	p, err := c.Sandbox.Resolve(c.Path(path))
+	if err != nil && sandbox.IsOutside(err) && len(c.Sandbox.Roots()) == 0 {
+		return nil, ErrNoRoots
+	}
+	return p, err
 }
 
 // SearchPaths resolves a tool's optional path into the real, contained
@@ -70,10 +91,13 @@ func (c *Call) Resolve(path string) (*sandbox.Path, error) {
 // (sandbox.RealPath); the walk itself never follows a symlink.
 func (c *Call) SearchPaths(path string) ([]string, error) {
 	if path == "" {
-		return c.Sandbox.Roots(), nil
+		return c.Roots()
 	}
 	real, err := c.Sandbox.RealPath(c.Path(path))
 	if err != nil {
+		if sandbox.IsOutside(err) && len(c.Sandbox.Roots()) == 0 {
+			return nil, ErrNoRoots
+		}
 		return nil, err
 	}
 	return []string{real}, nil

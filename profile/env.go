@@ -26,11 +26,15 @@ type Limits struct {
 
 // Env is what every tool handler may use, the same for every profile.
 type Env struct {
-	Sandbox   *sandbox.Sandbox
-	Limits    Limits
-	TrustMeta bool // _meta.allowed_dirs may add roots, not only narrow them
-	// ClientRoots: no DIR was given, so a client's MCP roots, when it
-	// offers them, replace the default root.
+	Sandbox *sandbox.Sandbox
+	Limits  Limits
+	// TrustMeta: _meta.allowed_dirs may add roots, not only narrow them
+	// (stdio, where the host that started fsmcp could name any directory
+	// anyway, or --trust-meta). With no root at all it is the allowed set
+	// whatever this says.
+	TrustMeta bool
+	// ClientRoots: no DIR was given (Sandbox has no root), so a client's
+	// MCP roots, when it offers them, are the roots.
 	ClientRoots bool
 	Log         *slog.Logger
 	Sessions    *Sessions

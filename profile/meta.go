@@ -12,8 +12,10 @@ import (
 // convention) scopes one call to some directories.
 const MetaAllowedDirs = "allowed_dirs"
 
-// sandboxFor returns the sandbox in force for a call: base, narrowed (or,
-// with --trust-meta, extended) by _meta.allowed_dirs when the call has it.
+// sandboxFor returns the sandbox in force for a call when it has
+// _meta.allowed_dirs (SPEC §2): with no root at all (no DIR, no client
+// roots) the list is the allowed set; with roots it adds to them when
+// TrustMeta (stdio, or --trust-meta) and otherwise only narrows them.
 func (e *Env) sandboxFor(base *sandbox.Sandbox, req *mcp.CallToolRequest) (*sandbox.Sandbox, error) {
 	raw, ok := req.Params.Meta[MetaAllowedDirs]
 	if !ok || raw == nil {
@@ -31,7 +33,7 @@ func (e *Env) sandboxFor(base *sandbox.Sandbox, req *mcp.CallToolRequest) (*sand
 		}
 		dirs = append(dirs, s)
 	}
-	if e.TrustMeta {
+	if e.TrustMeta || len(base.Roots()) == 0 {
 		return base.Extend(dirs)
 	}
 	return base.Narrow(dirs)

@@ -10,8 +10,7 @@ import (
 )
 
 // Check reports why tables cannot be served together: two define the same
-// tool or method name (the error names both), or they speak different
-// wires.
+// tool or method name (the error names both).
 func Check(tables []*Table) error {
 	owner := map[string]string{}
 	for _, t := range tables {
@@ -38,15 +37,14 @@ func Check(tables []*Table) error {
 	return nil
 }
 
-// WireOf is the wire the tables speak; they must agree.
+// WireOf is the wire the tables speak: Plain when any table needs it (the
+// plain front also serves standard MCP clients as before), else Standard.
+// The error is for future wires that cannot be served together.
 func WireOf(tables []*Table) (Wire, error) {
-	if len(tables) == 0 {
-		return Standard, nil
-	}
-	w := tables[0].Wire
-	for _, t := range tables[1:] {
-		if t.Wire != w {
-			return w, fmt.Errorf("profiles %s and %s speak different wires; serve them separately", tables[0].Name, t.Name)
+	w := Standard
+	for _, t := range tables {
+		if t.Wire == Plain {
+			w = Plain
 		}
 	}
 	return w, nil
@@ -71,7 +69,7 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 	if err := Check(tables); err != nil {
 		return err
 	}
-	var shapes []func(mcp.Result) mcp.Result
+	var shapes, lists []func(mcp.Result) mcp.Result
 	served := map[string]bool{}
 	var unknown func(string) error
 	for _, tab := range tables {
@@ -99,9 +97,15 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 		if tab.Initialize != nil {
 			shapes = append(shapes, tab.Initialize)
 		}
+		if tab.ListTools != nil {
+			lists = append(lists, tab.ListTools)
+		}
 	}
 	if len(shapes) > 0 {
 		s.AddReceivingMiddleware(reshapeInitialize(shapes))
+	}
+	if len(lists) > 0 {
+		s.AddReceivingMiddleware(reshapeToolList(lists))
 	}
 	if unknown != nil {
 		s.AddReceivingMiddleware(unknownTool(served, unknown))
@@ -128,6 +132,35 @@ func reshapeInitialize(shapes []func(mcp.Result) mcp.Result) mcp.Middleware {
 			return res, nil
 		}
 	}
+}
+
+// reshapeToolList applies the tables' ListTools shapes, in order, to the
+// tools/list answer.
+func reshapeToolList(shapes []func(mcp.Result) mcp.Result) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			if _, ok := res.(*mcp.ListToolsResult); ok {
+				for _, shape := range shapes {
+					res = shape(res)
+				}
+			}
+			return res, nil
+		}
+	}
+}
+
+// UnknownMethod is the first table's UnknownMethod (nil: none has one).
+func UnknownMethod(tables []*Table) func(string) string {
+	for _, t := range tables {
+		if t.UnknownMethod != nil {
+			return t.UnknownMethod
+		}
+	}
+	return nil
 }
 
 // unknownTool answers a tools/call naming no served tool the table's way,

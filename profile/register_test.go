@@ -33,8 +33,12 @@ func TestCheckNamesBothProfiles(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "alpha") || !strings.Contains(err.Error(), "beta") || !strings.Contains(err.Error(), `"say"`) {
 		t.Errorf("clash: %v", err)
 	}
+	// The plain front serves standard clients too: the union speaks it.
 	c := &profile.Table{Name: "gamma", Wire: profile.Plain}
-	if err := profile.Check([]*profile.Table{a, c}); err == nil || !strings.Contains(err.Error(), "wires") {
-		t.Errorf("wire clash: %v", err)
+	if err := profile.Check([]*profile.Table{a, c}); err != nil {
+		t.Errorf("standard and plain: %v", err)
+	}
+	if w, _ := profile.WireOf([]*profile.Table{a, c}); w != profile.Plain {
+		t.Errorf("standard and plain serve %v, want Plain", w)
 	}
 }

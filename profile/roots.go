@@ -15,12 +15,13 @@ import (
 // sessionRootsKey holds a session's pending or fetched client roots.
 const sessionRootsKey = "roots"
 
-// A client's MCP roots replace the default root when the server was started
-// without any DIR (Env.ClientRoots) and the client offers them. They are
-// fetched when the session is initialized and again after
-// roots/list_changed — never inside a tool call, which the 2026-07-28
-// protocol forbids (roots are deprecated there, so such clients keep the
-// default root). A call waits for a fetch in flight.
+// A client's MCP roots are the roots when the server was started without
+// any DIR (Env.ClientRoots) and the client offers them. They are fetched
+// when the session is initialized and again after roots/list_changed —
+// never inside a tool call, which the 2026-07-28 protocol forbids (roots
+// are deprecated there, so such clients scope calls with
+// _meta.allowed_dirs). A call waits for a fetch in flight. With neither,
+// the sandbox has no root and path tools refuse (ErrNoRoots).
 
 // FetchRoots starts fetching the session's roots, when that applies.
 func (d *Env) FetchRoots(ss *mcp.ServerSession) {
@@ -36,7 +37,7 @@ func (d *Env) FetchRoots(ss *mcp.ServerSession) {
 }
 
 // baseSandbox is the sandbox a session starts from: the client's roots when
-// they apply, else the server's.
+// they apply, else the server's (with no DIR, one without roots).
 func (d *Env) baseSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.Sandbox, error) {
 	v, ok := d.Sessions.Lookup(ss, sessionRootsKey)
 	if !ok {
@@ -52,7 +53,7 @@ func (d *Env) baseSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.
 		return nil, f.err
 	}
 	if f.sb == nil {
-		return d.Sandbox, nil // the client named no directory: keep the default
+		return d.Sandbox, nil // the client named no directory: keep the server's
 	}
 	return f.sb, nil
 }

@@ -29,6 +29,11 @@ type Table struct {
 	// profiles are served; return a wrapper (see Reshape). nil keeps the
 	// standard answer.
 	Initialize func(res mcp.Result) mcp.Result
+	// ListTools reshapes the tools/list answer (fsMCP's category on each
+	// tool): res is *mcp.ListToolsResult, or already another table's
+	// wrapper when several profiles are served; return a wrapper (see
+	// Reshape) that touches only this table's tools. nil keeps it.
+	ListTools func(res mcp.Result) mcp.Result
 	// Resources, when --resources is on, shapes the resource answers.
 	Resources *ResourceShape
 	// Wire is the framing the profile's clients speak.
@@ -38,6 +43,11 @@ type Table struct {
 	// *jsonrpc.Error a protocol error with its code (peekaboo's -32601).
 	// nil keeps the SDK's answer. With several tables the first wins.
 	UnknownTool func(name string) error
+	// UnknownMethod is the message of the -32601 a request naming no
+	// method gets, on the stdio front (the SDK answers it before any
+	// middleware: `method not found: "X"`). nil keeps the SDK's. With
+	// several tables the first wins.
+	UnknownMethod func(method string) string
 	// ExtraArgs is what happens to arguments a tool's schema does not
 	// name: refused with -32602 (RefuseExtra, the default: zod .strict()
 	// servers), or dropped before validation and left out of the schema's
@@ -73,7 +83,9 @@ const (
 	// Standard is MCP as the go-sdk serves it.
 	Standard Wire = iota
 	// Plain is the seeds' plain JSON-RPC front: initialize optional, calls
-	// before it answered, shutdown and exit (built in package wire).
+	// before it answered, shutdown and exit (built in package wire). It
+	// serves standard MCP clients as before, so a union with a Standard
+	// table speaks it.
 	Plain
 )
 

@@ -115,9 +115,10 @@ func (s *Server) Close() { s.deps.Sessions.Close() }
 // in flight when input ends get --timeout and a little more to answer.
 func (s *Server) ServeStdio(ctx context.Context) error {
 	return wire.Serve(ctx, s.MCP, &wire.Stdio{Options: wire.Options{
-		Drain: s.cfg.Limits.Timeout + drainGrace,
-		Plain: s.cfg.Plain,
-		Log:   s.log,
+		Drain:          s.cfg.Limits.Timeout + drainGrace,
+		Plain:          s.cfg.Plain,
+		MethodNotFound: profile.UnknownMethod(s.cfg.Profiles),
+		Log:            s.log,
 	}})
 }
 

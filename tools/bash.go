@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -37,20 +39,26 @@ func Bash() profile.Tool {
 		if in.Timeout < 0 {
 			return nil, profile.InvalidParams("invalid arguments: timeout must be a positive number of milliseconds")
 		}
-		sess, err := shellSession(c, c.Sandbox.Roots())
+		roots, err := c.Roots() // no root: nowhere to start, refused
+		if err != nil {
+			return nil, err
+		}
+		sess, err := shellSession(c, roots)
 		if err != nil {
 			return nil, err
 		}
 		if in.Description != "" {
 			c.Log.Debug("fs_bash", "description", in.Description)
 		}
-		res, err := sess.RunWithin(ctx, c.Sandbox.Roots(), in.Command, time.Duration(in.Timeout)*time.Millisecond)
+		res, err := sess.RunWithin(ctx, roots, in.Command, time.Duration(in.Timeout)*time.Millisecond)
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.New("the call was cancelled before the shell was free")
 			}
 			return nil, err
 		}
+		// fsMCP trims the output's trailing newlines (and spaces).
+		res.Output = strings.TrimRightFunc(res.Output, unicode.IsSpace)
 		out := profile.Text(res.Text())
 		out.IsError = res.Failed()
 		return out, nil

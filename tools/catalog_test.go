@@ -45,7 +45,8 @@ func TestCatalogErrors(t *testing.T) {
 	missing := filepath.Join(e.Root, "missing")
 	e.ProtocolError("fs_catalog", map[string]any{"target_dir": missing, "output_file": filepath.Join(e.Root, "c.tsv")}, 1002, "Target directory not found: "+missing)
 	e.ProtocolError("fs_catalog", map[string]any{"target_dir": a, "output_file": filepath.Join(e.Root, "c.tsv")}, 1002, "Target directory not found: "+a)
-	e.ProtocolError("fs_catalog", map[string]any{"output_file": filepath.Join(e.Root, "c.tsv")}, -32602, "")
+	// An argument error is an isError result the model can read (SEP-1303).
+	e.Fails("fs_catalog", map[string]any{"output_file": filepath.Join(e.Root, "c.tsv")}, "target_dir")
 	// A dangling link as output counts as existing: nothing is created through it.
 	e.ProtocolError("fs_catalog", map[string]any{"target_dir": e.Root, "output_file": filepath.Join(e.Root, "dangling")}, 1001, "")
 	e.Fails("fs_catalog", map[string]any{"target_dir": e.Root, "output_file": filepath.Join(e.Root, "nodir", "c.tsv")}, "does not exist")

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
 )
@@ -50,11 +53,17 @@ func Edit() profile.Tool {
 		default:
 			edits = []files.Edit{{Old: *in.OldString, New: *in.NewString, ReplaceAll: in.ReplaceAll}}
 		}
+		if !filepath.IsAbs(in.FilePath) {
+			return nil, errNotAbsolute // fsMCP's words for fs_write and fs_edit
+		}
 		p, err := c.Resolve(in.FilePath)
 		if err != nil {
 			return nil, err
 		}
 		_, _, n, err := files.EditFile(p, edits, c.Limits.MaxFileSize, false)
+		if fault.KindOf(err) == fault.NotUnique && !strings.HasSuffix(err.Error(), ".") {
+			return nil, errors.New(err.Error() + ".") // fsMCP's sentence ends with a full stop
+		}
 		if err != nil {
 			return nil, err
 		}

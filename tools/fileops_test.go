@@ -81,14 +81,12 @@ func TestListErrors(t *testing.T) {
 	e.Fails("fs_list", map[string]any{"path": e.Root + "/sub/../../outside"}, "outside allowed directories")
 }
 
+// Argument errors are isError results the model can read (SEP-1303), as
+// in fsMCP, not JSON-RPC -32602.
 func TestListSchemaErrors(t *testing.T) {
 	e := testenv.New(t)
-	if _, err := e.Call("fs_list", map[string]any{}); err == nil || !strings.Contains(err.Error(), "path") {
-		t.Errorf("missing path: %v, want -32602 naming path", err)
-	}
-	if _, err := e.Call("fs_list", map[string]any{"path": e.Root, "depth": "two"}); err == nil {
-		t.Errorf("mistyped depth accepted")
-	}
+	e.Fails("fs_list", map[string]any{}, "path")
+	e.Fails("fs_list", map[string]any{"path": e.Root, "depth": "two"}, "depth")
 }
 
 func TestStat(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
 )
@@ -45,6 +46,9 @@ func Glob() profile.Tool {
 			return nil, fmt.Errorf("invalid glob pattern %q", in.Pattern)
 		}
 		paths, err := c.SearchPaths(path)
+		if fault.KindOf(err) == fault.NotFound {
+			return nil, fmt.Errorf("directory not found: %s", path) // fsMCP's words
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +58,7 @@ func Glob() profile.Tool {
 			return nil, err
 		}
 		if len(g.Files) == 0 && !g.Partial {
-			return profile.Text("No files found."), nil
+			return profile.Text(""), nil // fsMCP answers no match with an empty text
 		}
 		if len(g.Files) == 0 {
 			return profile.Text(fmt.Sprintf("No files found in the part searched.\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)), nil
@@ -67,9 +71,12 @@ func Glob() profile.Tool {
 			b.WriteString(f.Path)
 		}
 		if g.Truncated() {
-			fmt.Fprintf(&b, "\n(showing %d of %d matches)", len(g.Files), g.Total)
+			fmt.Fprintf(&b, "\n\n(showing %d of %d matches)", len(g.Files), g.Total)
 		}
 		if g.Partial {
+			if !g.Truncated() {
+				b.WriteByte('\n')
+			}
 			fmt.Fprintf(&b, "\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)
 		}
 		return profile.Text(b.String()), nil

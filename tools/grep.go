@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -23,6 +24,7 @@ type grepIn struct {
 	After        *int   `json:"-A,omitempty" jsonschema:"Lines of context after each match (content mode)"`
 	Before       *int   `json:"-B,omitempty" jsonschema:"Lines of context before each match (content mode)"`
 	Context      *int   `json:"-C,omitempty" jsonschema:"Lines of context before and after each match (content mode)"`
+	ContextLines *int   `json:"context,omitempty" jsonschema:"Lines of context around matches (content mode only; the same as -C)"`
 	Multiline    bool   `json:"multiline,omitempty" jsonschema:"Let the pattern span lines; . also matches newlines"`
 	HeadLimit    int    `json:"head_limit,omitempty" jsonschema:"Return at most this many entries (lines, files or counts) of the whole result (default and maximum: --max-results)"`
 	Offset       int    `json:"offset,omitempty" jsonschema:"Skip this many entries of the whole result first (for paging)"`
@@ -44,7 +46,10 @@ func Grep() profile.Tool {
 		if err != nil {
 			return nil, profile.InvalidParams("%v", err)
 		}
-		for name, v := range map[string]*int{"-A": in.After, "-B": in.Before, "-C": in.Context} {
+		if in.Context == nil {
+			in.Context = in.ContextLines // fsMCP's name for -C
+		}
+		for name, v := range map[string]*int{"-A": in.After, "-B": in.Before, "-C": in.Context, "context": in.ContextLines} {
 			if v != nil && *v < 0 {
 				return nil, profile.InvalidParams("%s must not be negative", name)
 			}
@@ -85,16 +90,35 @@ func Grep() profile.Tool {
 			limit = in.HeadLimit
 		}
 		r, err := backend.Run(ctx, c.Searcher, q, in.Offset, limit)
+		if fault.KindOf(err) == fault.Invalid {
+			return nil, fmt.Errorf("grep error: %v", err) // fsMCP's words for a bad pattern
+		}
 		if err != nil {
 			return nil, err
 		}
 		lineNumbers := in.LineNumbers == nil || *in.LineNumbers
-		text := backend.Format(r, backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0})
+		text := backend.Format(r, backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0,
+			NoPath: oneFile(paths, r)})
 		if r.Partial && r.Total == 0 {
 			text = "No matches found in the part searched."
 		}
 		return profile.Text(text + grepNote(r, c.Limits.Timeout.String())), nil
 	})
+}
+
+// oneFile reports whether the search was of one file (not a directory),
+// whose lines rg prints without the path: its only path is the path of
+// every entry.
+func oneFile(paths []string, r *backend.Result) bool {
+	if len(paths) != 1 || len(r.Entries) == 0 {
+		return false
+	}
+	for _, e := range r.Entries {
+		if e.Path != paths[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // grepNote says what part of the result was shown and how to get more.
@@ -118,5 +142,5 @@ func grepNote(r *backend.Result, timeout string) string {
 	if len(notes) == 0 {
 		return ""
 	}
-	return "\n" + strings.Join(notes, "\n")
+	return "\n\n" + strings.Join(notes, "\n")
 }

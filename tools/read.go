@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
 )
@@ -46,6 +47,9 @@ func Read() profile.Tool {
 			return nil, err
 		}
 		lines, info, err := files.ReadText(p, in.Offset, limit, maxLineLen, c.Limits.MaxOutput-200)
+		if fault.KindOf(err) == fault.IsDir {
+			return nil, errors.New("path is a directory, not a file") // fsMCP's words
+		}
 		if err != nil {
 			return nil, err
 		}

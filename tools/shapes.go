@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"sync"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/profile"
@@ -12,7 +14,7 @@ var ContextSchema = map[string]any{
 	profile.MetaAllowedDirs: map[string]any{
 		"type":        "array",
 		"items":       map[string]any{"type": "string"},
-		"description": "Directories this token may access (absolute paths). They narrow the server's allowed directories.",
+		"description": "Directories this server is allowed to access",
 		"ui":          "directory-list",
 	},
 }
@@ -33,3 +35,38 @@ func advertiseContextSchema(res mcp.Result) mcp.Result {
 		}
 	})
 }
+
+// Categories of fsMCP's tools/list, by which its Relay host groups tools.
+const (
+	categoryFiles = "File System"
+	categoryShell = "Shell"
+)
+
+// withCategory puts fsMCP's `category` at the top level of each fsmcp tool
+// in tools/list (the SDK already lists them sorted by name, as fsMCP does).
+func withCategory(res mcp.Result) mcp.Result {
+	cats := categories()
+	return profile.Reshape(res, func(m map[string]any) {
+		list, _ := m["tools"].([]any)
+		for _, v := range list {
+			if t, ok := v.(map[string]any); ok {
+				if c, ok := cats[t["name"].(string)]; ok {
+					t["category"] = c
+				}
+			}
+		}
+	})
+}
+
+// categories maps each fsmcp tool to its category: Shell for the tools
+// that run commands, File System for the rest.
+var categories = sync.OnceValue(func() map[string]string {
+	cats := map[string]string{}
+	for _, t := range All() {
+		cats[t.Def.Name] = categoryFiles
+		if t.NeedsShell {
+			cats[t.Def.Name] = categoryShell
+		}
+	}
+	return cats
+})

@@ -3,13 +3,23 @@
 // backend/). One file per tool or tool family, each with a constructor
 // returning a profile.Tool; Table lists them all — start reading there.
 //
-// Error contract: a handler's plain error becomes an isError result whose
-// text is one sentence the user can act on (not found, outside the roots,
-// not unique). A *jsonrpc.Error becomes a protocol error with its code; the
-// runtime uses it for malformed calls (-32602).
+// The profile is a drop-in for fsMCP (seed 002): its tool names and
+// parameters, its wording, tools/list with each tool's category, unknown
+// tools and invalid arguments as isError results, unknown arguments
+// ignored, and _meta.allowed_dirs; README lists where it deliberately
+// differs.
+//
+// Error contract: a handler's error becomes an isError result whose text is
+// one sentence the user can act on (not found, outside the roots, not
+// unique), argument errors (-32602) included (SEP-1303: the model reads
+// them and retries). JSON-RPC errors are left for the protocol itself.
 package tools
 
 import (
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/profile"
@@ -21,11 +31,29 @@ const Name = "fsmcp"
 // Table is the fsmcp profile.
 func Table() *profile.Table {
 	return &profile.Table{
-		Name:       Name,
-		Tools:      All(),
-		Paths:      profile.Absolute,
-		Initialize: advertiseContextSchema,
+		Name:          Name,
+		Tools:         All(),
+		Paths:         profile.Absolute,
+		Errors:        argumentErrorsAsText,
+		Initialize:    advertiseContextSchema,
+		ListTools:     withCategory,
+		UnknownTool:   func(name string) error { return fmt.Errorf("unknown tool: %s", name) },
+		UnknownMethod: func(method string) string { return "method not found: " + method },
+		ExtraArgs:     profile.IgnoreExtra,
+		// fsMCP answers tools/call without initialize (its own tests and
+		// simple hosts never send it): the plain front lets them.
+		Wire: profile.Plain,
 	}
+}
+
+// argumentErrorsAsText turns a -32602 argument error into an isError
+// result the model can read (MCP 2025-11-25, SEP-1303), as fsMCP does.
+func argumentErrorsAsText(err error) error {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
+		return errors.New(rpc.Message)
+	}
+	return err
 }
 
 // All returns every fsmcp tool, in the order tools/list shows them.

@@ -121,8 +121,8 @@ func TestWatchErrors(t *testing.T) {
 	e.Fails("fs_watch", map[string]any{"path": filepath.Join(e.Base, "root_evil")}, "outside allowed directories")
 	e.Fails("fs_watch", map[string]any{"path": e.Root + "/../outside"}, "outside allowed directories")
 	e.Fails("fs_watch", map[string]any{"action": "poll", "watcher_id": "w99"}, "no watcher w99")
-	e.ProtocolError("fs_watch", map[string]any{"action": "poll"}, -32602, "")
-	e.ProtocolError("fs_watch", map[string]any{"action": "explode", "watcher_id": "w1"}, -32602, "")
+	e.Fails("fs_watch", map[string]any{"action": "poll"}, "watcher_id is required")
+	e.Fails("fs_watch", map[string]any{"action": "explode", "watcher_id": "w1"}, "action must be")
 	for i := range 8 {
 		startWatch(t, e, map[string]any{"path": e.Root})
 		_ = i

@@ -2,13 +2,18 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
 )
+
+// errNotAbsolute is fsMCP's refusal of a relative file_path.
+var errNotAbsolute = errors.New("file_path must be absolute")
 
 type writeIn struct {
 	FilePath string `json:"file_path" jsonschema:"Absolute path of the file to write"`
@@ -23,6 +28,9 @@ func Write() profile.Tool {
 			"The write is atomic (temporary file, then rename) and an existing file keeps its permissions.",
 		Annotations: writes("Write file", true, true),
 	}, func(ctx context.Context, c *profile.Call, in writeIn) (*mcp.CallToolResult, error) {
+		if !filepath.IsAbs(in.FilePath) {
+			return nil, errNotAbsolute // fsMCP's words for fs_write and fs_edit
+		}
 		p, err := c.Resolve(in.FilePath)
 		if err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -32,7 +33,7 @@ type conn struct {
 	exited    atomic.Bool // the client sent exit
 
 	mu       sync.Mutex
-	inflight map[jsonrpc.ID]struct{} // calls read and not yet answered
+	inflight map[jsonrpc.ID]string   // calls read and not yet answered: their method
 	asked    map[jsonrpc.ID]struct{} // the server's calls not yet answered
 	answered chan struct{}           // a call in flight was answered
 }
@@ -50,7 +51,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			switch m := msg.(type) {
 			case *jsonrpc.Request:
 				if m.IsCall() {
-					c.inflight[m.ID] = struct{}{}
+					c.inflight[m.ID] = m.Method
 				}
 			case *jsonrpc.Response:
 				delete(c.asked, m.ID)
@@ -117,6 +118,10 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Unlock()
 	}
 	resp, isResp := msg.(*jsonrpc.Response)
+	if isResp && c.opts.MethodNotFound != nil {
+		resp = c.reword(resp)
+		msg = resp
+	}
 	if isResp && c.plain != nil && c.plain.swallow(resp) {
 		c.settle(resp.ID)
 		return nil
@@ -130,6 +135,26 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.settle(resp.ID)
 	}
 	return err
+}
+
+// reword gives the SDK's answer to an unknown method (-32601
+// `method not found: "X"`) the message Options.MethodNotFound chooses.
+func (c *conn) reword(resp *jsonrpc.Response) *jsonrpc.Response {
+	var rpc *jsonrpc.Error
+	if resp.Error == nil || !errors.As(resp.Error, &rpc) || rpc.Code != jsonrpc.CodeMethodNotFound {
+		return resp
+	}
+	c.mu.Lock()
+	method, ok := c.inflight[resp.ID]
+	c.mu.Unlock()
+	// The SDK wraps its -32601 error; the message on the wire is the
+	// wrapper's.
+	if !ok || resp.Error.Error() != fmt.Sprintf("method not found: %q", method) {
+		return resp
+	}
+	r := *resp
+	r.Error = &jsonrpc.Error{Code: rpc.Code, Message: c.opts.MethodNotFound(method)}
+	return &r
 }
 
 // settle marks a call answered.

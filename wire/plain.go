@@ -48,7 +48,10 @@ func (p *Plain) params() json.RawMessage {
 	if info.Name == "" {
 		info = mcp.Implementation{Name: "plain-jsonrpc", Version: "0"}
 	}
-	data, _ := json.Marshal(&mcp.InitializeParams{ProtocolVersion: v, Capabilities: &mcp.ClientCapabilities{}, ClientInfo: &info})
+	// Capabilities are written as {}: an mcp.ClientCapabilities marshals
+	// as {"roots":{}}, which would claim roots and make the server ask a
+	// client that cannot answer.
+	data, _ := json.Marshal(map[string]any{"protocolVersion": v, "capabilities": map[string]any{}, "clientInfo": &info})
 	return data
 }
 

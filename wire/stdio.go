@@ -45,6 +45,10 @@ type Options struct {
 	Drain time.Duration
 	// Plain also serves plain JSON-RPC clients (nil: MCP clients only).
 	Plain *Plain
+	// MethodNotFound, when set, is the message of the -32601 answer to a
+	// request naming an unknown method, instead of the SDK's
+	// `method not found: "X"` (a profile's UnknownMethod).
+	MethodNotFound func(method string) string
 	// Log gets what the front drops (nil: nothing is logged).
 	Log *slog.Logger
 }
@@ -84,7 +88,7 @@ func (t *Stdio) Connect(context.Context) (mcp.Connection, error) {
 		incoming: make(chan jsonrpc.Message),
 		closed:   make(chan struct{}),
 		ended:    make(chan struct{}),
-		inflight: map[jsonrpc.ID]struct{}{},
+		inflight: map[jsonrpc.ID]string{},
 		asked:    map[jsonrpc.ID]struct{}{},
 		answered: make(chan struct{}, 1),
 	}

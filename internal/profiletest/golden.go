@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,10 @@ import (
 // A golden wire exchange is a txtar file:
 //
 //	comment: what the exchange pins down
-//	-- config --       optional, one word a line: read-only, resources, shell=off
+//	-- config --       optional, one word a line: read-only, resources, shell=off,
+//	                   no-dir (started without DIR: roots from the client),
+//	                   trust-meta (_meta.allowed_dirs adds roots, as over stdio),
+//	                   max-results=N
 //	-- root/a.txt --   files of the allowed directory ($ROOT)
 //	-- client --       JSON-RPC messages the client sends, in order ($ROOT expands)
 //	-- server --       what the server answers, one indented JSON value each
@@ -74,6 +78,7 @@ func runGolden(t *testing.T, tables []*profile.Table, file string) {
 		Limits: profile.Limits{MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000}}
 	var client []byte
 	serverAt := -1
+	noDir := false
 	for i, f := range ar.Files {
 		switch {
 		case f.Name == "config":
@@ -85,6 +90,16 @@ func runGolden(t *testing.T, tables []*profile.Table, file string) {
 					cfg.Resources = true
 				case "shell=off":
 					cfg.Shell = shell.ModeOff
+				case "no-dir":
+					noDir, cfg.ClientRoots = true, true
+				case "trust-meta":
+					cfg.TrustMeta = true
+				case "max-results=" + strings.TrimPrefix(w, "max-results="):
+					n, err := strconv.Atoi(strings.TrimPrefix(w, "max-results="))
+					if err != nil || n <= 0 {
+						t.Fatalf("config: %q: not a positive count", w)
+					}
+					cfg.Limits.MaxResults = n
 				default:
 					t.Fatalf("config: unknown word %q", w)
 				}
@@ -105,7 +120,11 @@ func runGolden(t *testing.T, tables []*profile.Table, file string) {
 			t.Fatalf("unknown section %q", f.Name)
 		}
 	}
-	got := exchange(t, cfg, root, client)
+	dirs := []string{root}
+	if noDir {
+		dirs = nil
+	}
+	got := exchange(t, cfg, dirs, client)
 	got = strings.ReplaceAll(got, root, "$ROOT")
 	if os.Getenv("UPDATE_GOLDEN") == "true" {
 		if serverAt < 0 {
@@ -128,9 +147,9 @@ func runGolden(t *testing.T, tables []*profile.Table, file string) {
 
 // exchange sends the client messages to a fresh server and returns what it
 // sent back, one indented JSON value per message.
-func exchange(t *testing.T, cfg server.Config, root string, client []byte) string {
-	sb, errs := sandbox.New([]string{root})
-	if len(errs) > 0 {
+func exchange(t *testing.T, cfg server.Config, dirs []string, client []byte) string {
+	sb, errs := sandbox.New(dirs)
+	if len(dirs) > 0 && len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	defer sb.Close()
