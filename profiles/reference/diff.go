@@ -4,34 +4,26 @@ import (
 	"fmt"
 	"strings"
 
-	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/pmezard/go-difflib/difflib"
 )
 
 // patch is the unified diff the official server shows for an edit: the
 // jsdiff createTwoFilesPatch format (an "Index:" line, a rule, "---" and
 // "+++" headers labelled original and modified, hunks with four lines of
 // context whose ranges always carry a count, "\ No newline at end of
-// file" after a last line without one). go-udiff computes the hunks; the
-// text around them is written here.
+// file" after a last line without one). go-difflib's SequenceMatcher
+// (without its junk heuristic) pairs the lines: on repeated lines it picks
+// the same pairing as jsdiff (the earliest match), which go-udiff's and
+// gotextdiff's Myers variants do not (testdata/jsdiff-vectors.json).
 func patch(name, before, after string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Index: %s\n%s\n--- %s\toriginal\n+++ %s\tmodified\n", name, strings.Repeat("=", 67), name, name)
-	u, err := udiff.ToUnifiedDiff(name, name, before, udiff.Strings(before, after), 4)
-	if err != nil {
-		return b.String()
-	}
-	oldLast, newLast := lastLine(before), lastLine(after)
-	for _, h := range u.Hunks {
-		var oldN, newN int
-		for _, l := range h.Lines {
-			if l.Kind != udiff.Insert {
-				oldN++
-			}
-			if l.Kind != udiff.Delete {
-				newN++
-			}
-		}
-		oldStart, newStart := h.FromLine, h.ToLine
+	a, z := splitLines(before), splitLines(after)
+	m := difflib.NewMatcherWithJunk(a, z, false, nil)
+	for _, group := range m.GetGroupedOpCodes(4) {
+		first, last := group[0], group[len(group)-1]
+		oldStart, oldN := first.I1+1, last.I2-first.I1
+		newStart, newN := first.J1+1, last.J2-first.J1
 		if oldN == 0 {
 			oldStart--
 		}
@@ -39,37 +31,39 @@ func patch(name, before, after string) string {
 			newStart--
 		}
 		fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldN, newStart, newN)
-		oldAt, newAt := h.FromLine, h.ToLine
-		for _, l := range h.Lines {
-			text := strings.TrimSuffix(l.Content, "\n")
-			mark := map[udiff.OpKind]string{udiff.Delete: "-", udiff.Insert: "+", udiff.Equal: " "}[l.Kind]
-			b.WriteString(mark + text + "\n")
-			noEOL := false
-			if l.Kind != udiff.Insert {
-				noEOL = noEOL || oldAt == oldLast && !strings.HasSuffix(before, "\n") && l.Kind == udiff.Delete
-				oldAt++
+		for _, op := range group {
+			if op.Tag == 'e' {
+				writeLines(&b, " ", a[op.I1:op.I2])
+				continue
 			}
-			if l.Kind != udiff.Delete {
-				noEOL = noEOL || newAt == newLast && !strings.HasSuffix(after, "\n") && l.Kind == udiff.Insert
-				newAt++
+			if op.Tag == 'r' || op.Tag == 'd' {
+				writeLines(&b, "-", a[op.I1:op.I2])
 			}
-			if l.Kind == udiff.Equal && oldAt-1 == oldLast && !strings.HasSuffix(before, "\n") {
-				noEOL = true
-			}
-			if noEOL {
-				b.WriteString("\\ No newline at end of file\n")
+			if op.Tag == 'r' || op.Tag == 'i' {
+				writeLines(&b, "+", z[op.J1:op.J2])
 			}
 		}
 	}
 	return b.String()
 }
 
-// lastLine is the number of s's last line (0 for "").
-func lastLine(s string) int {
-	if s == "" {
-		return 0
+// splitLines splits s into lines that keep their "\n" (the last may lack
+// one), as jsdiff compares them.
+func splitLines(s string) []string {
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
 	}
-	return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1
+	return lines
+}
+
+func writeLines(b *strings.Builder, mark string, lines []string) {
+	for _, l := range lines {
+		b.WriteString(mark + strings.TrimSuffix(l, "\n") + "\n")
+		if !strings.HasSuffix(l, "\n") {
+			b.WriteString("\\ No newline at end of file\n")
+		}
+	}
 }
 
 // fenced wraps a diff in a ```diff block whose fence is longer than any
