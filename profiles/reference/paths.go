@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 the official server's error texts are capitalised sentences, and its clients read them as they are.
+
 package reference
 
 import (
