@@ -23,7 +23,7 @@ func TestOfficialLibCases(t *testing.T) {
 		FormatSize     [][2]any
 		ApplyFileEdits []struct {
 			Test, Content, Written, Error string
-			Edits                                      []struct{ OldText, NewText string }
+			Edits                         []struct{ OldText, NewText string }
 		}
 	}
 	if err := json.Unmarshal(raw, &lib); err != nil {
