@@ -3,7 +3,13 @@ package reference_test
 import (
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/profiles/reference"
+	"github.com/fsmcp/fsmcp/server"
 )
 
 // get_file_info's lines are the official getFileStats keys, with dates in
@@ -50,5 +56,22 @@ func TestStructuredContentOnEveryTool(t *testing.T) {
 	}
 	for name, args := range calls {
 		checkStructured(t, e.CS, name, args)
+	}
+}
+
+// A long answer is held to --max-output in its text and its
+// structuredContent alike.
+func TestMaxOutputCapsStructuredContent(t *testing.T) {
+	e := testenv.New(t, testenv.WithLimits(func(l *profile.Limits) { l.MaxOutput = 200 }),
+		testenv.WithServer(func(c *server.Config) { c.Profiles = []*profile.Table{reference.Table()} }))
+	e.Write("root/big.txt", strings.Repeat("x", 5000))
+	res, err := e.Call("read_text_file", map[string]any{"path": filepath.Join(e.Root, "big.txt")})
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	txt := testenv.Text(res)
+	sc := res.StructuredContent.(map[string]any)["content"].(string)
+	if len(txt) > 200 || sc != txt || !strings.Contains(txt, "output truncated") {
+		t.Errorf("text %d %q, structured %d", len(txt), txt, len(sc))
 	}
 }
