@@ -10,8 +10,10 @@ require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/sourcegraph/conc v0.3.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/text v0.34.0
 	golang.org/x/tools v0.42.0
 )
 

@@ -12,6 +12,7 @@ import (
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles/filesystemmcp"
 	"github.com/fsmcp/fsmcp/profiles/peekaboo"
+	"github.com/fsmcp/fsmcp/profiles/reference"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -23,6 +24,7 @@ var registry = map[string]func() *profile.Table{
 	tools.Name:         tools.Table,
 	peekaboo.Name:      peekaboo.Table,
 	filesystemmcp.Name: filesystemmcp.Table,
+	reference.Name:     reference.Table,
 }
 
 // Names lists the known profiles, sorted.

@@ -1,0 +1,126 @@
+//lint:file-ignore ST1005 the official server's error texts are capitalised sentences, and its clients read them as they are.
+
+package reference
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
+)
+
+var readTextFields = []field{{name: "path"}, {name: "tail", kind: kNumber, optional: true}, {name: "head", kind: kNumber, optional: true}}
+
+// readText serves read_text_file and its deprecated alias read_file.
+func readText(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	in, err := decode[struct {
+		Path       string
+		Head, Tail float64
+	}](name, args, readTextFields)
+	if err != nil {
+		return nil, err
+	}
+	p, err := validate(c, in.Path)
+	if err != nil {
+		return nil, err
+	}
+	if in.Head != 0 && in.Tail != 0 {
+		return nil, errors.New("Cannot specify both head and tail parameters simultaneously")
+	}
+	var content string
+	switch {
+	case in.Tail != 0:
+		// The official tail keeps the last trunc(N) pieces; N below 1 gives "".
+		content, err = files.Tail(p, int(math.Trunc(in.Tail)), c.Limits.MaxFileSize)
+		if err != nil {
+			return nil, nodeErr(c, err, "stat", p.Abs)
+		}
+	case in.Head != 0:
+		// The official head stops once it has at least N lines.
+		content, err = files.Head(p, int(math.Ceil(in.Head)), c.Limits.MaxFileSize)
+		if err != nil {
+			return nil, nodeErr(c, err, "open", p.Abs)
+		}
+	default:
+		w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+		if err != nil {
+			return nil, nodeErr(c, err, "open", p.Abs)
+		}
+		content = string(w.Data)
+	}
+	return text(content), nil
+}
+
+// mediaTypes is the official server's extension table; anything else is
+// application/octet-stream, sent as an embedded resource.
+var mediaTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+	".webp": "image/webp", ".bmp": "image/bmp", ".svg": "image/svg+xml",
+	".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac",
+}
+
+func readMedia(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	in, err := decode[struct{ Path string }](name, args, []field{{name: "path"}})
+	if err != nil {
+		return nil, err
+	}
+	p, err := validate(c, in.Path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+	if err != nil {
+		return nil, nodeErr(c, err, "open", p.Abs)
+	}
+	mime, ok := mediaTypes[strings.ToLower(filepath.Ext(p.Abs))]
+	if !ok {
+		mime = "application/octet-stream"
+	}
+	var item mcp.Content
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		item = &mcp.ImageContent{Data: w.Data, MIMEType: mime}
+	case strings.HasPrefix(mime, "audio/"):
+		item = &mcp.AudioContent{Data: w.Data, MIMEType: mime}
+	default:
+		item = &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: profile.FileURI(p.Abs), MIMEType: mime, Blob: w.Data}}
+	}
+	// structuredContent mirrors content: {content: [the same block]}.
+	return &mcp.CallToolResult{Content: []mcp.Content{item}, StructuredContent: map[string]any{"content": []any{remarshal(item)}}}, nil
+}
+
+func readMultiple(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	in, err := decode[struct{ Paths []string }](name, args, []field{{name: "paths", kind: kStrings, minItems: 1}})
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]string, len(in.Paths))
+	for i, path := range in.Paths {
+		content, err := readOne(c, path)
+		if err != nil {
+			parts[i] = path + ": Error - " + err.Error()
+			continue
+		}
+		parts[i] = path + ":\n" + content + "\n"
+	}
+	return text(strings.Join(parts, "\n---\n")), nil
+}
+
+// readOne is one file of read_multiple_files, whole.
+func readOne(c *profile.Call, path string) (string, error) {
+	p, err := validate(c, path)
+	if err != nil {
+		return "", err
+	}
+	w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+	if err != nil {
+		return "", nodeErr(c, err, "open", p.Abs)
+	}
+	return string(w.Data), nil
+}

@@ -1,0 +1,118 @@
+// Package reference is the `reference` profile: a stand-in for the
+// official MCP filesystem server (@modelcontextprotocol/server-filesystem
+// 2026.8.31). Its fourteen tools carry the official definitions
+// (tools.json), check arguments as its zod schemas do (args.go), resolve
+// paths as its validatePath does (paths.go) and answer with its texts and
+// structuredContent, over fsmcp's sandbox, limits and atomic writes.
+package reference
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/profile"
+)
+
+// Name is the profile's name for --profile.
+const Name = "reference"
+
+// Table is the reference profile.
+func Table() *profile.Table {
+	return &profile.Table{
+		Name: Name,
+		Tools: []profile.Tool{
+			tool("read_file", readText),
+			tool("read_text_file", readText),
+			tool("read_media_file", readMedia),
+			tool("read_multiple_files", readMultiple),
+			tool("write_file", writeFile),
+			tool("edit_file", editFile),
+			tool("create_directory", createDirectory),
+			tool("list_directory", listDirectory),
+			tool("list_directory_with_sizes", listWithSizes),
+			tool("directory_tree", directoryTree),
+			tool("move_file", moveFile),
+			tool("search_files", searchFiles),
+			tool("get_file_info", fileInfo),
+			tool("list_allowed_directories", allowedDirectories),
+		},
+		Paths: profile.Absolute,
+		// The official server's McpServer answers a tool it lacks with an
+		// isError result, and keeps unknown arguments out of the way (zod
+		// objects strip them); args.go never looks at them.
+		UnknownTool: func(name string) error { return fmt.Errorf("MCP error -32602: Tool %s not found", name) },
+		Initialize:  serverInfo,
+	}
+}
+
+// handler is a tool's body: the tool's name, the call, its raw arguments.
+type handler func(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error)
+
+// tool binds a handler under the official definition of name. Arguments
+// arrive as a plain object (the official schema is advertised, the checks
+// are args.go's, with the official texts).
+func tool(name string, h handler) profile.Tool {
+	def := official(name)
+	advertised := def.InputSchema
+	t := profile.Bind(def, func(ctx context.Context, c *profile.Call, in map[string]any) (*mcp.CallToolResult, error) {
+		res, err := h(ctx, c, name, in)
+		if err == nil {
+			capText(res, c.Limits.MaxOutput)
+		}
+		return res, err
+	})
+	t.Def.InputSchema = advertised
+	return t
+}
+
+// text is the official server's answer: one text block, mirrored as
+// structuredContent {content}.
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, StructuredContent: map[string]any{"content": s}}
+}
+
+// capText holds a text answer to --max-output, the text and its
+// structuredContent mirror alike (the runtime's own cap sees only the
+// text), with a note saying so.
+func capText(res *mcp.CallToolResult, max int) {
+	sc, ok := res.StructuredContent.(map[string]any)
+	if max <= 0 || !ok || len(res.Content) != 1 {
+		return
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || utf8.RuneCountInString(tc.Text) <= max {
+		return
+	}
+	note := fmt.Sprintf("\n... [output truncated: the limit is %d characters (fsmcp's --max-output); read less at once, e.g. with head or tail]", max)
+	cut := []rune(tc.Text)[:max-min(max, utf8.RuneCountInString(note))]
+	tc.Text = string(cut) + note
+	sc["content"] = tc.Text
+}
+
+// serverInfo names the server as the official one does; the version says
+// which fsmcp stands in.
+func serverInfo(res mcp.Result) mcp.Result {
+	return profile.Reshape(res, func(m map[string]any) {
+		if info, ok := m["serverInfo"].(map[string]any); ok {
+			info["name"] = "secure-filesystem-server"
+			info["version"] = "0.2.0"
+		}
+	})
+}
+
+// remarshal is a helper for structured content built from SDK types.
+func remarshal(v any) any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var out any
+	if json.Unmarshal(raw, &out) != nil {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+//lint:file-ignore ST1005 the official server's error texts are capitalised sentences, and its clients read them as they are.
+
+package reference
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
+)
+
+func writeFile(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	in, err := decode[struct{ Path, Content string }](name, args, []field{{name: "path"}, {name: "content"}})
+	if err != nil {
+		return nil, err
+	}
+	p, err := validate(c, in.Path)
+	if err != nil {
+		return nil, err
+	}
+	// The official write does not create parent directories.
+	if _, err := files.Stat(p.Dir()); err != nil {
+		return nil, nodeErr(c, err, "open", p.Abs)
+	}
+	if err := files.Write(p, []byte(in.Content)); err != nil {
+		return nil, nodeErr(c, err, "write", p.Abs)
+	}
+	return text("Successfully wrote to " + in.Path), nil
+}
+
+var editFields = []field{{name: "path"}, {name: "edits", kind: kEdits}, {name: "dryRun", kind: kBool, optional: true}}
+
+func editFile(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	in, err := decode[struct {
+		Path   string
+		Edits  []struct{ OldText, NewText string }
+		DryRun bool
+	}](name, args, editFields)
+	if err != nil {
+		return nil, err
+	}
+	p, err := validate(c, in.Path)
+	if err != nil {
+		return nil, err
+	}
+	edits := make([]files.FlexEdit, len(in.Edits))
+	for i, e := range in.Edits {
+		edits[i] = files.FlexEdit{Old: e.OldText, New: e.NewText}
+	}
+	before, after, err := files.FlexEditFile(p, edits, c.Limits.MaxFileSize, in.DryRun)
+	if err != nil {
+		if fault.KindOf(err) == fault.NotFound && fault.PathOf(err) == "" {
+			return nil, err // an edit's text was not found: the official sentence
+		}
+		return nil, nodeErr(c, err, "open", p.Abs)
+	}
+	return text(fenced(patch(p.Abs, before, after))), nil
+}
+
+func createDirectory(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	in, err := decode[struct{ Path string }](name, args, []field{{name: "path"}})
+	if err != nil {
+		return nil, err
+	}
+	p, err := validate(c, in.Path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := files.Mkdir(p); err != nil {
+		if fault.KindOf(err) == fault.NotDir && fault.PathOf(err) == p.Abs {
+			return nil, fmt.Errorf("EEXIST: file already exists, mkdir '%s'", p.Abs)
+		}
+		return nil, nodeErr(c, err, "mkdir", p.Abs)
+	}
+	return text("Successfully created directory " + in.Path), nil
+}
+
+func moveFile(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	in, err := decode[struct{ Source, Destination string }](name, args, []field{{name: "source"}, {name: "destination"}})
+	if err != nil {
+		return nil, err
+	}
+	src, err := validate(c, in.Source)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := validate(c, in.Destination)
+	if err != nil {
+		return nil, err
+	}
+	renameErr := func() error {
+		return fmt.Errorf("ENOENT: no such file or directory, rename '%s' -> '%s'", src.Abs, dst.Abs)
+	}
+	if _, err := files.Stat(src); err != nil && fault.KindOf(err) == fault.NotFound {
+		return nil, renameErr()
+	}
+	if _, err := files.Stat(dst.Dir()); err != nil && fault.KindOf(err) == fault.NotFound {
+		return nil, renameErr() // the official move makes no parent directories
+	}
+	if err := files.Move(ctx, src, dst, false); err != nil {
+		if fault.KindOf(err) == fault.Exists {
+			return nil, fmt.Errorf("Destination already exists: %s", dst.Abs)
+		}
+		return nil, nodeErr(c, err, "rename", src.Abs)
+	}
+	return text(fmt.Sprintf("Successfully moved %s to %s", in.Source, in.Destination)), nil
+}
