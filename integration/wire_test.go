@@ -42,8 +42,14 @@ func (b *lockedBuffer) String() string {
 
 func startRaw(t *testing.T, args ...string) *rawServer {
 	t.Helper()
+	return startRawEnv(t, nil, args...)
+}
+
+// startRawEnv is startRaw with env (KEY=VALUE) added to the server's.
+func startRawEnv(t *testing.T, env []string, args ...string) *rawServer {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "PATH="+modes(t)[0].path)
+	cmd.Env = append(append(os.Environ(), "PATH="+modes(t)[0].path), env...)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = io.MultiWriter(&testLog{t: t, prefix: "fsmcp: "}, stderr)
 	stdin, err := cmd.StdinPipe()

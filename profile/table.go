@@ -29,6 +29,11 @@ type Table struct {
 	// profiles are served; return a wrapper (see Reshape). nil keeps the
 	// standard answer.
 	Initialize func(res mcp.Result) mcp.Result
+	// PlainInitialize, when set, replaces Initialize for a client that sent
+	// initialize without params (Wire Plain: the front marks those, see
+	// wire.Bare): the original's own shape where it cannot coexist with
+	// the standard one (the catalog's capabilities.tools array).
+	PlainInitialize func(res mcp.Result) mcp.Result
 	// Resources, when --resources is on, shapes the resource answers.
 	Resources *ResourceShape
 	// Wire is the framing the profile's clients speak.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/profiles/catalog"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -18,7 +19,8 @@ const Default = tools.Name
 
 // registry maps a --profile name to its table.
 var registry = map[string]func() *profile.Table{
-	tools.Name: tools.Table,
+	tools.Name:   tools.Table,
+	catalog.Name: catalog.Table,
 }
 
 // Names lists the known profiles, sorted.
