@@ -108,6 +108,9 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 	if len(shapes) > 0 {
 		s.AddReceivingMiddleware(reshapeInitialize(shapes))
 	}
+	if answers := answerShapes(tables); len(answers) > 0 {
+		s.AddReceivingMiddleware(reshapeAnswers(answers))
+	}
 	if unknown != nil {
 		s.AddReceivingMiddleware(unknownTool(served, unknown))
 	}
@@ -172,4 +175,31 @@ func lenient(def *mcp.Tool) *mcp.Tool {
 	sc.AdditionalProperties = nil
 	d.InputSchema = &sc
 	return &d
+}
+
+// answerShapes gathers the tables' Answers by method, in table order.
+func answerShapes(tables []*Table) map[string][]func(mcp.Result) mcp.Result {
+	out := map[string][]func(mcp.Result) mcp.Result{}
+	for _, t := range tables {
+		for method, shape := range t.Answers {
+			out[method] = append(out[method], shape)
+		}
+	}
+	return out
+}
+
+// reshapeAnswers applies the tables' Answers to successful answers.
+func reshapeAnswers(shapes map[string][]func(mcp.Result) mcp.Result) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil || res == nil {
+				return res, err
+			}
+			for _, shape := range shapes[method] {
+				res = shape(res)
+			}
+			return res, nil
+		}
+	}
 }

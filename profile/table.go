@@ -34,6 +34,14 @@ type Table struct {
 	// wire.Bare): the original's own shape where it cannot coexist with
 	// the standard one (the catalog's capabilities.tools array).
 	PlainInitialize func(res mcp.Result) mcp.Result
+	// Answers reshape the answers to other standard methods, by method
+	// name (LocalCowork's tools/list manifest, its ping {status: "ok"}).
+	Answers map[string]func(res mcp.Result) mcp.Result
+	// DefaultRoots, when set, gives the allowed directories from the
+	// environment when the command line names none (LocalCowork's
+	// LOCALCOWORK_ALLOWED_PATHS); nil or an empty answer keeps fsmcp's
+	// default.
+	DefaultRoots func(getenv func(string) string) []string
 	// Resources, when --resources is on, shapes the resource answers.
 	Resources *ResourceShape
 	// Wire is the framing the profile's clients speak.

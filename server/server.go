@@ -43,6 +43,8 @@ type Config struct {
 	Plain *wire.Plain
 	// Profiles are the tables served, their union (profiles.Lookup).
 	Profiles []*profile.Table
+	// Getenv is the environment profiles may read (nil: none).
+	Getenv func(string) string
 }
 
 // Server is an MCP server over one sandbox.
@@ -69,6 +71,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		Sessions:    profile.NewSessions(),
 		Shell:       cfg.Shell,
 		Searcher:    cfg.Searcher,
+		Getenv:      cfg.Getenv,
 	}
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())
