@@ -45,8 +45,8 @@ type Env struct {
 	Getenv func(string) string
 }
 
-// Env returns the environment variable key ("" without Getenv).
-func (e *Env) Env(key string) string {
+// Var returns the environment variable key ("" without Getenv).
+func (e *Env) Var(key string) string {
 	if e.Getenv == nil {
 		return ""
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles/catalog"
+	"github.com/fsmcp/fsmcp/profiles/localcowork"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -19,8 +20,9 @@ const Default = tools.Name
 
 // registry maps a --profile name to its table.
 var registry = map[string]func() *profile.Table{
-	tools.Name:   tools.Table,
-	catalog.Name: catalog.Table,
+	tools.Name:       tools.Table,
+	catalog.Name:     catalog.Table,
+	localcowork.Name: localcowork.Table,
 }
 
 // Names lists the known profiles, sorted.
