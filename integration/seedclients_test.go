@@ -70,12 +70,10 @@ func TestSeedProfilesTypeScriptClient(t *testing.T) {
 			{Name: "catalog/create", Arguments: map[string]any{"target_dir": tr.path("sub"), "output_file": tr.path("ts-http.tsv")}, want: `"status":"success"`},
 		}},
 	}
-	if lcTools != nil {
-		cases = append(cases, struct {
-			name, profile, transport string
-			calls                    []tsCall
-		}{"localcowork/stdio", "localcowork", "stdio", lcTools(tr.root, tr.outside)})
-	}
+	cases = append(cases, struct {
+		name, profile, transport string
+		calls                    []tsCall
+	}{"localcowork/stdio", "localcowork", "stdio", lcTools(tr.root, tr.outside)})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			plan := map[string]any{"transport": c.transport, "calls": c.calls}
@@ -114,5 +112,18 @@ func TestSeedProfilesTypeScriptClient(t *testing.T) {
 	}
 }
 
-// lcTools is the LocalCowork plan, set once that profile exists.
-var lcTools func(root, outside string) []tsCall
+// lcTools is the TypeScript client's LocalCowork plan: every answer is
+// content[0].text = the data's JSON; refusals are protocol errors.
+var lcTools = func(root, outside string) []tsCall {
+	f := filepath.Join(root, "ts-lc.txt")
+	return []tsCall{
+		{Name: "filesystem.write_file", Arguments: map[string]any{"path": f, "content": "from typescript"}, want: `{"success":true,"path":"` + f + `"}`},
+		{Name: "filesystem.read_file", Arguments: map[string]any{"path": f}, want: `{"content":"from typescript","size":15}`},
+		{Name: "filesystem.list_dir", Arguments: map[string]any{"path": root, "filter": "ts-lc*"}, want: `"name":"ts-lc.txt"`},
+		{Name: "filesystem.search_files", Arguments: map[string]any{"path": root, "pattern": "ts-lc", "type": "file"}, want: `"type":"file"`},
+		{Name: "filesystem.get_metadata", Arguments: map[string]any{"path": f}, want: `"category":"document","extension":".txt"`},
+		{Name: "filesystem.delete_file", Arguments: map[string]any{"path": f}, want: `{"success":true}`},
+		{Name: "filesystem.read_file", Arguments: map[string]any{"path": filepath.Join(outside, "secret.txt")}, want: "outside the sandboxed directories", wantError: true},
+		{Name: "filesystem.read_file", Arguments: map[string]any{"path": filepath.Join(root, "link-out")}, want: "outside", wantError: true},
+	}
+}

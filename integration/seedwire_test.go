@@ -29,6 +29,7 @@ import (
 //	-- server --      what comes back over stdio, one compact JSON value a line, then "exit N"
 //	-- http --        optional: the same lines POSTed one by one to /mcp: "STATUS BODY" a line
 //	-- want/<path> -- optional: a file under $BASE after the stdio exchange
+//	-- tree/<path> -- optional: the paths under $BASE/<path> after it
 //
 // After a call (a line with an id, or a line that is not JSON) the harness
 // reads until that call is answered; after a notification it reads
@@ -185,6 +186,16 @@ func runSeedGolden(t *testing.T, file string) {
 	fmt.Fprintf(&out, "exit %d\n", s.exit())
 	check(t, g, file, "server", g.normal(out.String()))
 	for _, f := range g.ar.Files {
+		if name, ok := strings.CutPrefix(f.Name, "tree/"); ok {
+			var names strings.Builder
+			filepath.WalkDir(filepath.Join(g.base, filepath.FromSlash(name)), func(p string, d os.DirEntry, err error) error {
+				if err == nil {
+					names.WriteString(p + "\n")
+				}
+				return nil
+			})
+			check(t, g, file, f.Name, g.normal(names.String()))
+		}
 		if name, ok := strings.CutPrefix(f.Name, "want/"); ok {
 			data, err := os.ReadFile(filepath.Join(g.base, filepath.FromSlash(name)))
 			if err != nil {

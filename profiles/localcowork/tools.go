@@ -98,7 +98,7 @@ func writeFile() profile.Tool {
 			if err := files.Write(p, data); err != nil {
 				return nil, writeErr(err, in.Path)
 			}
-			return result(map[string]any{"success": true, "path": in.Path})
+			return result(saved{true, in.Path})
 		})
 }
 
@@ -197,7 +197,7 @@ func copyFile() profile.Tool {
 			if err := files.Copy(ctx, src, dst, true); err != nil {
 				return nil, transferErr(err, in.Source, in.Destination, "copy")
 			}
-			return result(map[string]any{"success": true, "path": in.Destination})
+			return result(saved{true, in.Destination})
 		})
 }
 
@@ -233,4 +233,10 @@ func trashDir(c *profile.Call) string {
 		dir = c.Var("HOME") + "/.localcowork"
 	}
 	return dir + "/trash"
+}
+
+// saved is write_file's and copy_file's answer, in the original's key order.
+type saved struct {
+	Success bool   `json:"success"`
+	Path    string `json:"path"`
 }
