@@ -127,3 +127,38 @@ var lcTools = func(root, outside string) []tsCall {
 		{Name: "filesystem.read_file", Arguments: map[string]any{"path": filepath.Join(root, "link-out")}, want: "outside", wantError: true},
 	}
 }
+
+// TestLocalCoworkStandardClient: the go-sdk client over stdio and HTTP
+// sees the nine tools with their flags' annotations and gets the
+// original's answers and codes.
+func TestLocalCoworkStandardClient(t *testing.T) {
+	tr := newTree(t)
+	each(t, func(t *testing.T, connect func(args ...string) *mcp.ClientSession) {
+		cs := connect("--profile", "localcowork", tr.root)
+		if got := toolNames(t, cs); len(got) != 9 {
+			t.Fatalf("tools: %v", got)
+		}
+		text := mustCall(t, cs, "filesystem.read_file", map[string]any{"path": tr.path("a.txt")})
+		if !strings.HasPrefix(text, `{"content":"`) || !strings.Contains(text, `"size":`) {
+			t.Errorf("read_file: %s", text)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for path, code := range map[string]int64{tr.path("link-out"): -32001, filepath.Join(tr.outside, "secret.txt"): -32001} {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "filesystem.read_file", Arguments: map[string]any{"path": path}})
+			var rpc *jsonrpc.Error
+			if !errors.As(err, &rpc) || rpc.Code != code {
+				t.Errorf("read %s: got %v, want code %d", path, err, code)
+			}
+		}
+		// The go-sdk client takes the original's not-found code, -32003,
+		// for its own "client is closing" and reports ErrConnectionClosed
+		// (the message survives); the session itself goes on.
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "filesystem.read_file", Arguments: map[string]any{"path": tr.path("missing.txt")}})
+		if err == nil || !strings.Contains(err.Error(), "Cannot read file: "+tr.path("missing.txt")) {
+			t.Errorf("read a missing file: %v", err)
+		}
+		mustCall(t, cs, "filesystem.list_dir", map[string]any{"path": tr.root})
+		tr.assertOutsideUntouched(t)
+	})
+}
