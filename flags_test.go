@@ -101,7 +101,7 @@ func TestParseProfile(t *testing.T) {
 		t.Fatalf("FSMCP_PROFILE=fsmcp,fsmcp: %v %v", o, err)
 	}
 	_, err = parseArgs([]string{"--profile", "nope"}, none)
-	if err == nil || !strings.Contains(err.Error(), `--profile: unknown profile "nope" (known: fsmcp`) {
+	if err == nil || !strings.Contains(err.Error(), `--profile: unknown profile "nope" (known: `) || !strings.Contains(err.Error(), "fsmcp") {
 		t.Errorf("unknown profile: %v", err)
 	}
 	_, err = parseArgs(nil, func(k string) string { return map[string]string{"FSMCP_PROFILE": "fsmcp,"}[k] })
