@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -19,13 +18,15 @@ import (
 // in Unix milliseconds, LocalCowork's Date.now()) and returns the trash
 // file's absolute path. trashDir is the host's own data directory, given
 // by configuration, not by a client, so it may lie outside the roots: it
-// is created if missing (0700) and opened as a directory of its own. The
-// move is a renameat2(RENAME_NOREPLACE) between the file's parent
-// directory, opened through the sandbox, and the trash directory's handle,
-// so no symlink is followed on either side; across file systems the file
-// is copied into the trash (created exclusively) and then removed.
+// is created if missing (0700) and opened as a root of its own. Where the
+// kernel allows (Linux), the move is one renameat2(RENAME_NOREPLACE)
+// between the file's parent directory, opened through the sandbox, and the
+// trash directory's handle, so no symlink is followed on either side;
+// elsewhere, or across file systems, the file is copied into the trash
+// (created exclusively, synced) and then removed.
 // Errors: NotFound, Outside, NotDir (p is not a regular file), Exists (a
-// trash file of that name, an unlikely clash), or the I/O error.
+// trash file of that name, an unlikely clash), Invalid (a relative
+// trashDir), or the I/O error.
 func Trash(p *sandbox.Path, trashDir string, now time.Time) (string, error) {
 	fi, err := p.Lstat()
 	if err != nil {
@@ -40,58 +41,56 @@ func Trash(p *sandbox.Path, trashDir string, now time.Time) (string, error) {
 	if err := os.MkdirAll(trashDir, 0o700); err != nil {
 		return "", fmt.Errorf("creating the trash directory %s: %v", trashDir, sandbox.Cause(err))
 	}
-	trash, err := os.Open(trashDir)
-	if err != nil {
-		return "", fmt.Errorf("opening the trash directory %s: %v", trashDir, sandbox.Cause(err))
-	}
-	defer trash.Close()
-	parent, err := p.Dir().Open()
-	if err != nil {
-		return "", err
-	}
-	defer parent.Close()
-	base := filepath.Base(p.Abs)
-	name := strconv.FormatInt(now.UnixMilli(), 10) + "_" + base
+	name := strconv.FormatInt(now.UnixMilli(), 10) + "_" + filepath.Base(p.Abs)
 	dest := filepath.Join(trashDir, name)
-	err = unix.Renameat2(int(parent.Fd()), base, int(trash.Fd()), name, unix.RENAME_NOREPLACE)
+	moved, err := renameIntoTrash(p, trashDir, name)
 	switch {
-	case err == nil:
+	case moved:
 		return dest, nil
-	case errors.Is(err, unix.EEXIST):
+	case errors.Is(err, fs.ErrExist):
 		return "", fault.Errorf(fault.Exists, dest, "the trash already holds %s", dest)
-	case errors.Is(err, unix.ENOENT):
+	case errors.Is(err, fs.ErrNotExist):
 		return "", fault.Errorf(fault.NotFound, p.Abs, "file not found: %s", p.Abs)
-	case !errors.Is(err, unix.EXDEV):
-		return "", fmt.Errorf("moving %s to the trash: %v", p.Abs, err)
+	case err != nil:
+		return "", fmt.Errorf("moving %s to the trash: %v", p.Abs, sandbox.Cause(err))
 	}
-	if err := copyToTrash(p, parent, base, trash, name); err != nil {
+	if err := copyToTrash(p, trashDir, name); err != nil {
 		return "", err
 	}
-	if err := unix.Unlinkat(int(parent.Fd()), base, 0); err != nil {
-		unix.Unlinkat(int(trash.Fd()), name, 0)
-		return "", fmt.Errorf("removing %s after copying it to the trash: %v", p.Abs, err)
+	if err := p.Remove(); err != nil {
+		if trash, rerr := os.OpenRoot(trashDir); rerr == nil {
+			trash.Remove(name)
+			trash.Close()
+		}
+		return "", fmt.Errorf("removing %s after copying it to the trash: %v", p.Abs, sandbox.Cause(err))
 	}
 	return dest, nil
 }
 
-// copyToTrash copies base (in parent, not followed) to name in trash,
-// created exclusively and synced; a failure leaves no trash file.
-func copyToTrash(p *sandbox.Path, parent *os.File, base string, trash *os.File, name string) error {
-	sfd, err := unix.Openat(int(parent.Fd()), base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+// copyToTrash copies p (opened through the sandbox, checked regular on
+// its handle) to name in the trash, created exclusively and synced; a
+// failure leaves no trash file.
+func copyToTrash(p *sandbox.Path, trashDir, name string) error {
+	src, err := p.Open()
 	if err != nil {
-		return fmt.Errorf("reading %s: %v", p.Abs, err)
+		return err
 	}
-	src := os.NewFile(uintptr(sfd), p.Abs)
 	defer src.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(sfd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if fi, err := src.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return fault.Errorf(fault.NotDir, p.Abs, "not a file: %s", p.Abs)
 	}
-	dfd, err := unix.Openat(int(trash.Fd()), name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	trash, err := os.OpenRoot(trashDir)
 	if err != nil {
-		return fmt.Errorf("creating %s in the trash: %v", name, err)
+		return fmt.Errorf("opening the trash directory %s: %v", trashDir, sandbox.Cause(err))
 	}
-	dst := os.NewFile(uintptr(dfd), name)
+	defer trash.Close()
+	dst, err := trash.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fault.Errorf(fault.Exists, filepath.Join(trashDir, name), "the trash already holds %s", filepath.Join(trashDir, name))
+		}
+		return fmt.Errorf("creating %s in the trash: %v", name, sandbox.Cause(err))
+	}
 	_, err = io.Copy(dst, src)
 	if err == nil {
 		err = dst.Sync()
@@ -100,8 +99,8 @@ func copyToTrash(p *sandbox.Path, parent *os.File, base string, trash *os.File, 
 		err = cerr
 	}
 	if err != nil {
-		unix.Unlinkat(int(trash.Fd()), name, 0)
-		return fmt.Errorf("copying %s to the trash: %v", p.Abs, err)
+		trash.Remove(name)
+		return fmt.Errorf("copying %s to the trash: %v", p.Abs, sandbox.Cause(err))
 	}
 	return nil
 }

@@ -123,3 +123,27 @@ func fmtList(s []string) string {
 	}
 	return out + "]"
 }
+
+// The copy path (other systems, other file systems) leaves the same result
+// and never replaces a trash file.
+func TestCopyToTrash(t *testing.T) {
+	root, _, sb := trashTree(t)
+	trash := t.TempDir()
+	p, _ := sb.Resolve(filepath.Join(root, "a.txt"))
+	if err := copyToTrash(p, trash, "1_a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(trash, "1_a.txt")); string(data) != "a" {
+		t.Errorf("copied %q", data)
+	}
+	if err := copyToTrash(p, trash, "1_a.txt"); fault.KindOf(err) != fault.Exists {
+		t.Errorf("a clash: %v", err)
+	}
+	link, _ := sb.Resolve(filepath.Join(root, "link-out"))
+	if err := copyToTrash(link, trash, "2_link"); err == nil {
+		t.Errorf("a link out was copied")
+	}
+	if _, err := os.Lstat(filepath.Join(trash, "2_link")); !os.IsNotExist(err) {
+		t.Errorf("a refused copy left a file: %v", err)
+	}
+}
