@@ -34,7 +34,8 @@ import (
 // After a call (a line with an id, or a line that is not JSON) the harness
 // reads until that call is answered; after a notification it reads
 // nothing, so a reply to one would show up before the next answer. Times
-// and Date.now() stamps are written as TIME and MS. UPDATE_GOLDEN=true
+// and Date.now() stamps are written as TIME and MS, the build's version
+// as VERSION, a directory's size in get_metadata as DIRSIZE. UPDATE_GOLDEN=true
 // rewrites server, http and want/ sections: check them against the
 // original's documented or observed answer before committing.
 func TestSeedWireGoldens(t *testing.T) {
@@ -121,6 +122,11 @@ func setupSeedGolden(t *testing.T, file string) *seedGolden {
 var (
 	isoTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?`)
 	msStamp = regexp.MustCompile(`\b1\d{12}_`)
+	// dirSize is a directory's size in get_metadata, which depends on the
+	// file system the test runs on.
+	// buildVersion says which build answers (dev, dev-<rev>, a release).
+	serverVersion = regexp.MustCompile(`("serverInfo":\{"name":"fsmcp","version":")[^"]*"`)
+	dirSize       = regexp.MustCompile(`(\\"size\\":)\d+(,[^}]*\\"type\\":\\"directory\\")`)
 )
 
 // normal writes the paths and times of one run the way the golden does.
@@ -129,6 +135,8 @@ func (g *seedGolden) normal(s string) string {
 	s = strings.ReplaceAll(s, g.root, "$ROOT")
 	s = strings.ReplaceAll(s, g.base, "$BASE")
 	s = isoTime.ReplaceAllString(s, "TIME")
+	s = dirSize.ReplaceAllString(s, "${1}DIRSIZE$2")
+	s = serverVersion.ReplaceAllString(s, `${1}VERSION"`)
 	return msStamp.ReplaceAllString(s, "MS_")
 }
 
