@@ -163,6 +163,17 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("%s: %v", src, err)
 	}
 	o.profiles = tables
+	if !o.rootsGiven {
+		for _, t := range tables {
+			if t.DefaultRoots == nil {
+				continue
+			}
+			if dirs := t.DefaultRoots(getenv); len(dirs) > 0 {
+				o.roots, o.rootsGiven = dirs, true
+				break
+			}
+		}
+	}
 	if err := o.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *logLevel)
 	}

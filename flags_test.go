@@ -110,3 +110,23 @@ func TestParseProfile(t *testing.T) {
 		t.Errorf("empty name from env: %v", err)
 	}
 }
+
+// A profile's own variable gives the roots when no DIR is named
+// (LOCALCOWORK_ALLOWED_PATHS, a path list); a DIR still wins.
+func TestProfileDefaultRoots(t *testing.T) {
+	env := map[string]string{"LOCALCOWORK_ALLOWED_PATHS": "/a:/b"}
+	getenv := func(k string) string { return env[k] }
+	o, err := parseArgs([]string{"--profile", "localcowork"}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(o.roots, ",") != "/a,/b" || !o.rootsGiven {
+		t.Errorf("roots %v given %v", o.roots, o.rootsGiven)
+	}
+	if o, _ := parseArgs([]string{"--profile", "localcowork", "/c"}, getenv); strings.Join(o.roots, ",") != "/c" {
+		t.Errorf("a DIR should win: %v", o.roots)
+	}
+	if o, _ := parseArgs(nil, getenv); len(o.roots) != 0 || o.rootsGiven {
+		t.Errorf("another profile took the variable: %v", o.roots)
+	}
+}

@@ -92,6 +92,7 @@ func run(args []string, stderr *os.File) int {
 		Shell:       opts.shell,
 		Searcher:    searcher,
 		Profiles:    opts.profiles,
+		Getenv:      os.Getenv,
 	}, sb, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)

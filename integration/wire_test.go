@@ -42,13 +42,22 @@ func (b *lockedBuffer) String() string {
 
 func startRaw(t *testing.T, args ...string) *rawServer {
 	t.Helper()
-	return startCmd(t, exec.Command(binary, args...))
+	return startRawEnv(t, nil, args...)
 }
 
-// startCmd starts cmd (the fsmcp binary) as a raw stdio server.
+// startRawEnv is startRaw with env (KEY=VALUE) added to the server's.
+func startRawEnv(t *testing.T, env []string, args ...string) *rawServer {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = env
+	return startCmd(t, cmd)
+}
+
+// startCmd starts cmd (the fsmcp binary) as a raw stdio server; cmd.Env,
+// if set, is added to the test's environment.
 func startCmd(t *testing.T, cmd *exec.Cmd) *rawServer {
 	t.Helper()
-	cmd.Env = append(os.Environ(), "PATH="+modes(t)[0].path)
+	cmd.Env = append(append(os.Environ(), "PATH="+modes(t)[0].path), cmd.Env...)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = io.MultiWriter(&testLog{t: t, prefix: "fsmcp: "}, stderr)
 	stdin, err := cmd.StdinPipe()

@@ -44,6 +44,17 @@ type Env struct {
 	// Searcher serves grep and glob: backend.Select(--search-backend,
 	// fallback.New()). The server fills it in when nil.
 	Searcher backend.Searcher
+	// Getenv reads the server's environment, for profiles configured by
+	// their original's variables (LOCALCOWORK_DATA_DIR); nil reads none.
+	Getenv func(string) string
+}
+
+// Var returns the environment variable key ("" without Getenv).
+func (e *Env) Var(key string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(key)
 }
 
 // ShellOff reports whether tools that run commands are left out.

@@ -3,32 +3,38 @@ package profile
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/wire"
 )
 
 // Check reports why tables cannot be served together: two define the same
-// tool or method name (the error names both).
+// tool name, or the same method name (the error names both), or they speak
+// different wires. Tools and methods are apart: the catalog serves
+// catalog/create as both.
 func Check(tables []*Table) error {
 	owner := map[string]string{}
 	for _, t := range tables {
 		names := make([]string, 0, len(t.Tools)+len(t.Methods))
 		for _, tool := range t.Tools {
-			names = append(names, tool.Def.Name)
+			names = append(names, "tool "+tool.Def.Name)
 		}
 		for _, m := range t.Methods {
-			names = append(names, m.Name)
+			names = append(names, "method "+m.Name)
 		}
-		for _, n := range names {
-			if prev, ok := owner[n]; ok {
+		for _, key := range names {
+			_, n, _ := strings.Cut(key, " ")
+			if prev, ok := owner[key]; ok {
 				if prev == t.Name {
 					return fmt.Errorf("profile %s defines %q twice", t.Name, n)
 				}
 				return fmt.Errorf("profiles %s and %s both define %q; serve them separately", prev, t.Name, n)
 			}
-			owner[n] = t.Name
+			owner[key] = t.Name
 		}
 	}
 	if _, err := WireOf(tables); err != nil {
@@ -69,7 +75,7 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 	if err := Check(tables); err != nil {
 		return err
 	}
-	var shapes, lists []func(mcp.Result) mcp.Result
+	var shapes []*Table
 	served := map[string]bool{}
 	var unknown func(string) error
 	for _, tab := range tables {
@@ -94,18 +100,15 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 				return fmt.Errorf("profile %s: method %s: %v", tab.Name, m.Name, err)
 			}
 		}
-		if tab.Initialize != nil {
-			shapes = append(shapes, tab.Initialize)
-		}
-		if tab.ListTools != nil {
-			lists = append(lists, tab.ListTools)
+		if tab.Initialize != nil || tab.PlainInitialize != nil {
+			shapes = append(shapes, tab)
 		}
 	}
 	if len(shapes) > 0 {
 		s.AddReceivingMiddleware(reshapeInitialize(shapes))
 	}
-	if len(lists) > 0 {
-		s.AddReceivingMiddleware(reshapeToolList(lists))
+	if answers := answerShapes(tables); len(answers) > 0 {
+		s.AddReceivingMiddleware(reshapeAnswers(answers))
 	}
 	if unknown != nil {
 		s.AddReceivingMiddleware(unknownTool(served, unknown))
@@ -115,8 +118,9 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 }
 
 // reshapeInitialize applies the tables' Initialize shapes, in order, to the
-// initialize and server/discover answers.
-func reshapeInitialize(shapes []func(mcp.Result) mcp.Result) mcp.Middleware {
+// initialize and server/discover answers; an initialize the plain front
+// filled in params for gets PlainInitialize where a table has one.
+func reshapeInitialize(tables []*Table) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -125,27 +129,15 @@ func reshapeInitialize(shapes []func(mcp.Result) mcp.Result) mcp.Middleware {
 			}
 			switch res.(type) {
 			case *mcp.InitializeResult, *mcp.DiscoverResult:
-				for _, shape := range shapes {
-					res = shape(res)
-				}
-			}
-			return res, nil
-		}
-	}
-}
-
-// reshapeToolList applies the tables' ListTools shapes, in order, to the
-// tools/list answer.
-func reshapeToolList(shapes []func(mcp.Result) mcp.Result) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if err != nil {
-				return res, err
-			}
-			if _, ok := res.(*mcp.ListToolsResult); ok {
-				for _, shape := range shapes {
-					res = shape(res)
+				params, _ := req.GetParams().(*mcp.InitializeParams)
+				bare := method == "initialize" && wire.Bare(params)
+				for _, tab := range tables {
+					switch {
+					case bare && tab.PlainInitialize != nil:
+						res = tab.PlainInitialize(res)
+					case tab.Initialize != nil:
+						res = tab.Initialize(res)
+					}
 				}
 			}
 			return res, nil
@@ -192,4 +184,31 @@ func lenient(def *mcp.Tool) *mcp.Tool {
 	sc.AdditionalProperties = nil
 	d.InputSchema = &sc
 	return &d
+}
+
+// answerShapes gathers the tables' Answers by method, in table order.
+func answerShapes(tables []*Table) map[string][]func(mcp.Result) mcp.Result {
+	out := map[string][]func(mcp.Result) mcp.Result{}
+	for _, t := range tables {
+		for method, shape := range t.Answers {
+			out[method] = append(out[method], shape)
+		}
+	}
+	return out
+}
+
+// reshapeAnswers applies the tables' Answers to successful answers.
+func reshapeAnswers(shapes map[string][]func(mcp.Result) mcp.Result) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil || res == nil {
+				return res, err
+			}
+			for _, shape := range shapes[method] {
+				res = shape(res)
+			}
+			return res, nil
+		}
+	}
 }

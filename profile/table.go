@@ -29,11 +29,19 @@ type Table struct {
 	// profiles are served; return a wrapper (see Reshape). nil keeps the
 	// standard answer.
 	Initialize func(res mcp.Result) mcp.Result
-	// ListTools reshapes the tools/list answer (fsMCP's category on each
-	// tool): res is *mcp.ListToolsResult, or already another table's
-	// wrapper when several profiles are served; return a wrapper (see
-	// Reshape) that touches only this table's tools. nil keeps it.
-	ListTools func(res mcp.Result) mcp.Result
+	// PlainInitialize, when set, replaces Initialize for a client that sent
+	// initialize without params (Wire Plain: the front marks those, see
+	// wire.Bare): the original's own shape where it cannot coexist with
+	// the standard one (the catalog's capabilities.tools array).
+	PlainInitialize func(res mcp.Result) mcp.Result
+	// Answers reshape the answers to other standard methods, by method
+	// name (LocalCowork's tools/list manifest, its ping {status: "ok"}).
+	Answers map[string]func(res mcp.Result) mcp.Result
+	// DefaultRoots, when set, gives the allowed directories from the
+	// environment when the command line names none (LocalCowork's
+	// LOCALCOWORK_ALLOWED_PATHS); nil or an empty answer keeps fsmcp's
+	// default.
+	DefaultRoots func(getenv func(string) string) []string
 	// Resources, when --resources is on, shapes the resource answers.
 	Resources *ResourceShape
 	// Wire is the framing the profile's clients speak.

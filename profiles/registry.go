@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/profiles/catalog"
 	"github.com/fsmcp/fsmcp/profiles/filesystemmcp"
+	"github.com/fsmcp/fsmcp/profiles/localcowork"
 	"github.com/fsmcp/fsmcp/profiles/peekaboo"
 	"github.com/fsmcp/fsmcp/profiles/reference"
 	"github.com/fsmcp/fsmcp/tools"
@@ -25,6 +27,8 @@ var registry = map[string]func() *profile.Table{
 	peekaboo.Name:      peekaboo.Table,
 	filesystemmcp.Name: filesystemmcp.Table,
 	reference.Name:     reference.Table,
+	catalog.Name:       catalog.Table,
+	localcowork.Name:   localcowork.Table,
 }
 
 // Names lists the known profiles, sorted.

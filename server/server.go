@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,6 +43,8 @@ type Config struct {
 	Plain *wire.Plain
 	// Profiles are the tables served, their union (profiles.Lookup).
 	Profiles []*profile.Table
+	// Getenv is the environment profiles may read (nil: none).
+	Getenv func(string) string
 }
 
 // Server is an MCP server over one sandbox.
@@ -68,6 +71,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		Sessions:    profile.NewSessions(),
 		Shell:       cfg.Shell,
 		Searcher:    cfg.Searcher,
+		Getenv:      cfg.Getenv,
 	}
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())
@@ -135,6 +139,19 @@ func quiet(log *slog.Logger) *slog.Logger {
 type minLevel struct {
 	slog.Handler
 	min slog.Level
+}
+
+// Handle keeps the SDK's complaint about a tool name outside its
+// recommended characters at debug level: a profile's tool names are the
+// seed system's own (the catalog's catalog/create), fixed by its clients.
+func (h minLevel) Handle(ctx context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, "AddTool: invalid tool name") {
+		if !h.Handler.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+		r.Level = slog.LevelDebug
+	}
+	return h.Handler.Handle(ctx, r)
 }
 
 func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {

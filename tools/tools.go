@@ -36,7 +36,7 @@ func Table() *profile.Table {
 		Paths:         profile.Absolute,
 		Errors:        argumentErrorsAsText,
 		Initialize:    advertiseContextSchema,
-		ListTools:     withCategory,
+		Answers:       map[string]func(mcp.Result) mcp.Result{"tools/list": withCategory},
 		UnknownTool:   func(name string) error { return fmt.Errorf("unknown tool: %s", name) },
 		UnknownMethod: func(method string) string { return "method not found: " + method },
 		ExtraArgs:     profile.IgnoreExtra,

@@ -112,6 +112,8 @@ func TestPlainHTTP(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"call-001","method":"tools/call","params":{"name":"echo","arguments":{"s":"first"}}}`, 200, `"id":"call-001","result":{"content":[{"type":"text","text":"echo first"}]`},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize"}`, 200, `"serverInfo":{"name":"tiny"`},
 		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 202, ``},
+		{`{"jsonrpc":"2.0","method":"some/notification"}`, 202, ``},
+		{`{"jsonrpc":"2.0","id":"u","method":"no/such"}`, 200, `{"jsonrpc":"2.0","id":"u","error":{"code":-32601,"message":"method not found: \"no/such\""}}`},
 		{`not json`, 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700`},
 		{`{"jsonrpc":"2.0","id":"s","method":"shutdown"}`, 200, `{"jsonrpc":"2.0","id":"s","result":null}`},
 		{`{"jsonrpc":"2.0","method":"exit"}`, 202, ``},
@@ -164,5 +166,19 @@ func TestLongAnswerOutlivesBodyBound(t *testing.T) {
 	status, body := postPlain(t, url, `{}`)
 	if status != 200 || body != "done" {
 		t.Fatalf("a long answer: %d %q, want 200 done", status, body)
+	}
+}
+
+// The params the front fills in say so (Bare); a client's own do not.
+func TestBareMarksFilledParams(t *testing.T) {
+	var filled mcp.InitializeParams
+	if err := json.Unmarshal((&Plain{}).params(), &filled); err != nil {
+		t.Fatal(err)
+	}
+	if !Bare(&filled) {
+		t.Error("the front's params are not marked")
+	}
+	if Bare(&mcp.InitializeParams{ProtocolVersion: "2025-06-18"}) || Bare(nil) {
+		t.Error("a client's params are marked")
 	}
 }

@@ -38,6 +38,21 @@ const (
 // behalf; its answer is kept from the client.
 var syntheticID, _ = jsonrpc.MakeID("fsmcp-wire-initialize")
 
+// BareMeta is the _meta key the front sets in the initialize params it
+// fills in for a client that sent none: a profile may answer such a client
+// in its original's own shape (profile.Table.PlainInitialize), which an MCP
+// client, who always sends params, never sees.
+const BareMeta = "fsmcp/bare-initialize"
+
+// Bare reports whether p are params the front filled in (see BareMeta).
+func Bare(p *mcp.InitializeParams) bool {
+	if p == nil {
+		return false
+	}
+	v, _ := p.Meta[BareMeta].(bool)
+	return v
+}
+
 // params fills in what a client sent no params for.
 func (p *Plain) params() json.RawMessage {
 	v := p.ProtocolVersion
@@ -51,7 +66,7 @@ func (p *Plain) params() json.RawMessage {
 	// Capabilities are written as {}: an mcp.ClientCapabilities marshals
 	// as {"roots":{}}, which would claim roots and make the server ask a
 	// client that cannot answer.
-	data, _ := json.Marshal(map[string]any{"protocolVersion": v, "capabilities": map[string]any{}, "clientInfo": &info})
+	data, _ := json.Marshal(map[string]any{"_meta": map[string]any{BareMeta: true}, "protocolVersion": v, "capabilities": map[string]any{}, "clientInfo": &info})
 	return data
 }
 

@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -68,9 +70,41 @@ func PlainHTTP(std http.Handler, server *mcp.Server, p *Plain, onExit func(), lo
 		r.ContentLength = int64(len(body))
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Accept", "application/json, text/event-stream")
-		stateless.ServeHTTP(w, r)
+		if !req.IsCall() {
+			// A notification gets 202 and no body, whatever the SDK
+			// thinks of it (it refuses one it does not know with 400).
+			stateless.ServeHTTP(discard{h: http.Header{}}, r)
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		// The SDK refuses a method it does not know with a 400 and a line
+		// of text before any JSON-RPC: a plain client reads -32601 instead,
+		// as on stdio.
+		rec := &recorder{h: w.Header(), status: http.StatusOK}
+		stateless.ServeHTTP(rec, r)
+		if rec.status == http.StatusBadRequest && strings.HasPrefix(rec.body.String(), "JSON RPC not handled") {
+			data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q", req.Method)}})
+			w.Header().Del("X-Content-Type-Options")
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(data)
+			return
+		}
+		w.WriteHeader(rec.status)
+		w.Write(rec.body.Bytes())
 	})
 }
+
+// recorder keeps the SDK's answer to a plain call, so a refusal can be
+// rewritten before it goes out.
+type recorder struct {
+	h      http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.h }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(code int)        { r.status = code }
 
 // acceptsStream reports whether the client accepts an event stream.
 func acceptsStream(r *http.Request) bool {
@@ -84,3 +118,10 @@ func acceptsStream(r *http.Request) bool {
 	}
 	return false
 }
+
+// discard is a ResponseWriter that drops the answer to a notification.
+type discard struct{ h http.Header }
+
+func (d discard) Header() http.Header         { return d.h }
+func (d discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d discard) WriteHeader(int)             {}

@@ -1,0 +1,19 @@
+package catalog
+
+import (
+	"testing"
+
+	"github.com/fsmcp/fsmcp/internal/profiletest"
+	"github.com/fsmcp/fsmcp/profile"
+)
+
+func TestToolSnapshots(t *testing.T) {
+	profiletest.Snapshots(t, Table(), "__toolsnaps__")
+}
+
+// The wire as the seed's clients have it (no params, before initialize,
+// shutdown, exit) is pinned through the built binary in
+// integration/testdata/seedwire; these are MCP clients' exchanges.
+func TestGolden(t *testing.T) {
+	profiletest.Golden(t, []*profile.Table{Table()}, "testdata/*.txtar")
+}

@@ -1,0 +1,108 @@
+package localcowork
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// The original's codes (mcp-base.ts ErrorCodes).
+const (
+	codeInvalidParams = jsonrpc.CodeInvalidParams // -32602
+	codeInternal      = jsonrpc.CodeInternalError // -32603
+	codeSandbox       = -32001
+	codeNotFound      = -32003
+	codePermission    = -32004
+)
+
+func rpcErr(code int64, format string, args ...any) error {
+	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// argError words the runtime's argument errors as the original's zod
+// failures: -32602 "Invalid parameters: ...".
+func argError(err error) error {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(rpc.Message, "invalid arguments: ") {
+		msg := strings.TrimPrefix(rpc.Message, "invalid arguments: ")
+		if m := missingProps.FindStringSubmatch(msg); m != nil {
+			var names []string
+			for _, n := range quoted.FindAllStringSubmatch(m[1], -1) {
+				names = append(names, n[1]+": Required")
+			}
+			msg = strings.Join(names, "; ")
+		}
+		return rpcErr(codeInvalidParams, "Invalid parameters: %s", msg)
+	}
+	return err
+}
+
+// missingProps finds the names in the validator's "missing properties"
+// sentence, to say them as zod does ("path: Required").
+var (
+	missingProps = regexp.MustCompile(`missing properties: \[([^\]]*)\]`)
+	quoted       = regexp.MustCompile(`"([^"]*)"`)
+)
+
+func unknownTool(name string) error {
+	return rpcErr(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name)
+}
+
+// resolve checks one path parameter as the original does (absolute, then
+// inside the sandbox) and contains it: a relative path or a NUL byte is
+// -32602 (the original: -32603), outside the roots -32001 (the original:
+// -32603, its sandbox error not being an MCPError).
+func resolve(c *profile.Call, param, path string) (*sandbox.Path, error) {
+	switch {
+	case strings.ContainsRune(path, 0):
+		return nil, rpcErr(codeInvalidParams, "Parameter %q contains a NUL byte", param)
+	case !filepath.IsAbs(path):
+		return nil, rpcErr(codeInvalidParams, "Parameter %q must be an absolute path. Got: %q", param, path)
+	}
+	p, err := c.Resolve(path)
+	if err != nil {
+		return nil, mapErr(err, path, "")
+	}
+	return p, nil
+}
+
+// outside is the original's sandbox sentence, with its right code.
+func outside(path string) error {
+	return rpcErr(codeSandbox, "Path %q is outside the sandboxed directories", filepath.Clean(path))
+}
+
+// mapErr maps a core error about path to the original's codes; notFound
+// is the tool's own not-found sentence ("Directory not found: X"), "" for
+// the core's.
+func mapErr(err error, path, notFound string) error {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		return rpc
+	}
+	switch fault.KindOf(err) {
+	case fault.Outside:
+		return outside(path)
+	case fault.NotFound:
+		if notFound == "" {
+			notFound = err.Error()
+		}
+		return rpcErr(codeNotFound, "%s", notFound)
+	case fault.NotDir:
+		return rpcErr(codeInvalidParams, "Not a directory: %s", path)
+	case fault.IsDir:
+		return rpcErr(codeInvalidParams, "Not a file: %s", path)
+	case fault.Invalid, fault.TooLarge, fault.Binary, fault.Exists:
+		return rpcErr(codeInvalidParams, "%s", err.Error())
+	case fault.Permission:
+		return rpcErr(codePermission, "Permission denied: %s", path)
+	}
+	return rpcErr(codeInternal, "Internal error: %s", err.Error())
+}

@@ -1,0 +1,132 @@
+package localcowork
+
+import (
+	"encoding/json"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/files"
+)
+
+// fileInfo is the original's FileInfo: a listing's and a search's entry.
+type fileInfo struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Type     string `json:"type"` // file, dir or symlink
+	Size     int64  `json:"size"`
+	Modified string `json:"modified"`
+}
+
+// infoType is a FileInfo type: "dir" here (get_metadata says "directory"),
+// and anything neither a directory nor a symlink is a "file", as the
+// original's Dirent test has it.
+func infoType(t files.Type) string {
+	switch t {
+	case files.TypeDir:
+		return "dir"
+	case files.TypeSymlink:
+		return "symlink"
+	}
+	return "file"
+}
+
+func infoOf(entries []files.Entry) []fileInfo {
+	out := make([]fileInfo, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, fileInfo{Name: path.Base(e.Rel), Path: e.Abs, Type: infoType(e.Type), Size: e.Size, Modified: isoTime(e.ModTime)})
+	}
+	return out
+}
+
+// isoTime is JavaScript's Date.toISOString: UTC, milliseconds.
+func isoTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// result is the original's answer: the data's JSON (JSON.stringify,
+// compact) as the one text content.
+func result(data any) (*mcp.CallToolResult, error) {
+	text, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
+}
+
+// nameGlob is the original's glob test on a name: `*` any run, `?` one
+// character, the rest literal, case-insensitive; anchored when anchored.
+func nameGlob(pattern string, anchored bool) *regexp.Regexp {
+	q := regexp.QuoteMeta(pattern)
+	q = strings.ReplaceAll(q, `\*`, ".*")
+	q = strings.ReplaceAll(q, `\?`, ".")
+	if anchored {
+		q = "^" + q + "$"
+	}
+	return regexp.MustCompile("(?is)" + q)
+}
+
+// searchRegex is search_files' pattern: a glob when it has * or ?, else a
+// regular expression, else (not valid) the literal text; never anchored,
+// case-insensitive.
+func searchRegex(pattern string) *regexp.Regexp {
+	if strings.ContainsAny(pattern, "*?") {
+		return nameGlob(pattern, false)
+	}
+	if re, err := regexp.Compile("(?i)" + pattern); err == nil {
+		return re
+	}
+	return regexp.MustCompile("(?i)" + regexp.QuoteMeta(pattern))
+}
+
+// category is the original's getFileCategory.
+func category(name string) string {
+	ext := strings.ToLower(nodeExt(name))
+	for _, c := range categories {
+		for _, e := range c.exts {
+			if e == ext {
+				return c.name
+			}
+		}
+	}
+	return "other"
+}
+
+var categories = []struct {
+	name string
+	exts []string
+}{
+	{"document", []string{".pdf", ".docx", ".doc", ".txt", ".md", ".rtf", ".odt", ".html"}},
+	{"spreadsheet", []string{".xlsx", ".xls", ".csv", ".tsv", ".ods"}},
+	{"image", []string{".jpg", ".jpeg", ".png", ".gif", ".bmp", ".tiff", ".webp", ".svg"}},
+	{"audio", []string{".mp3", ".wav", ".m4a", ".ogg", ".flac", ".aac", ".wma"}},
+	{"video", []string{".mp4", ".avi", ".mkv", ".mov", ".wmv", ".flv", ".webm"}},
+	{"archive", []string{".zip", ".tar", ".gz", ".rar", ".7z", ".bz2"}},
+	{"code", []string{".ts", ".js", ".py", ".rs", ".go", ".java", ".c", ".cpp", ".h"}},
+}
+
+// nodeExt is Node's path.extname: from the last dot of the base name, but
+// "" for a name whose only dot leads it (.bashrc).
+func nodeExt(p string) string {
+	base := path.Base(strings.TrimRight(p, "/"))
+	i := strings.LastIndexByte(base, '.')
+	if i <= 0 || strings.Trim(base, ".") == "" {
+		return ""
+	}
+	return base[i:]
+}
+
+// permissions is the original's rwx string of a mode's low nine bits.
+func permissions(mode uint32) string {
+	const rwx = "rwxrwxrwx"
+	b := []byte("---------")
+	for i := 0; i < 9; i++ {
+		if mode&(1<<(8-i)) != 0 {
+			b[i] = rwx[i]
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,184 @@
+package localcowork
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/watch"
+)
+
+type searchIn struct {
+	Path       string `json:"path" jsonschema:"Root directory to search"`
+	Pattern    string `json:"pattern" jsonschema:"Search pattern (glob or regex)"`
+	Type       string `json:"type,omitempty" jsonschema:"Filter by file type: file, dir or symlink"`
+	MaxResults *int   `json:"max_results,omitempty" jsonschema:"Maximum results to return (default 100)"`
+}
+
+// defaultMaxResults is the original's max_results default.
+const defaultMaxResults = 100
+
+func searchFiles() profile.Tool {
+	return profile.Bind(&mcp.Tool{Name: "filesystem.search_files", Description: "Search for files matching a pattern", Annotations: reads("Search files")},
+		func(ctx context.Context, c *profile.Call, in searchIn) (*mcp.CallToolResult, error) {
+			switch in.Type {
+			case "", "file", "dir", "symlink":
+			default:
+				return nil, rpcErr(codeInvalidParams, "Invalid parameters: type: Invalid enum value. Expected 'file' | 'dir' | 'symlink', received '%s'", in.Type)
+			}
+			max := defaultMaxResults
+			if in.MaxResults != nil {
+				if *in.MaxResults <= 0 {
+					return nil, rpcErr(codeInvalidParams, "Invalid parameters: max_results: Number must be greater than 0")
+				}
+				max = *in.MaxResults
+			}
+			if c.Limits.MaxResults > 0 {
+				max = min(max, c.Limits.MaxResults)
+			}
+			p, err := resolve(c, "path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			re := searchRegex(in.Pattern)
+			entries, _, err := files.Find(ctx, p, files.FindOptions{Max: max, Match: func(name string, t files.Type) bool {
+				return (in.Type == "" || infoType(t) == in.Type) && re.MatchString(name)
+			}})
+			if err != nil {
+				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
+			}
+			return result(infoOf(entries))
+		})
+}
+
+type metadataIn struct {
+	Path string `json:"path" jsonschema:"Absolute path to file"`
+}
+
+// metadata is get_metadata's answer, in the original's key order.
+type metadata struct {
+	Size        int64  `json:"size"`
+	Created     string `json:"created"`
+	Modified    string `json:"modified"`
+	Accessed    string `json:"accessed"`
+	Type        string `json:"type"` // file, directory or symlink
+	Category    string `json:"category"`
+	Extension   string `json:"extension"`
+	Permissions string `json:"permissions"`
+}
+
+func getMetadata() profile.Tool {
+	return profile.Bind(&mcp.Tool{Name: "filesystem.get_metadata", Description: "Get detailed metadata for a file", Annotations: reads("Get metadata")},
+		func(ctx context.Context, c *profile.Call, in metadataIn) (*mcp.CallToolResult, error) {
+			p, err := resolve(c, "path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			st, err := files.Stat(p) // follows a symlink inside the roots, as fs.stat does
+			if err != nil {
+				return nil, mapErr(err, in.Path, "Cannot read metadata: "+in.Path)
+			}
+			created := st.Birth
+			if created.IsZero() {
+				created = st.Ctime
+			}
+			typ := "file"
+			switch st.Type {
+			case files.TypeDir:
+				typ = "directory"
+			case files.TypeSymlink:
+				typ = "symlink"
+			}
+			cat := typ
+			if st.Type == files.TypeFile {
+				cat = category(in.Path)
+			}
+			return result(metadata{Size: st.Size, Created: isoTime(created), Modified: isoTime(st.Mtime), Accessed: isoTime(st.Atime),
+				Type: typ, Category: cat, Extension: nodeExt(in.Path), Permissions: permissions(uint32(st.Mode.Perm()))})
+		})
+}
+
+type watchIn struct {
+	Path       string   `json:"path" jsonschema:"Absolute path to watch"`
+	Patterns   []string `json:"patterns,omitempty" jsonschema:"Glob patterns to filter events"`
+	CallbackID string   `json:"callback_id" jsonschema:"Unique ID for callback routing"`
+}
+
+// maxWatches bounds one session's watchers (inotify watches are a
+// kernel-wide resource).
+const maxWatches = 8
+
+func watchFolder() profile.Tool {
+	return profile.Bind(&mcp.Tool{Name: "filesystem.watch_folder", Description: "Register a filesystem watcher on a directory", Annotations: reads("Watch folder")},
+		func(ctx context.Context, c *profile.Call, in watchIn) (*mcp.CallToolResult, error) {
+			p, err := resolve(c, "path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			if err := watch.ValidPatterns(in.Patterns); err != nil {
+				return nil, rpcErr(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
+			}
+			ss := c.Session()
+			v, err := c.Sessions.Get(ss, "localcowork.watch", func() (io.Closer, error) { return &watchers{byID: map[string]*watch.Watcher{}}, nil })
+			if err != nil {
+				return nil, rpcErr(codeInternal, "Internal error: the session is closing")
+			}
+			set := v.(*watchers)
+			var onEvents func([]watch.Event)
+			if ss != nil {
+				onEvents = func(evs []watch.Event) {
+					for _, e := range evs {
+						if profile.NotifyUpdated(ss, e.Path) != nil {
+							return
+						}
+					}
+				}
+			}
+			w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents})
+			if err != nil {
+				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
+			}
+			if err := set.put(in.CallbackID, w); err != nil {
+				w.Close()
+				return nil, err
+			}
+			return result(map[string]any{"watcher_id": in.CallbackID})
+		})
+}
+
+// watchers are one session's watchers by callback_id; a second watch
+// with the same id replaces the first, as in the original.
+type watchers struct {
+	mu   sync.Mutex
+	byID map[string]*watch.Watcher
+}
+
+func (s *watchers) put(id string, w *watch.Watcher) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.byID[id]; ok {
+		old.Close()
+		delete(s.byID, id)
+	}
+	if len(s.byID) >= maxWatches {
+		return rpcErr(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
+	}
+	s.byID[id] = w
+	return nil
+}
+
+// Close stops every watcher of the session.
+func (s *watchers) Close() error {
+	s.mu.Lock()
+	ws := s.byID
+	s.byID = map[string]*watch.Watcher{}
+	s.mu.Unlock()
+	for _, w := range ws {
+		w.Close()
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+// Package localcowork is the localcowork profile: a stand-in for
+// LocalCowork's filesystem server (seed 004), whose Rust host speaks plain
+// newline-delimited JSON-RPC on stdio. It names the core operations
+// (files, watch) as that server's nine tools, shapes their answers as
+// `content[0].text` = the data's JSON, and maps core errors to its codes.
+package localcowork
+
+import (
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/profile"
+)
+
+// Name is the profile's --profile name.
+const Name = "localcowork"
+
+// flags are a tool's confirmation and undo flags, from the original's
+// registry (docs/mcp-tool-registry.yaml).
+type flags struct{ confirm, undo bool }
+
+var registry = map[string]flags{
+	"filesystem.list_dir":     {false, false},
+	"filesystem.read_file":    {false, false},
+	"filesystem.write_file":   {true, false},
+	"filesystem.move_file":    {true, true},
+	"filesystem.copy_file":    {true, false},
+	"filesystem.delete_file":  {true, true},
+	"filesystem.search_files": {false, false},
+	"filesystem.get_metadata": {false, false},
+	"filesystem.watch_folder": {true, false},
+}
+
+// Table is the localcowork profile.
+func Table() *profile.Table {
+	tools := []profile.Tool{listDir(), readFile(), writeFile(), moveFile(), copyFile(), deleteFile(), searchFiles(), getMetadata(), watchFolder()}
+	return &profile.Table{
+		Name:        Name,
+		Tools:       tools,
+		Errors:      argError,
+		Wire:        profile.Plain,
+		ExtraArgs:   profile.IgnoreExtra, // zod's z.object() strips unknown keys
+		UnknownTool: unknownTool,
+		Initialize: func(res mcp.Result) mcp.Result {
+			return profile.Reshape(res, func(m map[string]any) { m["tools"] = manifest(tools) })
+		},
+		Answers: map[string]func(mcp.Result) mcp.Result{
+			"tools/list": withFlags,
+			"ping": func(res mcp.Result) mcp.Result {
+				return profile.Reshape(res, func(m map[string]any) { m["status"] = "ok" })
+			},
+		},
+		DefaultRoots: func(getenv func(string) string) []string {
+			return filepath.SplitList(getenv("LOCALCOWORK_ALLOWED_PATHS"))
+		},
+	}
+}
+
+// manifest is the tool list of the initialize answer, as the original's
+// buildToolDefinitions writes it, with the two flags also at the top level
+// of each tool, where the Rust host reads them.
+func manifest(tools []profile.Tool) []any {
+	out := make([]any, 0, len(tools))
+	for _, t := range tools {
+		m := map[string]any{"name": t.Def.Name, "description": t.Def.Description, "inputSchema": t.Def.InputSchema}
+		addFlags(m)
+		out = append(out, m)
+	}
+	return out
+}
+
+// addFlags sets a tool's flags under metadata and at its top level.
+func addFlags(tool map[string]any) {
+	name, _ := tool["name"].(string)
+	f := registry[name]
+	tool["metadata"] = map[string]any{"confirmationRequired": f.confirm, "undoSupported": f.undo}
+	tool["confirmationRequired"], tool["undoSupported"] = f.confirm, f.undo
+}
+
+// withFlags adds the flags to each tool of a tools/list answer.
+func withFlags(res mcp.Result) mcp.Result {
+	return profile.Reshape(res, func(m map[string]any) {
+		tools, _ := m["tools"].([]any)
+		for _, t := range tools {
+			if tool, ok := t.(map[string]any); ok {
+				addFlags(tool)
+			}
+		}
+	})
+}

@@ -1,0 +1,242 @@
+package localcowork
+
+import (
+	"context"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
+)
+
+func reads(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: new(bool)}
+}
+
+func writes(title string, destructive bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, DestructiveHint: &destructive, OpenWorldHint: new(bool)}
+}
+
+type listIn struct {
+	Path      string `json:"path" jsonschema:"Absolute path to directory"`
+	Recursive bool   `json:"recursive,omitempty" jsonschema:"List recursively"`
+	Filter    string `json:"filter,omitempty" jsonschema:"Glob pattern filter"`
+}
+
+func listDir() profile.Tool {
+	return profile.Bind(&mcp.Tool{Name: "filesystem.list_dir", Description: "List contents of a directory", Annotations: reads("List directory")},
+		func(ctx context.Context, c *profile.Call, in listIn) (*mcp.CallToolResult, error) {
+			p, err := resolve(c, "path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			opt := files.FindOptions{Depth: 1, Max: c.Limits.MaxResults}
+			if in.Recursive {
+				opt.Depth = 0
+			}
+			if in.Filter != "" {
+				re := nameGlob(in.Filter, true)
+				opt.Match = func(name string, _ files.Type) bool { return re.MatchString(name) }
+			}
+			entries, _, err := files.Find(ctx, p, opt)
+			if err != nil {
+				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
+			}
+			return result(infoOf(entries))
+		})
+}
+
+type readIn struct {
+	Path     string `json:"path" jsonschema:"Absolute path to file"`
+	Encoding string `json:"encoding,omitempty" jsonschema:"File encoding"`
+}
+
+func readFile() profile.Tool {
+	return profile.Bind(&mcp.Tool{Name: "filesystem.read_file", Description: "Read contents of a file", Annotations: reads("Read file")},
+		func(ctx context.Context, c *profile.Call, in readIn) (*mcp.CallToolResult, error) {
+			p, err := resolve(c, "path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+			if err != nil {
+				return nil, mapErr(err, in.Path, "Cannot read file: "+in.Path)
+			}
+			text, ok := decodeText(w.Data, in.Encoding)
+			if !ok {
+				return nil, rpcErr(codeInvalidParams, "Unknown encoding: %s", in.Encoding)
+			}
+			return result(struct {
+				Content string `json:"content"`
+				Size    int    `json:"size"`
+			}{text, len(w.Data)})
+		})
+}
+
+type writeIn struct {
+	Path     string `json:"path" jsonschema:"Absolute path to write"`
+	Content  string `json:"content" jsonschema:"Content to write"`
+	Encoding string `json:"encoding,omitempty" jsonschema:"File encoding"`
+}
+
+func writeFile() profile.Tool {
+	return profile.Bind(&mcp.Tool{Name: "filesystem.write_file", Description: "Write content to a file", Annotations: writes("Write file", true)},
+		func(ctx context.Context, c *profile.Call, in writeIn) (*mcp.CallToolResult, error) {
+			p, err := resolve(c, "path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			data, ok := encodeText(in.Content, in.Encoding)
+			if !ok {
+				return nil, rpcErr(codeInvalidParams, "Cannot encode the content as %s", in.Encoding)
+			}
+			if _, err := files.Mkdir(p.Dir()); err != nil {
+				return nil, writeErr(err, in.Path)
+			}
+			if err := files.Write(p, data); err != nil {
+				return nil, writeErr(err, in.Path)
+			}
+			return result(saved{true, in.Path})
+		})
+}
+
+// writeErr is the original's "Failed to write file: ..." for failures
+// that are not a refusal.
+func writeErr(err error, path string) error {
+	switch fault.KindOf(err) {
+	case fault.Outside, fault.Permission:
+		return mapErr(err, path, "")
+	}
+	return rpcErr(codeInternal, "Failed to write file: %s", err.Error())
+}
+
+type moveIn struct {
+	Source      string `json:"source" jsonschema:"Absolute path of file to move"`
+	Destination string `json:"destination" jsonschema:"Absolute path of destination"`
+	CreateDirs  *bool  `json:"create_dirs,omitempty" jsonschema:"Create parent directories if missing"`
+}
+
+func moveFile() profile.Tool {
+	return profile.Bind(&mcp.Tool{Name: "filesystem.move_file", Description: "Move a file from source to destination. Requires user confirmation.", Annotations: writes("Move file", true)},
+		func(ctx context.Context, c *profile.Call, in moveIn) (*mcp.CallToolResult, error) {
+			src, err := resolve(c, "source", in.Source)
+			if err != nil {
+				return nil, err
+			}
+			dst, err := resolve(c, "destination", in.Destination)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := files.Stat(src); err != nil && fault.KindOf(err) != fault.Outside {
+				return nil, mapErr(err, in.Source, "Source not found: "+in.Source)
+			}
+			if in.CreateDirs != nil && !*in.CreateDirs {
+				if _, err := files.Stat(dst.Dir()); err != nil {
+					if fault.KindOf(err) == fault.NotFound {
+						return nil, rpcErr(codeInternal, "Failed to move file: the directory of %s does not exist (create_dirs is false)", in.Destination)
+					}
+					return nil, mapErr(err, in.Destination, "")
+				}
+			}
+			// rename(2) replaces an existing file, as the original's does.
+			if err := files.Move(ctx, src, dst, true); err != nil {
+				return nil, transferErr(err, in.Source, in.Destination, "move")
+			}
+			return result(struct {
+				Success      bool   `json:"success"`
+				OriginalPath string `json:"original_path"`
+				NewPath      string `json:"new_path"`
+			}{true, in.Source, in.Destination})
+		})
+}
+
+// transferErr maps a move's or copy's failure: a refusal keeps its code,
+// the rest is the original's "Failed to <verb> file: ...".
+func transferErr(err error, src, dst, verb string) error {
+	switch fault.KindOf(err) {
+	case fault.Outside:
+		p := fault.PathOf(err)
+		if p == "" {
+			p = src
+		}
+		return outside(p)
+	case fault.NotFound:
+		return rpcErr(codeNotFound, "Source not found: %s", src)
+	case fault.Permission:
+		return mapErr(err, src, "")
+	}
+	return rpcErr(codeInternal, "Failed to %s file: %s", verb, err.Error())
+}
+
+type copyIn struct {
+	Source      string `json:"source" jsonschema:"Absolute path of file to copy"`
+	Destination string `json:"destination" jsonschema:"Absolute path of destination"`
+}
+
+func copyFile() profile.Tool {
+	return profile.Bind(&mcp.Tool{Name: "filesystem.copy_file", Description: "Copy a file to a new location", Annotations: writes("Copy file", true)},
+		func(ctx context.Context, c *profile.Call, in copyIn) (*mcp.CallToolResult, error) {
+			src, err := resolve(c, "source", in.Source)
+			if err != nil {
+				return nil, err
+			}
+			dst, err := resolve(c, "destination", in.Destination)
+			if err != nil {
+				return nil, err
+			}
+			st, err := files.Stat(src)
+			if err != nil {
+				return nil, mapErr(err, in.Source, "Source not found: "+in.Source)
+			}
+			if st.Type != files.TypeFile {
+				return nil, rpcErr(codeInvalidParams, "Not a file: %s", in.Source)
+			}
+			// copyFile(2) replaces an existing file, as the original's does.
+			if err := files.Copy(ctx, src, dst, true); err != nil {
+				return nil, transferErr(err, in.Source, in.Destination, "copy")
+			}
+			return result(saved{true, in.Destination})
+		})
+}
+
+type deleteIn struct {
+	Path string `json:"path" jsonschema:"Absolute path of file to delete"`
+}
+
+func deleteFile() profile.Tool {
+	return profile.Bind(&mcp.Tool{Name: "filesystem.delete_file", Description: "Delete a file. Moves to .localcowork/trash/ for recovery.", Annotations: writes("Delete file", true)},
+		func(ctx context.Context, c *profile.Call, in deleteIn) (*mcp.CallToolResult, error) {
+			p, err := resolve(c, "path", in.Path)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := files.Trash(p, trashDir(c), time.Now()); err != nil {
+				switch fault.KindOf(err) {
+				case fault.NotDir:
+					return nil, rpcErr(codeInvalidParams, "Not a file: %s", in.Path)
+				case fault.NotFound, fault.Outside, fault.Permission:
+					return nil, mapErr(err, in.Path, "File not found: "+in.Path)
+				}
+				return nil, rpcErr(codeInternal, "Failed to delete file: %s", err.Error())
+			}
+			return result(map[string]any{"success": true})
+		})
+}
+
+// trashDir is $LOCALCOWORK_DATA_DIR/trash, or ~/.localcowork/trash as the
+// original defaults (the host always sets the variable).
+func trashDir(c *profile.Call) string {
+	dir := c.Var("LOCALCOWORK_DATA_DIR")
+	if dir == "" {
+		dir = c.Var("HOME") + "/.localcowork"
+	}
+	return dir + "/trash"
+}
+
+// saved is write_file's and copy_file's answer, in the original's key order.
+type saved struct {
+	Success bool   `json:"success"`
+	Path    string `json:"path"`
+}
