@@ -46,6 +46,11 @@ type Table struct {
 	Resources *ResourceShape
 	// Wire is the framing the profile's clients speak.
 	Wire Wire
+	// HTTPExit lets a plain `exit` POSTed over HTTP end the server, as the
+	// catalog's HTTP clients stop it. Off elsewhere: over HTTP any token
+	// holder could otherwise stop a server other clients use. (On stdio,
+	// exit always ends the process: the client owns it.)
+	HTTPExit bool
 	// UnknownTool is what a tools/call naming no served tool gets: a plain
 	// error becomes an isError result (fsMCP, the official server), a
 	// *jsonrpc.Error a protocol error with its code (peekaboo's -32601).

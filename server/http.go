@@ -46,7 +46,11 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	})
 	var h http.Handler = mcpHandler
 	if s.cfg.Plain != nil {
-		h = wire.PlainHTTP(h, s.MCP, s.cfg.Plain, opts.OnExit, opts.Log)
+		onExit := opts.OnExit
+		if !s.httpExit {
+			onExit = nil
+		}
+		h = wire.PlainHTTP(h, s.MCP, s.cfg.Plain, onExit, opts.Log)
 	}
 	h = checkOrigin(h)
 	if opts.AuthToken != "" {

@@ -53,7 +53,9 @@ type Server struct {
 	deps *profile.Env
 	wire profile.Wire
 	cfg  Config
-	log  *slog.Logger
+	// httpExit: a served table lets a plain exit over HTTP end the server.
+	httpExit bool
+	log      *slog.Logger
 }
 
 // New builds the server and registers its profiles' tools. The error says
@@ -104,7 +106,11 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if w == profile.Plain && cfg.Plain == nil {
 		cfg.Plain = &wire.Plain{}
 	}
-	return &Server{MCP: s, deps: deps, wire: w, cfg: cfg, log: log}, nil
+	srv := &Server{MCP: s, deps: deps, wire: w, cfg: cfg, log: log}
+	for _, t := range cfg.Profiles {
+		srv.httpExit = srv.httpExit || t.HTTPExit
+	}
+	return srv, nil
 }
 
 // Wire is the framing the served profiles' clients speak; a front in

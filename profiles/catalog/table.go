@@ -26,6 +26,7 @@ func Table() *profile.Table {
 		Methods:         []profile.Method{profile.NewMethod(Method, createMethod)},
 		Errors:          mapError,
 		Wire:            profile.Plain,
+		HTTPExit:        true,
 		ExtraArgs:       profile.IgnoreExtra, // the original reads two keys and ignores the rest
 		PlainInitialize: seedInitialize,
 	}

@@ -1,0 +1,50 @@
+package server_test
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/shell"
+)
+
+// TestPlainExitOverHTTPNeedsTheProfile: a plain `exit` POSTed over HTTP
+// ends the server only for a profile whose clients stop it that way (the
+// catalog); on any other plain profile (fsmcp) it is answered and ignored,
+// so one token holder cannot stop a server others use.
+func TestPlainExitOverHTTPNeedsTheProfile(t *testing.T) {
+	for _, httpExit := range []bool{false, true} {
+		sb, errs := sandbox.New([]string{t.TempDir()})
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		defer sb.Close()
+		log := slog.New(slog.DiscardHandler)
+		tab := &profile.Table{Name: "plain", Wire: profile.Plain, HTTPExit: httpExit}
+		srv, err := server.New(server.Config{Name: "t", Version: "test", Shell: shell.ModeOff, Profiles: []*profile.Table{tab}}, sb, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		var exited atomic.Bool
+		hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log, OnExit: func() { exited.Store(true) }}))
+		defer hs.Close()
+		resp, err := http.Post(hs.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"exit"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Errorf("HTTPExit %v: status %d, want 202", httpExit, resp.StatusCode)
+		}
+		if exited.Load() != httpExit {
+			t.Errorf("HTTPExit %v: server exit called = %v", httpExit, exited.Load())
+		}
+	}
+}
