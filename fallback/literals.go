@@ -132,10 +132,12 @@ func requiredOf(in litInfo) []needle {
 	return nil
 }
 
-// literalRunes handles a literal string. A case-folded one is exact only
-// when each rune folds within ASCII letters (then ASCII case-insensitive
-// comparison is exactly Unicode simple folding); otherwise its longest
-// such run is required (k and s fold to the Kelvin sign and long s).
+// literalRunes handles a literal string. A case-folded one is the
+// product of its runes' fold sets: a letter whose fold orbit is ASCII is
+// one folded needle byte; any other rune stands for each rune of its
+// orbit ("s" is "s" folded or "ſ", "k" is "k" folded or the Kelvin sign).
+// When that product is too large, the product of a prefix or the longest
+// run of ASCII-folding runes is required instead.
 func literalRunes(runes []rune, fold bool) litInfo {
 	if !fold {
 		s := string(runes)
@@ -145,21 +147,53 @@ func literalRunes(runes []rune, fold bool) litInfo {
 		}
 		return exactInfo([]needle{{s: s}}, false)
 	}
-	best, cur := "", []byte{}
-	all := true
+	set := []needle{{}}
 	for _, r := range runes {
-		if simpleFold(r) {
-			cur = append(cur, byte(r))
-			if len(cur) > len(best) {
-				best = string(cur)
+		p, ok := product(set, foldSet(r))
+		if !ok {
+			// The set of a prefix is required too; keep the cheaper.
+			run := foldRun(runes)
+			if usable(set) && (!run.reqOK || setCost(set) < setCost(run.req)) {
+				return litInfo{req: set, reqOK: true}
 			}
+			return run
+		}
+		set = p
+	}
+	return exactInfo(set, false)
+}
+
+// foldSet returns the needles matching rune r case-insensitively.
+func foldSet(r rune) []needle {
+	if simpleFold(r) {
+		return []needle{{s: string(r), fold: lower(byte(r)) != upper(byte(r))}}
+	}
+	var set []needle
+	f := r
+	for {
+		if f < utf8.RuneSelf && lower(byte(f)) != upper(byte(f)) {
+			set = append(set, needle{s: string(lower(byte(f))), fold: true})
+		} else {
+			set = append(set, needle{s: string(f)})
+		}
+		if f = unicode.SimpleFold(f); f == r {
+			return dedupe(set)
+		}
+	}
+}
+
+// foldRun returns the longest run of runes whose fold orbit is ASCII,
+// as a required folded needle.
+func foldRun(runes []rune) litInfo {
+	best, cur := "", []byte{}
+	for _, r := range runes {
+		if !simpleFold(r) {
+			cur = cur[:0]
 			continue
 		}
-		all = false
-		cur = cur[:0]
-	}
-	if all && len(best) <= maxNeedleLen {
-		return exactInfo([]needle{{s: best, fold: true}}, false)
+		if cur = append(cur, byte(r)); len(cur) > len(best) {
+			best = string(cur)
+		}
 	}
 	if len(best) > maxNeedleLen {
 		best = best[:maxNeedleLen]
@@ -261,10 +295,27 @@ func product(a, b []needle) ([]needle, bool) {
 			if len(x.s)+len(y.s) > maxNeedleLen {
 				return nil, false
 			}
-			out = append(out, needle{s: x.s + y.s, fold: x.fold || y.fold})
+			out = append(out, foldNorm(needle{s: x.s + y.s, fold: x.fold || y.fold}))
 		}
 	}
 	return dedupe(out), true
+}
+
+// foldNorm lower-cases a folded needle, so that equal needles compare
+// equal, and unfolds one without ASCII letters.
+func foldNorm(n needle) needle {
+	if !n.fold {
+		return n
+	}
+	b := []byte(n.s)
+	n.fold = false
+	for i, c := range b {
+		if lower(c) != upper(c) {
+			b[i], n.fold = lower(c), true
+		}
+	}
+	n.s = string(b)
+	return n
 }
 
 func dedupe(set []needle) []needle {
@@ -305,8 +356,9 @@ func alternateInfo(subs []*syntax.Regexp) litInfo {
 }
 
 // byteFreq estimates how often byte c occurs in source text, from its
-// rank (byteRank: 0 rarest, 255 most common).
-func byteFreq(c byte) float64 { return math.Exp2((float64(byteRank[c]) - 255) / 20) }
+// rank (byteRank: 0 rarest, 255 most common): about twice as common
+// every 12 ranks, as measured.
+func byteFreq(c byte) float64 { return math.Exp2((float64(byteRank[c]) - 255) / 12) }
 
 // anchorCost is the estimated frequency of candidates for byte c of a
 // needle (both cases if fold).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -50,9 +51,9 @@ func TestExtractNeedles(t *testing.T) {
 		want string
 	}{
 		{"PM_RESUME", false, "lit:PM_RESUME!"},
-		{"PM_RESUME", true, "set:[PM_REf]"},
+		{"PM_RESUME", true, "set:[pm_resumef pm_reſumef]!"},
 		{"ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT", false, "set:[CFG_BME_EVT ERR_SYS LINK_REQ_RST PME_TURN_OFF]!"},
-		{"ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT", true, "set:[CFG_BME_EVTf ERR_f PME_TURN_OFFf _REQ_Rf]"},
+		{"ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT", true, "set:[cfg_bme_evtf err_sysf err_syſf err_ſysf err_ſyſf link_req_rstf link_req_rſtf lin\u212a_req_rstf lin\u212a_req_rſtf pme_turn_offf]!"},
 		{`\bPM_RESUME\b`, false, "lit:PM_RESUME"},
 		{`[A-Z]+_SUSPEND`, false, "lit:_SUSPEND"},
 		{`\p{Greek}`, false, "nonascii"},
@@ -60,8 +61,9 @@ func TestExtractNeedles(t *testing.T) {
 		{`abc|abd`, false, "set:[abc abd]!"},
 		{`foo(bar|baz)qux`, false, "set:[foobarqux foobazqux]!"},
 		{`x+y`, false, "lit:xy"},
-		{`(?i)hello`, false, "set:[HELLOf]!"},
-		{`(?i)kelvin`, false, "set:[ELVINf]"},
+		{`(?i)hello`, false, "set:[hellof]!"},
+		{`(?i)kelvin`, false, "set:[kelvinf \u212aelvinf]!"},
+		{`(?i)sk`, false, "set:[skf s\u212af ſkf ſ\u212a]!"},
 		{`a.*b`, false, "lit:b"},
 		{`a?b`, false, "lit:b"},
 		{`a|b.*`, false, "set:[a b]"},
@@ -70,14 +72,22 @@ func TestExtractNeedles(t *testing.T) {
 		{`é|ü`, false, "set:[é ü]!"},
 		{`[α-ω]+x`, false, "lit:x"},
 		{`[α-ω]+`, false, "nonascii"},
-		{`(?i)é`, false, "nonascii"},
-		{`(?i)ſ`, false, "none"},
+		{`(?i)é`, false, "set:[É é]!"},
+		{`(?i)ſ`, false, "set:[sf ſ]!"},
 		{`^$`, false, "none"},
 		{``, false, "none"},
 	} {
 		if got := needlesOf(t, c.pat, c.fold); got != c.want {
 			t.Errorf("%q fold=%v: %s, want %s", c.pat, c.fold, got, c.want)
 		}
+	}
+}
+
+func TestFoldProductOverflow(t *testing.T) {
+	// 2^9 spellings of "sssssssss": the first six letters' 64 are kept.
+	got := needlesOf(t, "sssssssss", true)
+	if strings.Count(got, " ")+1 != 64 || strings.HasSuffix(got, "!") {
+		t.Errorf("needles %s", got)
 	}
 }
 
