@@ -112,6 +112,9 @@ type matcher struct {
 	multi    *multiLit // the needles, when not just lit
 	complete bool      // a needle found is a match: no regexp run needed
 	nonASCII bool      // no needles, but a match needs a byte >= 0x80
+	// asciiRe is the regexp for candidate lines of pure ASCII, with
+	// Unicode classes cut to their ASCII part (nil: same as the regexp).
+	asciiRe *regexp.Regexp
 }
 
 func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
@@ -127,6 +130,9 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 		return m // cannot happen: Re was compiled from this text
 	}
 	re = re.Simplify()
+	if a, changed := asciiOnly(re); changed {
+		m.asciiRe, _ = regexp.Compile(a.String())
+	}
 	set, complete, ok := extractNeedles(re)
 	switch {
 	case ok && len(set) == 1 && !set[0].fold:
@@ -163,6 +169,14 @@ func (m *matcher) regexp(st *scanState, data []byte) *regexp.Regexp {
 		}
 	}
 	return st.re
+}
+
+// lineRegexp returns the regexp for line, a line of data.
+func (m *matcher) lineRegexp(st *scanState, data, line []byte) *regexp.Regexp {
+	if m.asciiRe != nil && indexNonASCII(line, 0) < 0 {
+		return m.asciiRe
+	}
+	return m.regexp(st, data)
 }
 
 // lineAt returns the bounds of the line holding offset at: [start, end),
@@ -212,7 +226,7 @@ func (m *matcher) nextLine(st *scanState, data []byte, pos int) (int, int) {
 			return -1, -1
 		}
 		ls, le := lineAt(data, floor, c)
-		if m.complete || m.regexp(st, data).Match(data[ls:le]) {
+		if m.complete || m.lineRegexp(st, data, data[ls:le]).Match(data[ls:le]) {
 			return ls, le
 		}
 		pos, floor = le+1, le+1

@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,22 +53,24 @@ type nopSink struct{}
 func (nopSink) Line(int, []byte, bool) {}
 func (nopSink) End(int)                {}
 
-// BenchmarkScan times the scanner alone over the corpus, in count mode,
-// for issue 14's queries.
+// benchQueries are issue 14's queries.
+var benchQueries = []struct {
+	name string
+	q    backend.GrepQuery
+}{
+	{"literal", backend.GrepQuery{Pattern: "PM_RESUME"}},
+	{"literal-i", backend.GrepQuery{Pattern: "PM_RESUME", IgnoreCase: true}},
+	{"alternation", backend.GrepQuery{Pattern: "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT"}},
+	{"alternation-i", backend.GrepQuery{Pattern: "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT", IgnoreCase: true}},
+	{"word", backend.GrepQuery{Pattern: `\bPM_RESUME\b`}},
+	{"noliteral", backend.GrepQuery{Pattern: `[A-Z]+_SUSPEND`}},
+	{"greek", backend.GrepQuery{Pattern: `\p{Greek}`}},
+	{"ops", backend.GrepQuery{Pattern: `\w+\s+\w+_ops\b`}},
+}
+
+// BenchmarkScan times the scanner alone over the corpus, in count mode.
 func BenchmarkScan(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		q    backend.GrepQuery
-	}{
-		{"literal", backend.GrepQuery{Pattern: "PM_RESUME"}},
-		{"literal-i", backend.GrepQuery{Pattern: "PM_RESUME", IgnoreCase: true}},
-		{"alternation", backend.GrepQuery{Pattern: "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT"}},
-		{"alternation-i", backend.GrepQuery{Pattern: "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT", IgnoreCase: true}},
-		{"word", backend.GrepQuery{Pattern: `\bPM_RESUME\b`}},
-		{"noliteral", backend.GrepQuery{Pattern: `[A-Z]+_SUSPEND`}},
-		{"greek", backend.GrepQuery{Pattern: `\p{Greek}`}},
-		{"ops", backend.GrepQuery{Pattern: `\w+\s+\w+_ops\b`}},
-	} {
+	for _, c := range benchQueries {
 		b.Run(c.name, func(b *testing.B) {
 			files := benchCorpus(b)
 			c.q.Mode = backend.Count
@@ -92,6 +95,28 @@ func BenchmarkScan(b *testing.B) {
 			// CPU time is steadier than wall time on a shared machine.
 			cpu := cpuTime() - cpu0
 			b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds()/1e6, "cpuMB/s")
+		})
+	}
+}
+
+// BenchmarkGrep times whole native searches (walk, read, scan) of the
+// tree, in count mode; cpu-ms/op is the process's CPU time.
+func BenchmarkGrep(b *testing.B) {
+	dir := os.Getenv("FSMCP_BENCH_TREE")
+	if dir == "" {
+		b.Skip("FSMCP_BENCH_TREE is not set")
+	}
+	for _, c := range benchQueries {
+		b.Run(c.name, func(b *testing.B) {
+			q := c.q
+			q.Mode, q.Paths = backend.Count, []string{dir}
+			cpu0 := cpuTime()
+			for range b.N {
+				if _, err := backend.Run(context.Background(), New(), q, 0, 1000); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
