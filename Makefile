@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 # v0.7.0 is staticcheck 2026.1; the proxy serves it by its module version.
 STATICCHECK_VERSION ?= v0.7.0
 
-.PHONY: build test test-unit test-norg bench bench-catalog lint run clean
+.PHONY: build test test-unit test-norg bench bench-linux bench-catalog lint run clean
 
 ## build: a static binary in bin/fsmcp
 build:
@@ -28,6 +28,15 @@ test-norg:
 ## bench: search timings of rg, fsmcp's rg backend and its native backend; the catalog's time
 bench: bench-catalog
 	$(GO) run ./bench
+
+## bench-linux: issue 14's queries on the Linux 6.12 source through MCP (rg -c alone, fsmcp
+## with rg, fsmcp native); installs Debian's linux-source-6.12 when missing and unpacks it
+## into $TMPDIR/fsmcp-bench-linux on first use
+LINUX_TARBALL := /usr/src/linux-source-6.12.tar.xz
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+bench-linux:
+	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
+	$(GO) run ./bench -trees linux -inprocess=false -runs 5
 
 ## bench-catalog: fs_catalog on a generated 100,000-file tree (median of 7 runs, peak heap)
 bench-catalog:

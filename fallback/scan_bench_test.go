@@ -120,3 +120,20 @@ func BenchmarkGrep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGlob times a native **/*.c listing of the tree with mtimes.
+func BenchmarkGlob(b *testing.B) {
+	dir := os.Getenv("FSMCP_BENCH_TREE")
+	if dir == "" {
+		b.Skip("FSMCP_BENCH_TREE is not set")
+	}
+	cpu0 := cpuTime()
+	for range b.N {
+		n := 0
+		q := backend.GlobQuery{Pattern: "**/*.c", Paths: []string{dir}}
+		if err := New().Glob(context.Background(), q, func(backend.File) error { n++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+}
