@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 # v0.7.0 is staticcheck 2026.1; the proxy serves it by its module version.
 STATICCHECK_VERSION ?= v0.7.0
 
-.PHONY: build test test-unit test-norg bench bench-linux bench-catalog lint run clean
+.PHONY: build test test-unit test-norg bench bench-catalog lint run clean
 
 ## build: a static binary in bin/fsmcp
 build:
@@ -34,6 +34,7 @@ bench: bench-catalog
 ## into $TMPDIR/fsmcp-bench-linux on first use
 LINUX_TARBALL := /usr/src/linux-source-6.12.tar.xz
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+.PHONY: bench-linux
 bench-linux:
 	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
 	$(GO) run ./bench -trees linux -inprocess=false -runs 5

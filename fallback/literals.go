@@ -5,12 +5,24 @@ import (
 	"regexp/syntax"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // Literal extraction: from the parsed pattern, a small set of needles
 // such that every match contains at least one of them (ripgrep's regex
 // crate does the same from its HIR). Lines holding no needle are never
 // given to the regexp.
+
+// parsed returns p's regexp as a syntax tree (nil if it cannot be had,
+// which cannot happen: Re was compiled from this text).
+func parsed(p *backend.Pattern) *syntax.Regexp {
+	re, err := syntax.Parse(p.Re.String(), syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return re.Simplify()
+}
 
 // needle is one literal of a prefilter set. fold: ASCII letters compare
 // case-insensitively; every other byte exactly.

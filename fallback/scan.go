@@ -3,7 +3,6 @@ package fallback
 import (
 	"bytes"
 	"regexp"
-	"regexp/syntax"
 	"syscall"
 	"unicode/utf8"
 
@@ -125,11 +124,10 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 	if p.Multiline {
 		return m
 	}
-	re, err := syntax.Parse(p.Re.String(), syntax.Perl)
-	if err != nil {
-		return m // cannot happen: Re was compiled from this text
+	re := parsed(p)
+	if re == nil {
+		return m
 	}
-	re = re.Simplify()
 	if a, changed := asciiOnly(re); changed {
 		m.asciiRe, _ = regexp.Compile(a.String())
 	}
