@@ -100,6 +100,7 @@ func main() {
 	var servers []*mcpServer
 	if *useMCP {
 		bin, err := buildBinary()
+		defer os.RemoveAll(filepath.Dir(bin)) // the build's temp dir
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: building fsmcp:", err)
 			os.Exit(1)
