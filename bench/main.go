@@ -100,11 +100,11 @@ func main() {
 	var servers []*mcpServer
 	if *useMCP {
 		bin, err := buildBinary()
-		defer os.RemoveAll(filepath.Dir(bin)) // the build's temp dir
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: building fsmcp:", err)
 			os.Exit(1)
 		}
+		defer os.RemoveAll(filepath.Dir(bin)) // the build's temp dir
 		var roots []string
 		for _, d := range dirs {
 			roots = append(roots, d.dir)
