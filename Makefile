@@ -60,6 +60,16 @@ $(RG14):
 bench: bench-catalog
 	$(GO) run ./bench
 
+## bench-linux: issue 14's queries on the Linux 6.12 source through MCP (rg -c alone, fsmcp
+## with rg, fsmcp native); installs Debian's linux-source-6.12 when missing and unpacks it
+## into $TMPDIR/fsmcp-bench-linux on first use
+LINUX_TARBALL := /usr/src/linux-source-6.12.tar.xz
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+.PHONY: bench-linux
+bench-linux:
+	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
+	$(GO) run ./bench -trees linux -inprocess=false -runs 5
+
 ## bench-catalog: fs_catalog on a generated 100,000-file tree (median of 7 runs, peak heap)
 bench-catalog:
 	$(GO) run ./bench/catalog -runs 7

@@ -37,11 +37,14 @@ import (
 	"github.com/fsmcp/fsmcp/fallback"
 )
 
-// query is one benchmarked search; glob queries set Glob.
+// query is one benchmarked search; glob queries set glob. rgGlob, if
+// set, is the --glob rg alone is timed with (rg --files -g GLOB), else
+// rg alone lists every file.
 type query struct {
-	name string
-	grep backend.GrepQuery
-	glob string
+	name   string
+	grep   backend.GrepQuery
+	glob   string
+	rgGlob string
 }
 
 var queries = []query{
@@ -61,10 +64,11 @@ type runner struct {
 
 func main() {
 	runs := flag.Int("runs", 7, "timed runs per cell (median reported); one warm-up run precedes them")
-	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, or directories")
+	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, linux (issue 14's queries on the Linux 6.12 source), or directories")
 	limit := flag.Int("limit", 1000, "entries kept per search (the in-process collector's page; fs_grep's head_limit)")
 	only := flag.String("only", "", "run only the queries whose name contains this")
 	useMCP := flag.Bool("mcp", true, "also time fs_grep/fs_glob through a real MCP client against the built fsmcp binary (stdio), with and without rg on its PATH")
+	inProc := flag.Bool("inprocess", true, "time the backends called in-process")
 	flag.Parse()
 
 	rgBin, err := exec.LookPath("rg")
@@ -76,14 +80,22 @@ func main() {
 	native := fallback.New()
 	runners := []runner{
 		{"rg alone", func(ctx context.Context, tree string, q query) error { return rgAlone(ctx, rgBin, tree, q) }},
-		{"rg backend", inProcess(rg, *limit)},
-		{"native", inProcess(native, *limit)},
 	}
-	type treeDir struct{ dir, label string }
+	if *inProc {
+		runners = append(runners, runner{"rg backend", inProcess(rg, *limit)}, runner{"native", inProcess(native, *limit)})
+	}
+	type treeDir struct {
+		dir, label string
+		queries    []query
+	}
 	var dirs []treeDir
 	for _, t := range strings.Split(*trees, ",") {
 		dir, label := resolveTree(t)
-		dirs = append(dirs, treeDir{dir, label})
+		qs := queries
+		if t == "linux" {
+			qs = linuxQueries
+		}
+		dirs = append(dirs, treeDir{dir, label, qs})
 	}
 	var servers []*mcpServer
 	if *useMCP {
@@ -92,6 +104,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "bench: building fsmcp:", err)
 			os.Exit(1)
 		}
+		defer os.RemoveAll(filepath.Dir(bin)) // the build's temp dir
 		var roots []string
 		for _, d := range dirs {
 			roots = append(roots, d.dir)
@@ -125,7 +138,7 @@ func main() {
 	for _, td := range dirs {
 		dir, label := td.dir, td.label
 		first := true
-		for _, q := range queries {
+		for _, q := range td.queries {
 			if !strings.Contains(q.name, *only) {
 				continue
 			}
@@ -199,6 +212,9 @@ func rgAlone(ctx context.Context, bin, tree string, q query) error {
 	var args []string
 	if q.glob != "" {
 		args = backend.FilesArgs(false)
+		if q.rgGlob != "" {
+			args = append(args[:len(args)-1], "--glob", q.rgGlob, "--")
+		}
 	} else {
 		args = backend.GrepArgs(q.grep)
 	}
@@ -245,6 +261,13 @@ func resolveTree(t string) (dir, label string) {
 		return filepath.Join(strings.TrimSpace(string(out)), "src"), "GOROOT/src"
 	case "100k":
 		return gen100k(), "100k files"
+	case "linux":
+		dir, err := linuxTree()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return dir, "linux-6.12"
 	}
 	return t, filepath.Base(t)
 }

@@ -26,22 +26,30 @@ type scanState struct {
 	re      *regexp.Regexp
 	reKnown bool
 
-	// case-insensitive prefilter: next positions of the anchor byte in
-	// each case (-2 unknown, -1 none left).
-	nextLo, nextUp int
+	// next: multiLit's next position of each anchor byte (-2 unknown,
+	// -1 none left).
+	next []int
 }
 
-// matcher runs one compiled pattern over whole buffers.
+// matcher runs one compiled pattern over whole buffers. In single-line
+// mode a prefilter finds candidate lines — a line holding one of the
+// needles every match contains (literals), or a non-ASCII byte for a
+// pattern that needs one — and the regexp runs on those lines only; it
+// runs over the buffer only when the pattern yields no prefilter.
 type matcher struct {
-	p        *backend.Pattern
-	mode     backend.Mode
-	before   int
-	after    int
-	litOnly  bool // the regex is exactly Lit (case-sensitive): no regexp run needed
-	rare     int  // index in Lit of its rarest byte
-	anchor   int  // LitFold: index in Lit of the byte searched for
-	loA, upA byte // LitFold: anchor byte in both cases
-	foldKS   bool // LitFold: Lit has k or s, which fold to non-ASCII runes
+	p      *backend.Pattern
+	mode   backend.Mode
+	before int
+	after  int
+
+	lit      []byte    // the one case-sensitive needle (else nil)
+	rare     int       // index in lit of its rarest byte
+	multi    *multiLit // the needles, when not just lit
+	complete bool      // a needle found is a match: no regexp run needed
+	nonASCII bool      // no needles, but a match needs a byte >= 0x80
+	// asciiRe is the regexp for candidate lines of pure ASCII, with
+	// Unicode classes cut to their ASCII part (nil: same as the regexp).
+	asciiRe *regexp.Regexp
 }
 
 func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
@@ -49,34 +57,25 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 	if q.Mode == backend.Content {
 		m.before, m.after = max(q.Before, 0), max(q.After, 0)
 	}
-	if p.Lit != nil && !p.LitFold {
-		prefix, complete := p.Re.LiteralPrefix()
-		m.litOnly = complete && prefix == string(p.Lit)
-		m.rare = 0
-		for i, c := range p.Lit {
-			if byteRank[c] < byteRank[p.Lit[m.rare]] {
-				m.rare = i
-			}
-		}
+	if p.Multiline {
+		return m
 	}
-	if p.LitFold {
-		best, bestRank := -1, 1<<30
-		for i, c := range p.Lit {
-			lc := lower(c)
-			if lc == 'k' || lc == 's' {
-				m.foldKS = true
-				continue
-			}
-			if r := max(int(byteRank[lc]), int(byteRank[upper(c)])); r < bestRank {
-				best, bestRank = i, r
-			}
-		}
-		if best < 0 {
-			m.p = &backend.Pattern{Re: p.Re, Strict: p.Strict, Multiline: p.Multiline} // no usable anchor
-		} else {
-			m.anchor = best
-			m.loA, m.upA = lower(p.Lit[best]), upper(p.Lit[best])
-		}
+	re := parsed(p)
+	if re == nil {
+		return m
+	}
+	if a, changed := asciiOnly(re); changed {
+		m.asciiRe, _ = regexp.Compile(a.String())
+	}
+	set, complete, ok := extractNeedles(re)
+	switch {
+	case ok && len(set) == 1 && !set[0].fold:
+		m.lit, m.complete = []byte(set[0].s), complete
+		m.rare, _ = needleAnchor(set[0])
+	case ok:
+		m.multi, m.complete = newMultiLit(set), complete
+	default:
+		m.nonASCII = needsNonASCII(re)
 	}
 	return m
 }
@@ -106,6 +105,14 @@ func (m *matcher) regexp(st *scanState, data []byte) *regexp.Regexp {
 	return st.re
 }
 
+// lineRegexp returns the regexp for line, a line of data.
+func (m *matcher) lineRegexp(st *scanState, data, line []byte) *regexp.Regexp {
+	if m.asciiRe != nil && indexNonASCII(line, 0) < 0 {
+		return m.asciiRe
+	}
+	return m.regexp(st, data)
+}
+
 // lineAt returns the bounds of the line holding offset at: [start, end),
 // end at the '\n' or len(data). floor is a known line start ≤ at, which
 // bounds the backward search (bytes.LastIndexByte is not vectorised).
@@ -128,38 +135,16 @@ func atEnd(data []byte, at int) bool {
 // nextLine returns the bounds of the first line at or after pos (a line
 // start) holding a match, or start -1. Single-line mode only.
 func (m *matcher) nextLine(st *scanState, data []byte, pos int) (int, int) {
-	p := m.p
 	floor := pos // pos is a line start
 	for pos <= len(data) {
+		var c int
 		switch {
-		case p.Lit != nil && !p.LitFold:
-			i := m.indexLit(data, pos)
-			if i < 0 {
-				return -1, -1
-			}
-			ls, le := lineAt(data, floor, i)
-			if m.litOnly || m.regexp(st, data).Match(data[ls:le]) {
-				return ls, le
-			}
-			pos, floor = le+1, le+1
-		case p.LitFold:
-			c := m.nextAnchor(st, data, pos)
-			if c < 0 {
-				return -1, -1
-			}
-			start := c - m.anchor
-			// k/s may match non-ASCII runes: then the regexp decides.
-			ok := m.foldKS || (start >= 0 && start+len(p.Lit) <= len(data) &&
-				asciiEqualFold(data[start:start+len(p.Lit)], p.Lit))
-			if !ok {
-				pos = c + 1 // floor stays a line start before pos
-				continue
-			}
-			ls, le := lineAt(data, floor, c)
-			if m.regexp(st, data).Match(data[ls:le]) {
-				return ls, le
-			}
-			pos, floor = le+1, le+1
+		case m.lit != nil:
+			c = m.indexLit(data, pos)
+		case m.multi != nil:
+			c = m.multi.index(st, data, pos)
+		case m.nonASCII:
+			c = indexNonASCII(data, pos)
 		default:
 			loc := m.regexp(st, data).FindIndex(data[pos:])
 			if loc == nil {
@@ -171,35 +156,16 @@ func (m *matcher) nextLine(st *scanState, data []byte, pos int) (int, int) {
 			}
 			return lineAt(data, floor, at)
 		}
+		if c < 0 {
+			return -1, -1
+		}
+		ls, le := lineAt(data, floor, c)
+		if m.complete || m.lineRegexp(st, data, data[ls:le]).Match(data[ls:le]) {
+			return ls, le
+		}
+		pos, floor = le+1, le+1
 	}
 	return -1, -1
-}
-
-// nextAnchor returns the next offset ≥ pos of the anchor byte in either
-// case, or -1.
-func (m *matcher) nextAnchor(st *scanState, data []byte, pos int) int {
-	find := func(next *int, c byte) {
-		if *next == -1 || (*next >= pos) {
-			return
-		}
-		if i := bytes.IndexByte(data[pos:], c); i >= 0 {
-			*next = pos + i
-		} else {
-			*next = -1
-		}
-	}
-	find(&st.nextLo, m.loA)
-	if m.upA == m.loA {
-		return st.nextLo
-	}
-	find(&st.nextUp, m.upA)
-	switch {
-	case st.nextLo < 0:
-		return st.nextUp
-	case st.nextUp < 0:
-		return st.nextLo
-	}
-	return min(st.nextLo, st.nextUp)
 }
 
 // rareFailLimit: after this many candidates of the rare byte that are
@@ -212,7 +178,7 @@ const rareFailLimit = 64
 // where that byte keeps appearing without the literal falls back to
 // bytes.Index.
 func (m *matcher) indexLit(data []byte, pos int) int {
-	lit, j := m.p.Lit, m.rare
+	lit, j := m.lit, m.rare
 	if len(lit) == 1 {
 		if i := bytes.IndexByte(data[pos:], lit[0]); i >= 0 {
 			return pos + i
@@ -241,7 +207,8 @@ func (m *matcher) indexLit(data []byte, pos int) int {
 	return -1
 }
 
-func asciiEqualFold(a, b []byte) bool {
+// asciiEqualFold compares a and b with ASCII letters case-folded.
+func asciiEqualFold(a []byte, b string) bool {
 	for i := range a {
 		if lower(a[i]) != lower(b[i]) {
 			return false
@@ -253,7 +220,9 @@ func asciiEqualFold(a, b []byte) bool {
 // scan matches data and reports to sink; open creates the file's sink on
 // the first match. It returns whether anything matched.
 func (m *matcher) scan(st *scanState, data []byte, open func() backend.FileSink) {
-	st.nextLo, st.nextUp = -2, -2
+	if m.multi != nil {
+		m.multi.reset(st)
+	}
 	st.re, st.reKnown = m.p.Re, m.p.Strict == nil
 	if m.p.Multiline {
 		m.scanMultiline(st, data, open)

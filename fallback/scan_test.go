@@ -44,7 +44,8 @@ func naive(re *regexp.Regexp, data []byte) (lines []string, count int) {
 // random text.
 func TestScanMatchesNaive(t *testing.T) {
 	rnd := rand.New(rand.NewSource(1))
-	alphabet := []byte("abcxyzKkSs \t_()ABC.\n\n")
+	alphabet := []string{"a", "b", "c", "x", "y", "z", "K", "k", "S", "s", " ", "\t", "_", "(", ")",
+		"A", "B", "C", ".", "\n", "\n", "ſ", "\u212a", "α", "é"}
 	patterns := []struct {
 		pat  string
 		fold bool
@@ -52,15 +53,17 @@ func TestScanMatchesNaive(t *testing.T) {
 		{"ab", false}, {"abc", false}, {"a.c", false}, {"x+y", false}, {"^ab", false}, {"c$", false},
 		{"ab", true}, {"kS", true}, {"zzz", false}, {"(ab|yz)c", false}, {`\(a`, false}, {"a", false},
 		{"b[^c]", false}, {"ss", true}, {"xyz", true}, {"", false},
+		{"ab|yz", false}, {"ab|yz|c", true}, {"kS|xy", true}, {`\p{Greek}`, false}, {"ſ", true},
+		{`\bab\b`, false}, {"a[bc]|z", false}, {"[a-c]+_x", false}, {"(ab|cA)(x|K)", true}, {"α|é", false},
 	}
 	for round := 0; round < 200; round++ {
 		n := rnd.Intn(3000)
 		if round%50 == 0 {
 			n = 300 << 10 // beyond the initial buffer
 		}
-		data := make([]byte, n)
-		for i := range data {
-			data[i] = alphabet[rnd.Intn(len(alphabet))]
+		var data []byte
+		for len(data) < n {
+			data = append(data, alphabet[rnd.Intn(len(alphabet))]...)
 		}
 		if round%3 == 0 {
 			data = append(data, '\n')

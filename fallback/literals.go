@@ -1,0 +1,498 @@
+package fallback
+
+import (
+	"math"
+	"regexp/syntax"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fsmcp/fsmcp/backend"
+)
+
+// Literal extraction: from the parsed pattern, a small set of needles
+// such that every match contains at least one of them (ripgrep's regex
+// crate does the same from its HIR). Lines holding no needle are never
+// given to the regexp.
+
+// parsed returns p's regexp as a syntax tree (nil if it cannot be had,
+// which cannot happen: Re was compiled from this text).
+func parsed(p *backend.Pattern) *syntax.Regexp {
+	re, err := syntax.Parse(p.Re.String(), syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return re.Simplify()
+}
+
+// needle is one literal of a prefilter set. fold: ASCII letters compare
+// case-insensitively; every other byte exactly.
+type needle struct {
+	s    string
+	fold bool
+}
+
+const (
+	maxNeedles   = 64 // a set larger than this is not worth searching for
+	maxNeedleLen = 64
+	maxClassSet  = 8 // a class of at most this many runes expands to needles
+)
+
+// litInfo describes a sub-expression: exact is the finite set of all the
+// strings it matches (exactOK); req a set one of which every match
+// contains (reqOK); asserts: exact ignores an empty-width assertion.
+type litInfo struct {
+	exact   []needle
+	exactOK bool
+	req     []needle
+	reqOK   bool
+	asserts bool
+}
+
+// extractNeedles returns the prefilter set of re (ok false: none), and
+// whether finding a needle is a match by itself (the set is exactly the
+// pattern's language, no assertion involved).
+func extractNeedles(re *syntax.Regexp) (set []needle, complete, ok bool) {
+	in := literalInfo(re)
+	if in.exactOK && usable(in.exact) && !in.asserts {
+		return in.exact, true, true
+	}
+	if in.reqOK && usable(in.req) {
+		return in.req, false, true
+	}
+	if in.exactOK && usable(in.exact) {
+		return in.exact, false, true
+	}
+	return nil, false, false
+}
+
+// usable: a set is searched for if it has no empty needle (which every
+// position matches) and is small.
+func usable(set []needle) bool {
+	if len(set) == 0 || len(set) > maxNeedles {
+		return false
+	}
+	for _, n := range set {
+		if n.s == "" {
+			return false
+		}
+	}
+	return true
+}
+
+func literalInfo(re *syntax.Regexp) litInfo {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return litInfo{exactOK: true, reqOK: true, exact: []needle{}, req: []needle{}}
+	case syntax.OpEmptyMatch:
+		return litInfo{exactOK: true, exact: []needle{{}}}
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return litInfo{exactOK: true, exact: []needle{{}}, asserts: true}
+	case syntax.OpLiteral:
+		return literalRunes(re.Rune, re.Flags&syntax.FoldCase != 0)
+	case syntax.OpCharClass:
+		n := 0
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			n += int(re.Rune[i+1]-re.Rune[i]) + 1
+			if n > maxClassSet {
+				return litInfo{}
+			}
+		}
+		var set []needle
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				set = append(set, needle{s: string(r)})
+			}
+		}
+		return exactInfo(set, false)
+	case syntax.OpCapture:
+		return literalInfo(re.Sub[0])
+	case syntax.OpPlus:
+		sub := literalInfo(re.Sub[0])
+		return litInfo{req: requiredOf(sub), reqOK: sub.reqOK || exactUsable(sub)}
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			sub := literalInfo(re.Sub[0])
+			return litInfo{req: requiredOf(sub), reqOK: sub.reqOK || exactUsable(sub)}
+		}
+	case syntax.OpConcat:
+		return concatInfo(re.Sub)
+	case syntax.OpAlternate:
+		return alternateInfo(re.Sub)
+	}
+	return litInfo{}
+}
+
+func exactInfo(set []needle, asserts bool) litInfo {
+	in := litInfo{exact: set, exactOK: true, asserts: asserts}
+	if usable(set) {
+		in.req, in.reqOK = set, true
+	}
+	return in
+}
+
+func exactUsable(in litInfo) bool { return in.exactOK && usable(in.exact) }
+
+// requiredOf returns in's required set, or its exact set when usable.
+func requiredOf(in litInfo) []needle {
+	if in.reqOK {
+		return in.req
+	}
+	if exactUsable(in) {
+		return in.exact
+	}
+	return nil
+}
+
+// literalRunes handles a literal string. A case-folded one is the
+// product of its runes' fold sets: a letter whose fold orbit is ASCII is
+// one folded needle byte; any other rune stands for each rune of its
+// orbit ("s" is "s" folded or "ſ", "k" is "k" folded or the Kelvin sign).
+// When that product is too large, the product of a prefix or the longest
+// run of ASCII-folding runes is required instead.
+func literalRunes(runes []rune, fold bool) litInfo {
+	if !fold {
+		s := string(runes)
+		if len(s) > maxNeedleLen {
+			s = s[:maxNeedleLen] // a prefix is still required
+			return litInfo{req: []needle{{s: s}}, reqOK: true}
+		}
+		return exactInfo([]needle{{s: s}}, false)
+	}
+	set := []needle{{}}
+	for _, r := range runes {
+		p, ok := product(set, foldSet(r))
+		if !ok {
+			// The set of a prefix is required too; keep the cheaper.
+			run := foldRun(runes)
+			if usable(set) && (!run.reqOK || setCost(set) < setCost(run.req)) {
+				return litInfo{req: set, reqOK: true}
+			}
+			return run
+		}
+		set = p
+	}
+	return exactInfo(set, false)
+}
+
+// foldSet returns the needles matching rune r case-insensitively.
+func foldSet(r rune) []needle {
+	if simpleFold(r) {
+		return []needle{{s: string(r), fold: lower(byte(r)) != upper(byte(r))}}
+	}
+	var set []needle
+	f := r
+	for {
+		if f < utf8.RuneSelf && lower(byte(f)) != upper(byte(f)) {
+			set = append(set, needle{s: string(lower(byte(f))), fold: true})
+		} else {
+			set = append(set, needle{s: string(f)})
+		}
+		if f = unicode.SimpleFold(f); f == r {
+			return dedupe(set)
+		}
+	}
+}
+
+// foldRun returns the longest run of runes whose fold orbit is ASCII,
+// as a required folded needle.
+func foldRun(runes []rune) litInfo {
+	best, cur := "", []byte{}
+	for _, r := range runes {
+		if !simpleFold(r) {
+			cur = cur[:0]
+			continue
+		}
+		if cur = append(cur, byte(r)); len(cur) > len(best) {
+			best = string(cur)
+		}
+	}
+	if len(best) > maxNeedleLen {
+		best = best[:maxNeedleLen]
+	}
+	if best == "" {
+		return litInfo{}
+	}
+	return litInfo{req: []needle{{s: best, fold: true}}, reqOK: true}
+}
+
+// simpleFold reports whether r's case-fold orbit is r and its ASCII
+// other case only.
+func simpleFold(r rune) bool {
+	if r >= utf8.RuneSelf {
+		return false
+	}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func concatInfo(subs []*syntax.Regexp) litInfo {
+	out := litInfo{exactOK: true, exact: []needle{{}}}
+	var cands [][]needle
+	run := []needle{{}} // exact set of the current run of exact subs
+	endRun := func() {
+		if usable(run) {
+			cands = append(cands, run)
+		}
+	}
+	for _, sub := range subs {
+		in := literalInfo(sub)
+		if in.exactOK {
+			if p, ok := product(run, in.exact); ok {
+				run = p
+			} else {
+				endRun()
+				run = in.exact
+			}
+			if out.exactOK {
+				if p, ok := product(out.exact, in.exact); ok {
+					out.exact, out.asserts = p, out.asserts || in.asserts
+				} else {
+					out.exactOK = false
+				}
+			}
+		} else {
+			out.exactOK = false
+			// x+ and x{n,}: a match's first copy ends the run, its last
+			// copy starts the next one.
+			if sub.Op == syntax.OpPlus || (sub.Op == syntax.OpRepeat && sub.Min >= 1) {
+				if si := literalInfo(sub.Sub[0]); si.exactOK {
+					if p, ok := product(run, si.exact); ok {
+						run = p
+					}
+					endRun()
+					run = si.exact
+					if req := requiredOf(in); req != nil {
+						cands = append(cands, req)
+					}
+					continue
+				}
+			}
+			endRun()
+			run = []needle{{}}
+			if req := requiredOf(in); req != nil {
+				cands = append(cands, req)
+			}
+		}
+	}
+	endRun()
+	if !out.exactOK {
+		out.exact = nil
+	}
+	best, bestCost := []needle(nil), math.Inf(1)
+	for _, c := range cands {
+		if cost := setCost(c); cost < bestCost {
+			best, bestCost = c, cost
+		}
+	}
+	if best != nil {
+		out.req, out.reqOK = best, true
+	}
+	return out
+}
+
+// product returns the concatenations of every a with every b, or ok
+// false when that is too large.
+func product(a, b []needle) ([]needle, bool) {
+	if len(a)*len(b) > maxNeedles {
+		return nil, false
+	}
+	out := make([]needle, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			if len(x.s)+len(y.s) > maxNeedleLen {
+				return nil, false
+			}
+			out = append(out, foldNorm(needle{s: x.s + y.s, fold: x.fold || y.fold}))
+		}
+	}
+	return dedupe(out), true
+}
+
+// foldNorm lower-cases a folded needle, so that equal needles compare
+// equal, and unfolds one without ASCII letters.
+func foldNorm(n needle) needle {
+	if !n.fold {
+		return n
+	}
+	b := []byte(n.s)
+	n.fold = false
+	for i, c := range b {
+		if lower(c) != upper(c) {
+			b[i], n.fold = lower(c), true
+		}
+	}
+	n.s = string(b)
+	return n
+}
+
+func dedupe(set []needle) []needle {
+	seen := make(map[needle]bool, len(set))
+	out := set[:0]
+	for _, n := range set {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func alternateInfo(subs []*syntax.Regexp) litInfo {
+	out := litInfo{exactOK: true, reqOK: true}
+	for _, sub := range subs {
+		in := literalInfo(sub)
+		if out.exactOK && in.exactOK && len(out.exact)+len(in.exact) <= maxNeedles {
+			out.exact = append(out.exact, in.exact...)
+			out.asserts = out.asserts || in.asserts
+		} else {
+			out.exactOK, out.exact = false, nil
+		}
+		if req := requiredOf(in); out.reqOK && req != nil && len(out.req)+len(req) <= maxNeedles {
+			out.req = append(out.req, req...)
+		} else {
+			out.reqOK, out.req = false, nil
+		}
+	}
+	if out.exactOK {
+		out.exact = dedupe(out.exact)
+	}
+	if out.reqOK {
+		out.req = dedupe(out.req)
+	}
+	return out
+}
+
+// byteFreq estimates how often byte c occurs in source text, from its
+// rank (byteRank: 0 rarest, 255 most common): about twice as common
+// every 12 ranks, as measured.
+func byteFreq(c byte) float64 { return math.Exp2((float64(byteRank[c]) - 255) / 12) }
+
+// anchorCost is the estimated frequency of candidates for byte c of a
+// needle (both cases if fold).
+func anchorCost(c byte, fold bool) float64 {
+	if fold && lower(c) != upper(c) {
+		return byteFreq(lower(c)) + byteFreq(upper(c))
+	}
+	return byteFreq(c)
+}
+
+// needleAnchor returns the index of n's byte with the fewest expected
+// occurrences, and that estimate.
+func needleAnchor(n needle) (int, float64) {
+	best, bestCost := 0, math.Inf(1)
+	for i := 0; i < len(n.s); i++ {
+		if c := anchorCost(n.s[i], n.fold); c < bestCost {
+			best, bestCost = i, c
+		}
+	}
+	return best, bestCost
+}
+
+// setCost estimates the candidates a set yields per byte of text.
+func setCost(set []needle) float64 {
+	cost := 0.0
+	for _, n := range set {
+		_, c := needleAnchor(n)
+		cost += c
+	}
+	return cost
+}
+
+// needsNonASCII reports whether every match of re holds a rune ≥ 0x80,
+// so that lines of pure ASCII cannot match (\p{Greek}, [α-ω], é).
+func needsNonASCII(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return true
+	case syntax.OpLiteral:
+		fold := re.Flags&syntax.FoldCase != 0
+		for _, r := range re.Rune {
+			if nonASCIIRune(r, fold) {
+				return true
+			}
+		}
+	case syntax.OpCharClass:
+		return len(re.Rune) > 0 && re.Rune[0] >= utf8.RuneSelf
+	case syntax.OpCapture, syntax.OpPlus:
+		return needsNonASCII(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min >= 1 && needsNonASCII(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if needsNonASCII(sub) {
+				return true
+			}
+		}
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if !needsNonASCII(sub) {
+				return false
+			}
+		}
+		return len(re.Sub) > 0
+	}
+	return false
+}
+
+// nonASCIIRune: r, and with fold every rune of its fold orbit, is ≥ 0x80.
+func nonASCIIRune(r rune, fold bool) bool {
+	if r < utf8.RuneSelf {
+		return false
+	}
+	if fold {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < utf8.RuneSelf {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// asciiOnly returns a copy of re for text known to be ASCII: classes and
+// "." keep only their ASCII runes, literals that need a non-ASCII rune
+// match nothing. On an ASCII line it matches exactly as re does, and
+// faster: Unicode classes such as the rewritten \w are long range lists
+// that Go's regexp searches for every rune. changed is false when re
+// has nothing to drop.
+func asciiOnly(re *syntax.Regexp) (out *syntax.Regexp, changed bool) {
+	c := *re
+	switch re.Op {
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		c.Op, c.Rune = syntax.OpCharClass, []rune{0, utf8.RuneSelf - 1}
+		if re.Op == syntax.OpAnyCharNotNL {
+			c.Rune = []rune{0, '\n' - 1, '\n' + 1, utf8.RuneSelf - 1}
+		}
+		return &c, true
+	case syntax.OpCharClass:
+		var rs []rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] < utf8.RuneSelf {
+				rs = append(rs, re.Rune[i], min(re.Rune[i+1], utf8.RuneSelf-1))
+			}
+		}
+		if len(rs) == len(re.Rune) && (len(rs) == 0 || rs[len(rs)-1] == re.Rune[len(re.Rune)-1]) {
+			return re, false
+		}
+		c.Rune = rs
+		if len(rs) == 0 {
+			c.Op = syntax.OpNoMatch
+		}
+		return &c, true
+	}
+	c.Sub = make([]*syntax.Regexp, len(re.Sub))
+	for i, sub := range re.Sub {
+		var ch bool
+		c.Sub[i], ch = asciiOnly(sub)
+		changed = changed || ch
+	}
+	if !changed {
+		return re, false
+	}
+	return &c, true
+}
