@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/internal/escape"
 )
 
 type globIn struct {
@@ -84,7 +85,7 @@ func Glob() Tool {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(f.Path)
+			b.WriteString(escape.Name(f.Path))
 		}
 		if total > len(files) {
 			fmt.Fprintf(&b, "\n(showing %d of %d matches)", len(files), total)

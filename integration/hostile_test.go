@@ -1,0 +1,40 @@
+package integration
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Hostile trees: names, links and special files an agent can plant inside
+// a root to make a search lie, leak or hang. Each test runs both backends.
+
+// TestNameWithNewlineCannotForgeResultLine: a file named "sp\n/etc/passwd"
+// is printed escaped by fs_glob and fs_grep (every output mode), so no
+// result line reads "/etc/passwd".
+func TestNameWithNewlineCannotForgeResultLine(t *testing.T) {
+	tr := newTree(t)
+	write(t, filepath.Join(tr.root, "sp\n/etc/passwd"), "root:x:0:0 "+needle+"\n")
+	write(t, filepath.Join(tr.root, "tab\there\x1b[2J"), needle+"\n")
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			cs := connectStdio(t, m, tr.root)
+			outs := []string{
+				mustCall(t, cs, "fs_glob", map[string]any{"pattern": "**/*"}),
+				mustCall(t, cs, "fs_grep", map[string]any{"pattern": needle}),
+				mustCall(t, cs, "fs_grep", map[string]any{"pattern": needle, "output_mode": "count"}),
+				mustCall(t, cs, "fs_grep", map[string]any{"pattern": needle, "output_mode": "content"}),
+			}
+			for _, out := range outs {
+				for _, line := range strings.Split(out, "\n") {
+					if strings.HasPrefix(line, "/etc/passwd") || strings.ContainsAny(line, "\t\x1b") {
+						t.Errorf("a file name forged or broke a line %q in:\n%s", line, out)
+					}
+				}
+				if !strings.Contains(out, tr.root+`/sp\n/etc/passwd`) || !strings.Contains(out, tr.root+`/tab\there\x1b[2J`) {
+					t.Errorf("escaped names missing from:\n%s", out)
+				}
+			}
+		})
+	}
+}
