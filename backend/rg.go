@@ -331,8 +331,8 @@ func (s *statter) close() error {
 
 // globBase splits a glob query's pattern into the directory to walk
 // (search path + the pattern's static prefix) and the pattern relative to
-// it. ok is false when nothing can match: a bad pattern, a missing base or
-// a base inside .git.
+// it. ok is false when nothing can match: a bad pattern, a missing base,
+// a base inside .git or reached through a symlink.
 func globBase(path, pattern string) (base, rest string, ok bool) {
 	pattern = strings.TrimPrefix(pattern, "./")
 	if pattern == "" || !doublestar.ValidatePattern(pattern) {
@@ -348,9 +348,20 @@ func globBase(path, pattern string) (base, rest string, ok bool) {
 		}
 		base = strings.TrimSuffix(path, "/") + "/" + b
 	}
-	fi, err := os.Stat(base)
-	if err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
 		return "", "", false
+	}
+	// The prefix's elements are walked, not followed: a symlink there is
+	// not descended into, as a symlink met while walking is not.
+	if b != "." && b != "" {
+		cur := strings.TrimSuffix(path, "/")
+		for _, el := range strings.Split(b, "/") {
+			cur += "/" + el
+			fi, err := os.Lstat(cur)
+			if err != nil || !fi.IsDir() {
+				return "", "", false
+			}
+		}
 	}
 	return base, rest, true
 }

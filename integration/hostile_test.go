@@ -9,6 +9,23 @@ import (
 // Hostile trees: names, links and special files an agent can plant inside
 // a root to make a search lie, leak or hang. Each test runs both backends.
 
+// TestGlobSymlinkDirOutDoesNotList: a pattern whose static prefix crosses
+// a symlinked directory (dir-out -> ../outside) lists nothing, in every
+// backend, rather than the outside directory's names.
+func TestGlobSymlinkDirOutDoesNotList(t *testing.T) {
+	tr := newTree(t)
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			cs := connectStdio(t, m, tr.root)
+			for _, pat := range []string{"dir-out/*", "dir-out/**", "dir-out/nested/*.txt", "link-in/*"} {
+				if out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": pat}); out != "No files found." {
+					t.Errorf("fs_glob %q = %q, want nothing", pat, out)
+				}
+			}
+		})
+	}
+}
+
 // TestNameWithNewlineCannotForgeResultLine: a file named "sp\n/etc/passwd"
 // is printed escaped by fs_glob and fs_grep (every output mode), so no
 // result line reads "/etc/passwd".
