@@ -18,6 +18,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/confine"
 )
 
 // RG is the backend that drives ripgrep.
@@ -43,7 +45,11 @@ func NewRG(bin string) (*RG, error) {
 		}
 		bin = p
 	}
-	return &RG{bin: bin}, nil
+	abs, err := filepath.Abs(bin) // the confining helper execs it by path
+	if err != nil {
+		return nil, err
+	}
+	return &RG{bin: abs}, nil
 }
 
 // Name implements Searcher.
@@ -186,7 +192,7 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 		if skip {
 			continue
 		}
-		err = r.run(ctx, dir, append(args[:len(args):len(args)], arg), func(out *bufio.Reader) error {
+		err = r.run(ctx, dir, readPolicy(q.Roots, p), append(args[:len(args):len(args)], arg), func(out *bufio.Reader) error {
 			return parseGrep(out, q, dir, arg, sink, seen)
 		})
 		if err != nil {
@@ -206,7 +212,7 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 			continue
 		}
 		match := GlobMatcher(pat)
-		err := r.run(ctx, base, append(FilesArgs(q.NoIgnore), "./"), func(out *bufio.Reader) error {
+		err := r.run(ctx, base, readPolicy(q.Roots, p), append(FilesArgs(q.NoIgnore), "./"), func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				name, err := rd.until(0)
@@ -395,13 +401,22 @@ func GlobMatcher(pattern string) func(rel string) bool {
 // GlobBase is globBase for the native backend.
 func GlobBase(path, pattern string) (base, rest string, ok bool) { return globBase(path, pattern) }
 
-// run starts rg in dir and hands its stdout to parse. Cancelling ctx
-// kills rg's whole process group and returns ctx.Err().
-func (r *RG) run(ctx context.Context, dir string, args []string, parse func(*bufio.Reader) error) error {
+// readPolicy is what rg may read while it searches path: the root
+// holding it and the ignore files above that root inside its repository
+// (vetted regular and small; nothing else of the ancestors).
+func readPolicy(roots []string, path string) confine.Policy {
+	root := RootOf(rootsOr(roots, path), path)
+	return confine.Policy{Dirs: []string{root}, Files: AncestorIgnoreFiles(path, root)}
+}
+
+// run starts rg in dir, confined to reading what pol allows
+// (confine.Command), and hands its stdout to parse. Cancelling ctx kills
+// rg's whole process group and returns ctx.Err().
+func (r *RG) run(ctx context.Context, dir string, pol confine.Policy, args []string, parse func(*bufio.Reader) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, r.bin, args...)
+	cmd := confine.Command(ctx, pol, r.bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "RIPGREP_CONFIG_PATH=")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -53,9 +53,10 @@ type walker struct {
 	done    bool
 }
 
-// walk visits every kept file under paths. It returns ctx.Err() if ctx
+// walk visits every kept file under paths; roots (see
+// backend.GrepQuery.Roots) bound the ignore files read above them. It returns ctx.Err() if ctx
 // ended first.
-func walk(ctx context.Context, paths []string, filter *backend.Filter, noIgnore bool, visit visitFunc) error {
+func walk(ctx context.Context, paths, roots []string, filter *backend.Filter, noIgnore bool, visit visitFunc) error {
 	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit}
 	w.cond = sync.NewCond(&w.mu)
 	st0 := &workerState{dirfd: -1}
@@ -68,7 +69,7 @@ func walk(ctx context.Context, paths []string, filter *backend.Filter, noIgnore 
 			p = strings.TrimSuffix(p, "/")
 			var ig *backend.IgnoreDir
 			if !noIgnore {
-				ig = backend.ParentIgnores(p)
+				ig = backend.ParentIgnores(p, backend.RootOf(roots, p))
 			}
 			w.stack = append(w.stack, dirJob{root: p, path: p, ig: ig})
 			w.pending++
@@ -179,7 +180,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 			}
 		}
 		if hasGitignore || hasIgnore || hasRgignore || hasGit {
-			ig = ig.Child(dirPath, hasGitignore, hasIgnore, hasRgignore, hasGit)
+			ig = ig.ChildAt(st.dirfd, dirPath, hasGitignore, hasIgnore, hasRgignore, hasGit)
 		}
 	}
 	// Push subdirectories before scanning files, so idle walkers can

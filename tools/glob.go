@@ -55,7 +55,7 @@ func Glob() Tool {
 		}
 		h := &newestFirst{}
 		total := 0
-		err = c.Searcher.Glob(ctx, backend.GlobQuery{Pattern: pattern, Paths: paths, Progress: c.progressFunc(ctx)}, func(f backend.File) error {
+		err = c.Searcher.Glob(ctx, backend.GlobQuery{Pattern: pattern, Paths: paths, Roots: c.Sandbox.Roots(), Progress: c.progressFunc(ctx)}, func(f backend.File) error {
 			total++
 			if h.Len() < limit {
 				heap.Push(h, f)

@@ -56,7 +56,7 @@ func Grep() Tool {
 			return nil, err
 		}
 		q := backend.GrepQuery{
-			Pattern: in.Pattern, Paths: paths,
+			Pattern: in.Pattern, Paths: paths, Roots: c.Sandbox.Roots(),
 			IgnoreCase: in.IgnoreCase, FixedStrings: in.FixedStrings, Multiline: in.Multiline, NoIgnore: in.NoIgnore,
 			Mode: mode, Progress: c.progressFunc(ctx),
 		}
