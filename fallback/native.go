@@ -47,7 +47,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	m := newMatcher(pat, q)
 	prog := backend.NewProgress(q.Progress)
 	return walk(ctx, q.Paths, q.Roots, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
-		data, unmap, err := readFile(st, path, !explicit)
+		data, unmap, err := readFile(st, st.dirfd, name)
 		if err != nil {
 			return
 		}

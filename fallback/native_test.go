@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"golang.org/x/sys/unix"
 )
 
 // grep runs q natively over root and returns the formatted result with
@@ -261,7 +262,7 @@ func TestNativeTruncatedMappedFile(t *testing.T) {
 	path := filepath.Join(root, "big.txt")
 	writeTree(t, root, map[string]string{"big.txt": strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789\n", mmapMin/37+1000)})
 	st := &workerState{dirfd: -1}
-	data, unmap, err := readFile(st, path, true)
+	data, unmap, err := readFile(st, unix.AT_FDCWD, path)
 	if err != nil || unmap == nil {
 		t.Fatalf("expected a mapped file: %v", err)
 	}

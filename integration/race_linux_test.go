@@ -1,0 +1,93 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// swapper exchanges a directory inside the root with a symlink out of it
+// (RENAME_EXCHANGE) in a loop until stopped, so every walk of the root
+// meets the symlink where it listed a directory, and the reverse.
+func swapper(t *testing.T, dir, link string) (stop func() int64) {
+	t.Helper()
+	var n atomic.Int64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if err := unix.Renameat2(unix.AT_FDCWD, dir, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE); err != nil {
+				t.Errorf("renameat2: %v", err)
+				return
+			}
+			n.Add(1)
+		}
+	}()
+	return func() int64 { close(done); wg.Wait(); return n.Load() }
+}
+
+// TestRaceSwappedDirNeverLeaksOutside: while a directory inside the root
+// is swapped with a symlink to the outside directory thousands of times a
+// second, fs_grep, fs_glob, fs_list and fs_watch — both backends — never
+// answer with a name or a byte from outside. Each tool is called for a
+// bounded time (or number of calls).
+func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
+	tr := newTree(t)
+	sw, swLink := tr.path("sw"), tr.path("swlink")
+	write(t, filepath.Join(sw, "inside.txt"), "inside "+needle+"\n")
+	write(t, filepath.Join(sw, "nested", "in2.txt"), "inside two "+needle+"\n")
+	far := filepath.Join(tr.base, "far")
+	write(t, filepath.Join(far, "zzleak.txt"), "zzleak "+needle+"\n")
+	write(t, filepath.Join(far, "nested", "zzleak2.txt"), "zzleak two "+needle+"\n")
+	symlink(t, far, swLink)
+	leaked := func(out string) bool { return strings.Contains(out, "zzleak") }
+	const perTool = 2 * time.Second
+	const maxCalls = 400
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			cs := connectStdio(t, m, "--timeout", "10s", tr.root)
+			calls := []struct {
+				tool string
+				args map[string]any
+			}{
+				{"fs_grep", map[string]any{"pattern": "zzleak|" + needle, "output_mode": "content"}},
+				{"fs_grep", map[string]any{"pattern": "zzleak|" + needle, "path": sw}},
+				{"fs_glob", map[string]any{"pattern": "**/*"}},
+				{"fs_glob", map[string]any{"pattern": "sw/**/*"}},
+				{"fs_list", map[string]any{"path": tr.root, "depth": 3}},
+			}
+			for _, c := range calls {
+				stop := swapper(t, sw, swLink)
+				deadline := time.Now().Add(perTool)
+				n := 0
+				for ; n < maxCalls && time.Now().Before(deadline); n++ {
+					out, _ := call(t, cs, c.tool, c.args)
+					if leaked(out) {
+						t.Errorf("%s %v leaked outside content:\n%s", c.tool, c.args, out)
+						break
+					}
+				}
+				swaps := stop()
+				t.Logf("%s %v: %d calls, %d swaps", c.tool, c.args, n, swaps)
+				// Leave the directory in place for the next tool.
+				if fi, err := os.Lstat(sw); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+					unix.Renameat2(unix.AT_FDCWD, sw, unix.AT_FDCWD, swLink, unix.RENAME_EXCHANGE)
+				}
+			}
+		})
+	}
+	tr.assertOutsideUntouched(t)
+}
