@@ -38,3 +38,24 @@ func readRegular(dirfd int, dir, name string, limit int64) (data []byte, tooBig 
 	}
 	return data, false
 }
+
+// openRegular opens path for reading if it is a regular file (checked
+// before and after the open).
+func openRegular(path string) (*os.File, error) {
+	before, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "open", Path: path, Err: os.ErrInvalid}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !os.SameFile(before, st) {
+		f.Close()
+		return nil, &os.PathError{Op: "open", Path: path, Err: os.ErrInvalid}
+	}
+	return f, nil
+}

@@ -50,3 +50,18 @@ func readRegular(dirfd int, dir, name string, limit int64) (data []byte, tooBig 
 	}
 	return data, false
 }
+
+// openRegular opens path for reading if it is a regular file, without
+// following a symlink in its last element and without blocking.
+func openRegular(path string) (*os.File, error) {
+	fd, err := unix.Open(path, OpenFlags, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "open", Path: path, Err: unix.EINVAL}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}

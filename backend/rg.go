@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +27,8 @@ import (
 // RG is the backend that drives ripgrep.
 //
 // Each search path runs one rg child with the path as its working
-// directory and "./" (or "./NAME" for a file) as its only argument, so
+// directory and "./" as its only argument (a file is opened here and
+// given on standard input, "-"), so
 // --glob patterns with a slash are relative to the search path, exactly
 // as the native walker reads them, and every output record starts with
 // "./" (never mistaken for a flag or a context separator). Output is the
@@ -137,7 +140,37 @@ func GrepArgs(q GrepQuery) []string {
 			a = append(a, "--after-context", strconv.Itoa(q.After))
 		}
 	}
+	if pat, ok := patternInput(q); ok {
+		if q.FixedStrings && pat != q.Pattern {
+			a = slices.DeleteFunc(a, func(s string) bool { return s == "--fixed-strings" })
+		}
+		return append(a, "--file", "/dev/fd/3", "--")
+	}
 	return append(a, "--regexp", RGPattern(q), "--")
+}
+
+// patternArgMax is the longest pattern passed as an argument; a longer
+// one goes to rg on a pipe (--file), since Linux refuses an argument over
+// 128 KiB (MAX_ARG_STRLEN) with "argument list too long".
+const patternArgMax = 32 << 10
+
+// patternInput returns the text rg reads with --file when q's pattern is
+// too long for an argument. rg reads one pattern per line there, so line
+// breaks in the pattern are written as the escapes \n and \r, which
+// match the same characters (a fixed string is quoted into a regex
+// first).
+func patternInput(q GrepQuery) (string, bool) {
+	p := RGPattern(q)
+	if len(p) <= patternArgMax {
+		return "", false
+	}
+	if strings.ContainsAny(p, "\r\n") {
+		if q.FixedStrings {
+			p = regexp.QuoteMeta(p)
+		}
+		p = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(p)
+	}
+	return p + "\n", true
 }
 
 // FilesArgs returns rg's arguments for listing files, up to "--".
@@ -146,20 +179,42 @@ func FilesArgs(noIgnore bool) []string {
 	return append(a, "--files", "--null", "--glob", "!.git", "--")
 }
 
-// searchTarget splits a search path into rg's working directory and
-// argument. skip is true for an explicit binary file.
-func searchTarget(p string) (dir, arg string, skip bool, err error) {
+// searchTarget is how rg searches one path: a directory as "./" from
+// inside it; a file as "-", on rg's standard input, opened here without
+// following a link and without blocking (a FIFO swapped in for it is
+// refused instead of hanging rg). skip is true for an explicit binary
+// file or a path that is not a regular file or directory.
+type searchTarget struct {
+	dir, arg string
+	file     *os.File // the explicit file, or nil
+	path     string
+	skip     bool
+}
+
+func newSearchTarget(p string) (searchTarget, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return "", "", false, err
+		return searchTarget{}, err
 	}
 	if fi.IsDir() {
-		return p, "./", false, nil
+		return searchTarget{dir: p, arg: "./", path: p}, nil
 	}
-	if !fi.Mode().IsRegular() || explicitBinary(p) {
-		return "", "", true, nil
+	f, err := openRegular(p)
+	if err != nil || explicitBinary(f) {
+		if f != nil {
+			f.Close()
+		}
+		return searchTarget{skip: true}, nil
 	}
-	return filepath.Dir(p), "./" + filepath.Base(p), false, nil
+	return searchTarget{dir: filepath.Dir(p), arg: "-", file: f, path: p}, nil
+}
+
+// name maps an rg output path back to an absolute path.
+func (t searchTarget) name(out []byte) string {
+	if t.file != nil {
+		return t.path // rg names standard input "<stdin>"
+	}
+	return joinOut(t.dir, t.arg, out)
 }
 
 // joinOut maps an rg output path ("./rel") back to an absolute path.
@@ -183,18 +238,21 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 		return err
 	}
 	args := GrepArgs(q)
+	patterns, _ := patternInput(q)
 	seen := NewProgress(q.Progress)
 	for _, p := range q.Paths {
-		dir, arg, skip, err := searchTarget(p)
+		t, err := newSearchTarget(p)
 		if err != nil {
 			return err
 		}
-		if skip {
+		if t.skip {
 			continue
 		}
-		err = r.run(ctx, dir, readPolicy(q.Roots, p), append(args[:len(args):len(args)], arg), func(out *bufio.Reader) error {
-			return parseGrep(out, q, dir, arg, sink, seen)
-		})
+		err = r.run(ctx, runSpec{dir: t.dir, pol: readPolicy(q.Roots, p), args: append(args[:len(args):len(args)], t.arg), stdin: t.file, patterns: patterns},
+			func(out *bufio.Reader) error { return parseGrep(out, q, t.name, sink, seen) })
+		if t.file != nil {
+			t.file.Close()
+		}
 		if err != nil {
 			return err
 		}
@@ -212,7 +270,7 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 			continue
 		}
 		match := GlobMatcher(pat)
-		err := r.run(ctx, base, readPolicy(q.Roots, p), append(FilesArgs(q.NoIgnore), "./"), func(out *bufio.Reader) error {
+		err := r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, p), args: append(FilesArgs(q.NoIgnore), "./")}, func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				name, err := rd.until(0)
@@ -409,15 +467,39 @@ func readPolicy(roots []string, path string) confine.Policy {
 	return confine.Policy{Dirs: []string{root}, Files: AncestorIgnoreFiles(path, root)}
 }
 
-// run starts rg in dir, confined to reading what pol allows
+// runSpec is one rg run.
+type runSpec struct {
+	dir      string         // working directory
+	pol      confine.Policy // what rg may read
+	args     []string
+	stdin    *os.File // rg's standard input (nil: /dev/null)
+	patterns string   // if set, fed to rg on descriptor 3 (--file /dev/fd/3)
+}
+
+// run starts rg as sp says, confined to reading what sp.pol allows
 // (confine.Command), and hands its stdout to parse. Cancelling ctx kills
 // rg's whole process group and returns ctx.Err().
-func (r *RG) run(ctx context.Context, dir string, pol confine.Policy, args []string, parse func(*bufio.Reader) error) error {
+func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	cmd := confine.Command(ctx, pol, r.bin, args...)
-	cmd.Dir = dir
+	cmd := confine.Command(ctx, sp.pol, r.bin, sp.args...)
+	cmd.Dir = sp.dir
+	if sp.stdin != nil {
+		cmd.Stdin = sp.stdin
+	}
+	if sp.patterns != "" {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		defer pr.Close()
+		cmd.ExtraFiles = []*os.File{pr}
+		go func() { // rg reads its patterns before it searches
+			io.WriteString(pw, sp.patterns)
+			pw.Close()
+		}()
+	}
 	cmd.Env = append(os.Environ(), "RIPGREP_CONFIG_PATH=")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -515,7 +597,7 @@ func (l *lineReader) until(delim byte) ([]byte, error) {
 var binaryWarning = []byte(": WARNING: stopped searching binary file")
 
 // parseGrep reads rg's --null output for q.Mode into sink.
-func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen *Progress) error {
+func parseGrep(out *bufio.Reader, q GrepQuery, pathOf func([]byte) string, sink Sink, seen *Progress) error {
 	rd := lineReader{r: out}
 	progress := seen.Add
 	switch q.Mode {
@@ -527,7 +609,7 @@ func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen 
 			} else if err != nil {
 				return err
 			}
-			sink.File(joinOut(dir, arg, name)).End(1)
+			sink.File(pathOf(name)).End(1)
 			progress()
 		}
 	case Count:
@@ -538,7 +620,7 @@ func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen 
 			} else if err != nil {
 				return err
 			}
-			path := joinOut(dir, arg, name)
+			path := pathOf(name)
 			num, err := rd.until('\n')
 			if err != nil && err != io.EOF {
 				return err
@@ -584,7 +666,7 @@ func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen 
 				fs.End(count)
 			}
 			cur = append(cur[:0], name...)
-			fs, count = sink.File(joinOut(dir, arg, name)), 0
+			fs, count = sink.File(pathOf(name)), 0
 			progress()
 		}
 		rest, err := rd.until('\n')

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,6 +52,35 @@ func TestNameWithNewlineCannotForgeResultLine(t *testing.T) {
 				if !strings.Contains(out, tr.root+`/sp\n/etc/passwd`) || !strings.Contains(out, tr.root+`/tab\there\x1b[2J`) {
 					t.Errorf("escaped names missing from:\n%s", out)
 				}
+			}
+		})
+	}
+}
+
+// TestGrepPatternOver128KiBWorks: a pattern longer than one argument may
+// be (128 KiB on Linux) works on the rg backend too, and one with a line
+// break keeps its meaning (rg reads such a pattern from a pipe, one per
+// line, so the break is passed as an escape).
+func TestGrepPatternOver128KiBWorks(t *testing.T) {
+	tr := newTree(t)
+	filler := strings.Repeat("zq", 100<<10)
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			cs := connectStdio(t, m, tr.root)
+			if out := mustCall(t, cs, "fs_grep", map[string]any{"pattern": "needle one|" + filler, "output_mode": "content"}); out != tr.root+"/a.txt:2:needle one" {
+				t.Errorf("long pattern: %q", out)
+			}
+			if out := mustCall(t, cs, "fs_grep", map[string]any{"pattern": "needle one\nbeta|" + filler, "multiline": true, "output_mode": "content"}); out != tr.root+"/a.txt:2:needle one\n"+tr.root+"/a.txt:3:beta" {
+				t.Errorf("long multiline pattern with a line break: %q", out)
+			}
+			if out := mustCall(t, cs, "fs_grep", map[string]any{"pattern": "e one\nbe" + filler, "fixed_strings": true, "multiline": true}); out != "No matches found." {
+				t.Errorf("long fixed string with a line break: %q", out)
+			}
+			long := "needle one\nbeta\n" + strings.Repeat("x", 200<<10)
+			write(t, tr.path("long.txt"), long)
+			defer os.Remove(tr.path("long.txt"))
+			if out := mustCall(t, cs, "fs_grep", map[string]any{"pattern": long, "fixed_strings": true, "multiline": true}); out != tr.root+"/long.txt" {
+				t.Errorf("long fixed string with line breaks: %q", out)
 			}
 		})
 	}

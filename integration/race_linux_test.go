@@ -91,3 +91,35 @@ func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
 	}
 	tr.assertOutsideUntouched(t)
 }
+
+// TestRaceFIFOSwappedForFileDoesNotBlock: a file searched by name that is
+// swapped with a FIFO (RENAME_EXCHANGE) is either searched or skipped,
+// never waited on: every call answers in full, well within --timeout.
+func TestRaceFIFOSwappedForFileDoesNotBlock(t *testing.T) {
+	tr := newTree(t)
+	fifo := tr.path("fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			cs := connectStdio(t, m, "--timeout", "30s", tr.root)
+			stop := swapper(t, tr.path("a.txt"), fifo)
+			defer stop()
+			deadline := time.Now().Add(2 * time.Second)
+			for n := 0; n < 200 && time.Now().Before(deadline); n++ {
+				for _, args := range []map[string]any{
+					{"pattern": needle, "path": tr.path("a.txt")},
+					{"pattern": needle, "path": tr.path("fifo")},
+					{"pattern": needle, "output_mode": "count"},
+				} {
+					start := time.Now()
+					out, _ := call(t, cs, "fs_grep", args)
+					if strings.Contains(out, "partial") || time.Since(start) > 20*time.Second {
+						t.Fatalf("fs_grep %v waited on the FIFO (%v): %s", args, time.Since(start), out)
+					}
+				}
+			}
+		})
+	}
+}
