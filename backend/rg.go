@@ -132,7 +132,12 @@ func GrepArgs(q GrepQuery) []string {
 	case Count:
 		a = append(a, "--count")
 	case Content:
-		a = append(a, "--line-number")
+		// rg cuts a line whose bytes with the terminator exceed 2001
+		// to its first 2001 characters and appends a note; parseGrep
+		// drops the note and AppendLine cuts at MaxLine characters, as
+		// for the native backend. A line of up to MaxLine bytes is
+		// never cut.
+		a = append(a, "--line-number", "--max-columns", strconv.Itoa(MaxLine+1), "--max-columns-preview")
 		if q.Before > 0 {
 			a = append(a, "--before-context", strconv.Itoa(q.Before))
 		}
@@ -594,6 +599,9 @@ func (l *lineReader) until(delim byte) ([]byte, error) {
 	}
 }
 
+// rgCutNote is what rg --max-columns-preview appends to a cut line.
+var rgCutNote = regexp.MustCompile(` \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$`)
+
 var binaryWarning = []byte(": WARNING: stopped searching binary file")
 
 // parseGrep reads rg's --null output for q.Mode into sink.
@@ -685,7 +693,14 @@ func parseGrep(out *bufio.Reader, q GrepQuery, pathOf func([]byte) string, sink 
 		if !ctxLine {
 			count++
 		}
-		fs.Line(num, rest[i+1:], ctxLine)
+		text := rest[i+1:]
+		if len(text) > MaxLine+1 {
+			// Only a line rg cut is this long: drop its note.
+			if loc := rgCutNote.FindIndex(text); loc != nil {
+				text = text[:loc[0]]
+			}
+		}
+		fs.Line(num, text, ctxLine)
 	}
 	if fs != nil {
 		fs.End(count)
