@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +87,35 @@ func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
 				if fi, err := os.Lstat(sw); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 					unix.Renameat2(unix.AT_FDCWD, sw, unix.AT_FDCWD, swLink, unix.RENAME_EXCHANGE)
 				}
+			}
+			// fs_watch: watches started while the swap runs, and files
+			// made outside meanwhile: no event names an outside file.
+			stop := swapper(t, sw, swLink)
+			deadline := time.Now().Add(perTool)
+			var ids []string
+			for n := 0; n < 50 && time.Now().Before(deadline); n++ {
+				out, _ := call(t, cs, "fs_watch", map[string]any{"path": tr.root})
+				if leaked(out) {
+					t.Errorf("fs_watch start leaked: %s", out)
+				}
+				if m := watcherID.FindStringSubmatch(out); m != nil {
+					ids = append(ids, m[1])
+				}
+				write(t, filepath.Join(far, fmt.Sprintf("zzleak-new%d.txt", n)), "x")
+				write(t, filepath.Join(far, "nested", fmt.Sprintf("zzleak-new%d.txt", n)), "x")
+				for _, id := range ids {
+					if out, _ := call(t, cs, "fs_watch", map[string]any{"action": "poll", "watcher_id": id}); leaked(out) {
+						t.Errorf("fs_watch poll leaked:\n%s", out)
+					}
+				}
+				if len(ids) >= 8 { // the per-session cap
+					call(t, cs, "fs_watch", map[string]any{"action": "stop", "watcher_id": ids[0]})
+					ids = ids[1:]
+				}
+			}
+			t.Logf("fs_watch: %d swaps", stop())
+			if fi, err := os.Lstat(sw); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				unix.Renameat2(unix.AT_FDCWD, sw, unix.AT_FDCWD, swLink, unix.RENAME_EXCHANGE)
 			}
 		})
 	}

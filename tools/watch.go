@@ -45,7 +45,7 @@ func Watch() Tool {
 		set := v.(*watchSet)
 		switch in.Action {
 		case "", "start":
-			return set.start(c, ss, in)
+			return set.start(ctx, c, ss, in)
 		case "poll":
 			w, err := set.get(in.WatcherID)
 			if err != nil {
@@ -69,7 +69,7 @@ type watchSet struct {
 	byID map[string]*watch.Watcher
 }
 
-func (s *watchSet) start(c *Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallToolResult, error) {
+func (s *watchSet) start(ctx context.Context, c *Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallToolResult, error) {
 	if in.Path == "" {
 		return nil, invalidParams("path is required to start a watch")
 	}
@@ -93,7 +93,7 @@ func (s *watchSet) start(c *Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallT
 			}
 		}
 	}
-	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents})
+	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents, Context: ctx})
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +111,12 @@ func (s *watchSet) start(c *Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallT
 	if len(in.Patterns) > 0 {
 		filter = " matching " + strings.Join(in.Patterns, ", ")
 	}
-	return textResult(fmt.Sprintf("Watching %s (%d director%s)%s as watcher %s. Changes arrive as notifications/resources/updated; "+
-		"or call fs_watch with action=poll and watcher_id=%s.", p.Abs, w.Dirs(), plural(w.Dirs(), "y", "ies"), filter, id, id)), nil
+	text := fmt.Sprintf("Watching %s (%d director%s)%s as watcher %s. Changes arrive as notifications/resources/updated; "+
+		"or call fs_watch with action=poll and watcher_id=%s.", p.Abs, w.Dirs(), plural(w.Dirs(), "y", "ies"), filter, id, id)
+	for _, n := range w.Notes() {
+		text += "\n" + n
+	}
+	return textResult(text), nil
 }
 
 func (s *watchSet) get(id string) (*watch.Watcher, error) {
