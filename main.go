@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/confine"
 	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
@@ -28,6 +29,7 @@ func main() {
 	// fsmcp re-executes itself as fs_bash's sandbox helper; in that role
 	// it confines itself and becomes bash, and never gets past this line.
 	shell.MaybeRunSandboxChild()
+	confine.MaybeRun()
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 

@@ -44,6 +44,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strings"
 	"time"
 )
 
@@ -91,6 +92,10 @@ type GrepQuery struct {
 	// Paths are absolute files or directories; the caller has already
 	// contained them in the sandbox roots.
 	Paths []string
+	// Roots are the sandbox roots (real paths) that hold Paths. Ignore
+	// files above a search path are read only inside its root or its git
+	// repository; with no Roots, each path is its own root.
+	Roots []string
 	// Globs have rg --glob semantics (gitignore syntax, matched relative to
 	// each search path; a "!" prefix excludes). Like rg, a glob match
 	// overrides ignore files and types.
@@ -120,6 +125,7 @@ type GrepQuery struct {
 type GlobQuery struct {
 	Pattern  string
 	Paths    []string
+	Roots    []string // as in GrepQuery
 	NoIgnore bool
 	Progress func(files int64)
 }
@@ -171,6 +177,34 @@ type Searcher interface {
 	// concurrently. An error from fn stops the walk and is returned.
 	Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 }
+
+// RootOf returns the longest of roots that holds path (path itself when
+// none does).
+func RootOf(roots []string, path string) string {
+	best := path
+	found := false
+	for _, r := range roots {
+		r = strings.TrimSuffix(r, "/")
+		if within(path, r) && (!found || len(r) > len(best)) {
+			best, found = r, true
+		}
+	}
+	if best == "" {
+		return "/"
+	}
+	return best
+}
+
+// rootsOr returns roots, or path as the only root when there are none.
+func rootsOr(roots []string, path string) []string {
+	if len(roots) == 0 {
+		return []string{path}
+	}
+	return roots
+}
+
+// RootsOr is rootsOr for the native backend.
+func RootsOr(roots []string, path string) []string { return rootsOr(roots, path) }
 
 // ErrNoRG is returned by Select("rg", …) when rg is not on PATH.
 var ErrNoRG = errors.New("rg (ripgrep) not found on PATH")

@@ -2,6 +2,8 @@ package backend
 
 import (
 	"bytes"
+	"io"
+	"math"
 	"os"
 )
 
@@ -42,15 +44,11 @@ func SearchableLen(data []byte) int {
 // byte. rg would search such a file with NULs replaced; both backends
 // skip it instead, so they agree.
 // It reads in blocks, so a huge file costs time, not memory.
-func explicitBinary(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
+func explicitBinary(f *os.File) bool {
+	r := io.NewSectionReader(f, 0, math.MaxInt64) // leaves f's offset at 0
 	buf := make([]byte, 64<<10)
 	for {
-		n, err := f.Read(buf)
+		n, err := r.Read(buf)
 		if bytes.IndexByte(buf[:n], 0) >= 0 {
 			return true
 		}
@@ -59,6 +57,3 @@ func explicitBinary(path string) bool {
 		}
 	}
 }
-
-// ExplicitBinary is explicitBinary for the native backend.
-func ExplicitBinary(path string) bool { return explicitBinary(path) }

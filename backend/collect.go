@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"unicode/utf8"
 )
 
 // Entry is one unit of a grep result, the thing offset and head_limit
@@ -119,7 +120,7 @@ func (f *fileCollector) Line(num int, text []byte, context bool) bool {
 		return more
 	}
 	start := len(f.textBuf)
-	f.textBuf = append(f.textBuf, text...)
+	f.textBuf = AppendLine(f.textBuf, text)
 	f.lines = append(f.lines, Entry{Path: f.path, Line: num, Context: context,
 		Text: f.textBuf[start:len(f.textBuf):len(f.textBuf)]})
 	return more
@@ -231,4 +232,29 @@ func (h *entryHeap) Pop() any {
 	e := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return e
+}
+
+// MaxLine is the longest content line shown, in characters (UTF-8
+// code points; a byte that is not valid UTF-8 counts as one); a longer
+// one is cut and marked with LineCut, so one huge line cannot fill the
+// memory or the answer.
+const MaxLine = 2000
+
+// LineCut marks a content line cut at MaxLine.
+const LineCut = "... [truncated]"
+
+// AppendLine appends text to b, cut as MaxLine says.
+func AppendLine(b, text []byte) []byte {
+	if len(text) <= MaxLine {
+		return append(b, text...)
+	}
+	cut := 0
+	for n := 0; cut < len(text); n++ {
+		if n == MaxLine {
+			return append(append(b, text[:cut]...), LineCut...)
+		}
+		_, size := utf8.DecodeRune(text[cut:])
+		cut += size
+	}
+	return append(b, text...)
 }

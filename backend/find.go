@@ -60,13 +60,13 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		}
 		var rootIg *IgnoreDir
 		if !q.NoIgnore {
-			rootIg = ParentIgnores(base).ChildProbe(base)
+			rootIg = ParentIgnores(base, RootOf(rootsOr(q.Roots, p), base)).ChildProbe(base)
 		}
 		stack := []level{{dir: base, ig: rootIg}}
 		match := GlobMatcher(pat)
 		// %y type, %T@ mtime, %s size, %p path; NUL-terminated records.
 		args := []string{"-P", base, "-mindepth", "1", "-printf", `%y %T@ %s %p\0`}
-		err := rg.run(ctx, "/", args, func(out *bufio.Reader) error {
+		err := rg.run(ctx, runSpec{dir: "/", pol: readPolicy(q.Roots, p), args: args}, func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				rec, err := rd.until(0)

@@ -3,6 +3,8 @@ package backend
 import (
 	"strconv"
 	"strings"
+
+	"github.com/fsmcp/fsmcp/internal/escape"
 )
 
 // NoMatches is the text of an empty grep result.
@@ -23,7 +25,8 @@ type FormatOptions struct {
 // Format renders r's entries the way rg prints them, one entry per line:
 // FilesWithMatches "path"; Count "path:count"; Content "path:line:text"
 // for matches and "path-line-text" for context lines (without line
-// numbers "path:text" / "path-text"). An empty result is NoMatches. No
+// numbers "path:text" / "path-text"); paths with control characters
+// are escaped (escape.Name). An empty result is NoMatches. No
 // trailing newline; the caller adds any "(showing N of M)" note.
 func Format(r *Result, o FormatOptions) string {
 	if len(r.Entries) == 0 {
@@ -40,10 +43,10 @@ func Format(r *Result, o FormatOptions) string {
 		}
 		switch r.Mode {
 		case FilesWithMatches:
-			b.WriteString(e.Path)
+			b.WriteString(escape.Name(e.Path))
 		case Count:
 			if !o.NoPath {
-				b.WriteString(e.Path)
+				b.WriteString(escape.Name(e.Path))
 				b.WriteByte(':')
 			}
 			b.WriteString(strconv.Itoa(e.Count))
@@ -56,7 +59,7 @@ func Format(r *Result, o FormatOptions) string {
 				sep = '-'
 			}
 			if !o.NoPath {
-				b.WriteString(e.Path)
+				b.WriteString(escape.Name(e.Path))
 				b.WriteByte(sep)
 			}
 			if o.LineNumbers {

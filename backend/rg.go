@@ -10,18 +10,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/fsmcp/fsmcp/confine"
 )
 
 // RG is the backend that drives ripgrep.
 //
 // Each search path runs one rg child with the path as its working
-// directory and "./" (or "./NAME" for a file) as its only argument, so
+// directory and "./" as its only argument (a file is opened here and
+// given on standard input, "-"), so
 // --glob patterns with a slash are relative to the search path, exactly
 // as the native walker reads them, and every output record starts with
 // "./" (never mistaken for a flag or a context separator). Output is the
@@ -41,7 +46,11 @@ func NewRG(bin string) (*RG, error) {
 		}
 		bin = p
 	}
-	return &RG{bin: bin}, nil
+	abs, err := filepath.Abs(bin) // the confining helper execs it by path
+	if err != nil {
+		return nil, err
+	}
+	return &RG{bin: abs}, nil
 }
 
 // Name implements Searcher.
@@ -121,7 +130,12 @@ func GrepArgs(q GrepQuery) []string {
 	case Count:
 		a = append(a, "--count")
 	case Content:
-		a = append(a, "--line-number")
+		// rg cuts a line whose bytes with the terminator exceed 2001
+		// to its first 2001 characters and appends a note; parseGrep
+		// drops the note and AppendLine cuts at MaxLine characters, as
+		// for the native backend. A line of up to MaxLine bytes is
+		// never cut.
+		a = append(a, "--line-number", "--max-columns", strconv.Itoa(MaxLine+1), "--max-columns-preview")
 		if q.Before > 0 {
 			a = append(a, "--before-context", strconv.Itoa(q.Before))
 		}
@@ -129,7 +143,37 @@ func GrepArgs(q GrepQuery) []string {
 			a = append(a, "--after-context", strconv.Itoa(q.After))
 		}
 	}
+	if pat, ok := patternInput(q); ok {
+		if q.FixedStrings && pat != q.Pattern {
+			a = slices.DeleteFunc(a, func(s string) bool { return s == "--fixed-strings" })
+		}
+		return append(a, "--file", "/dev/fd/3", "--")
+	}
 	return append(a, "--regexp", RGPattern(q), "--")
+}
+
+// patternArgMax is the longest pattern passed as an argument; a longer
+// one goes to rg on a pipe (--file), since Linux refuses an argument over
+// 128 KiB (MAX_ARG_STRLEN) with "argument list too long".
+const patternArgMax = 32 << 10
+
+// patternInput returns the text rg reads with --file when q's pattern is
+// too long for an argument. rg reads one pattern per line there, so line
+// breaks in the pattern are written as the escapes \n and \r, which
+// match the same characters (a fixed string is quoted into a regex
+// first).
+func patternInput(q GrepQuery) (string, bool) {
+	p := RGPattern(q)
+	if len(p) <= patternArgMax {
+		return "", false
+	}
+	if strings.ContainsAny(p, "\r\n") {
+		if q.FixedStrings {
+			p = regexp.QuoteMeta(p)
+		}
+		p = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(p)
+	}
+	return p + "\n", true
 }
 
 // FilesArgs returns rg's arguments for listing files, up to "--".
@@ -138,20 +182,42 @@ func FilesArgs(noIgnore bool) []string {
 	return append(a, "--files", "--null", "--glob", "!.git", "--")
 }
 
-// searchTarget splits a search path into rg's working directory and
-// argument. skip is true for an explicit binary file.
-func searchTarget(p string) (dir, arg string, skip bool, err error) {
+// searchTarget is how rg searches one path: a directory as "./" from
+// inside it; a file as "-", on rg's standard input, opened here without
+// following a link and without blocking (a FIFO swapped in for it is
+// refused instead of hanging rg). skip is true for an explicit binary
+// file or a path that is not a regular file or directory.
+type searchTarget struct {
+	dir, arg string
+	file     *os.File // the explicit file, or nil
+	path     string
+	skip     bool
+}
+
+func newSearchTarget(p string) (searchTarget, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return "", "", false, err
+		return searchTarget{}, err
 	}
 	if fi.IsDir() {
-		return p, "./", false, nil
+		return searchTarget{dir: p, arg: "./", path: p}, nil
 	}
-	if !fi.Mode().IsRegular() || explicitBinary(p) {
-		return "", "", true, nil
+	f, err := openRegular(p)
+	if err != nil || explicitBinary(f) {
+		if f != nil {
+			f.Close()
+		}
+		return searchTarget{skip: true}, nil
 	}
-	return filepath.Dir(p), "./" + filepath.Base(p), false, nil
+	return searchTarget{dir: filepath.Dir(p), arg: "-", file: f, path: p}, nil
+}
+
+// name maps an rg output path back to an absolute path.
+func (t searchTarget) name(out []byte) string {
+	if t.file != nil {
+		return t.path // rg names standard input "<stdin>"
+	}
+	return joinOut(t.dir, t.arg, out)
 }
 
 // joinOut maps an rg output path ("./rel") back to an absolute path.
@@ -175,18 +241,21 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 		return err
 	}
 	args := GrepArgs(q)
+	patterns, _ := patternInput(q)
 	seen := NewProgress(q.Progress)
 	for _, p := range q.Paths {
-		dir, arg, skip, err := searchTarget(p)
+		t, err := newSearchTarget(p)
 		if err != nil {
 			return err
 		}
-		if skip {
+		if t.skip {
 			continue
 		}
-		err = r.run(ctx, dir, append(args[:len(args):len(args)], arg), func(out *bufio.Reader) error {
-			return parseGrep(out, q, dir, arg, sink, seen)
-		})
+		err = r.run(ctx, runSpec{dir: t.dir, pol: readPolicy(q.Roots, p), args: append(args[:len(args):len(args)], t.arg), stdin: t.file, patterns: patterns},
+			func(out *bufio.Reader) error { return parseGrep(out, q, t.name, sink, seen) })
+		if t.file != nil {
+			t.file.Close()
+		}
 		if err != nil {
 			return err
 		}
@@ -204,7 +273,7 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 			continue
 		}
 		match := GlobMatcher(pat)
-		err := r.run(ctx, base, append(FilesArgs(q.NoIgnore), "./"), func(out *bufio.Reader) error {
+		err := r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, p), args: append(FilesArgs(q.NoIgnore), "./")}, func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				name, err := rd.until(0)
@@ -316,8 +385,8 @@ func (s *statter) close() error {
 
 // globBase splits a glob query's pattern into the directory to walk
 // (search path + the pattern's static prefix) and the pattern relative to
-// it. ok is false when nothing can match: a bad pattern, a missing base or
-// a base inside .git.
+// it. ok is false when nothing can match: a bad pattern, a missing base,
+// a base inside .git or reached through a symlink.
 func globBase(path, pattern string) (base, rest string, ok bool) {
 	pattern = strings.TrimPrefix(pattern, "./")
 	if pattern == "" || !doublestar.ValidatePattern(pattern) {
@@ -333,15 +402,20 @@ func globBase(path, pattern string) (base, rest string, ok bool) {
 		}
 		base = strings.TrimSuffix(path, "/") + "/" + b
 	}
-	fi, err := os.Stat(base)
-	if err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
 		return "", "", false
 	}
-	// path is real (symlinks resolved); a symlink in the pattern's static
-	// prefix ("link/*") is not followed, as no walk follows one: it could
-	// lead out of the roots.
-	if real, err := filepath.EvalSymlinks(base); err != nil || real != filepath.Clean(base) {
-		return "", "", false
+	// The prefix's elements are walked, not followed: a symlink there is
+	// not descended into, as a symlink met while walking is not.
+	if b != "." && b != "" {
+		cur := strings.TrimSuffix(path, "/")
+		for _, el := range strings.Split(b, "/") {
+			cur += "/" + el
+			fi, err := os.Lstat(cur)
+			if err != nil || !fi.IsDir() {
+				return "", "", false
+			}
+		}
 	}
 	return base, rest, true
 }
@@ -375,14 +449,47 @@ func GlobMatcher(pattern string) func(rel string) bool {
 // GlobBase is globBase for the native backend.
 func GlobBase(path, pattern string) (base, rest string, ok bool) { return globBase(path, pattern) }
 
-// run starts rg in dir and hands its stdout to parse. Cancelling ctx
-// kills rg's whole process group and returns ctx.Err().
-func (r *RG) run(ctx context.Context, dir string, args []string, parse func(*bufio.Reader) error) error {
+// readPolicy is what rg may read while it searches path: the root
+// holding it and the ignore files above that root inside its repository
+// (vetted regular and small; nothing else of the ancestors).
+func readPolicy(roots []string, path string) confine.Policy {
+	root := RootOf(rootsOr(roots, path), path)
+	return confine.Policy{Dirs: []string{root}, Files: AncestorIgnoreFiles(path, root)}
+}
+
+// runSpec is one rg run.
+type runSpec struct {
+	dir      string         // working directory
+	pol      confine.Policy // what rg may read
+	args     []string
+	stdin    *os.File // rg's standard input (nil: /dev/null)
+	patterns string   // if set, fed to rg on descriptor 3 (--file /dev/fd/3)
+}
+
+// run starts rg as sp says, confined to reading what sp.pol allows
+// (confine.Command), and hands its stdout to parse. Cancelling ctx kills
+// rg's whole process group and returns ctx.Err().
+func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, r.bin, args...)
-	cmd.Dir = dir
+	cmd := confine.Command(ctx, sp.pol, r.bin, sp.args...)
+	cmd.Dir = sp.dir
+	if sp.stdin != nil {
+		cmd.Stdin = sp.stdin
+	}
+	if sp.patterns != "" {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		defer pr.Close()
+		cmd.ExtraFiles = []*os.File{pr}
+		go func() { // rg reads its patterns before it searches
+			io.WriteString(pw, sp.patterns)
+			pw.Close()
+		}()
+	}
 	cmd.Env = append(os.Environ(), "RIPGREP_CONFIG_PATH=")
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
@@ -476,10 +583,13 @@ func (l *lineReader) until(delim byte) ([]byte, error) {
 	}
 }
 
+// rgCutNote is what rg --max-columns-preview appends to a cut line.
+var rgCutNote = regexp.MustCompile(` \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$`)
+
 var binaryWarning = []byte(": WARNING: stopped searching binary file")
 
 // parseGrep reads rg's --null output for q.Mode into sink.
-func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen *Progress) error {
+func parseGrep(out *bufio.Reader, q GrepQuery, pathOf func([]byte) string, sink Sink, seen *Progress) error {
 	rd := lineReader{r: out}
 	progress := seen.Add
 	switch q.Mode {
@@ -491,7 +601,7 @@ func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen 
 			} else if err != nil {
 				return err
 			}
-			sink.File(joinOut(dir, arg, name)).End(1)
+			sink.File(pathOf(name)).End(1)
 			progress()
 		}
 	case Count:
@@ -502,7 +612,7 @@ func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen 
 			} else if err != nil {
 				return err
 			}
-			path := joinOut(dir, arg, name)
+			path := pathOf(name)
 			num, err := rd.until('\n')
 			if err != nil && err != io.EOF {
 				return err
@@ -548,7 +658,7 @@ func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen 
 				fs.End(count)
 			}
 			cur = append(cur[:0], name...)
-			fs, count = sink.File(joinOut(dir, arg, name)), 0
+			fs, count = sink.File(pathOf(name)), 0
 			progress()
 		}
 		rest, err := rd.until('\n')
@@ -567,7 +677,14 @@ func parseGrep(out *bufio.Reader, q GrepQuery, dir, arg string, sink Sink, seen 
 		if !ctxLine {
 			count++
 		}
-		fs.Line(num, rest[i+1:], ctxLine)
+		text := rest[i+1:]
+		if len(text) > MaxLine+1 {
+			// Only a line rg cut is this long: drop its note.
+			if loc := rgCutNote.FindIndex(text); loc != nil {
+				text = text[:loc[0]]
+			}
+		}
+		fs.Line(num, text, ctxLine)
 	}
 	if fs != nil {
 		fs.End(count)

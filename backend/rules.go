@@ -186,13 +186,20 @@ type IgnoreDir struct {
 // of d's directory, reading the ignore files that the flags say exist.
 // Without any, it returns d itself.
 func (d *IgnoreDir) Child(dir string, hasGitignore, hasIgnore, hasRgignore, hasGit bool) *IgnoreDir {
+	return d.ChildAt(-1, dir, hasGitignore, hasIgnore, hasRgignore, hasGit)
+}
+
+// ChildAt is Child with the ignore files opened relative to dirfd, an
+// open descriptor of dir (-1: by path). An ignore file is read only if it
+// is a regular file of at most MaxIgnoreFile bytes (readIgnore).
+func (d *IgnoreDir) ChildAt(dirfd int, dir string, hasGitignore, hasIgnore, hasRgignore, hasGit bool) *IgnoreDir {
 	if !hasGitignore && !hasIgnore && !hasRgignore && !hasGit {
 		return d
 	}
 	c := &IgnoreDir{parent: d, dir: strings.TrimSuffix(dir, "/"), hasGit: hasGit, inRepo: hasGit || (d != nil && d.inRepo)}
 	read := func(name string) *Gitignore {
-		data, err := os.ReadFile(dir + "/" + name)
-		if err != nil {
+		data := readIgnore(dirfd, strings.TrimSuffix(dir, "/"), name)
+		if data == nil {
 			return nil
 		}
 		g := ParseGitignore(data)
@@ -218,9 +225,16 @@ func (d *IgnoreDir) Child(dir string, hasGitignore, hasIgnore, hasRgignore, hasG
 
 // ParentIgnores returns the ignore context of the directories above dir
 // (an absolute directory), from "/" down to dir's parent, as ripgrep reads
-// them for a search path.
-func ParentIgnores(dir string) *IgnoreDir {
+// them for a search path — but only those inside root (the sandbox root
+// holding dir; "" means dir itself) or inside the git repository holding
+// dir: an ignore file in /tmp or a home directory above the repository is
+// never opened, whatever it is. Every ancestor is still probed for .git,
+// so a root inside a repository honours its .gitignore files.
+func ParentIgnores(dir, root string) *IgnoreDir {
 	dir = strings.TrimSuffix(dir, "/")
+	if root = strings.TrimSuffix(root, "/"); root == "" {
+		root = dir
+	}
 	var ancestors []string
 	for d := dir; ; {
 		i := strings.LastIndexByte(d, '/')
@@ -233,6 +247,13 @@ func ParentIgnores(dir string) *IgnoreDir {
 			break
 		}
 	}
+	repo, inRepo := "", false
+	for _, a := range append([]string{dir}, ancestors...) {
+		if entryExists(a, ".git") {
+			repo, inRepo = a, true
+			break
+		}
+	}
 	var cur *IgnoreDir
 	for i := len(ancestors) - 1; i >= 0; i-- {
 		a := ancestors[i]
@@ -240,22 +261,75 @@ func ParentIgnores(dir string) *IgnoreDir {
 		if p == "" {
 			p = "/"
 		}
-		cur = cur.ChildProbe(p)
+		if within(a, root) || (inRepo && within(a, repo)) {
+			cur = cur.ChildProbe(p)
+		} else if entryExists(a, ".git") {
+			cur = cur.sentinel().Child(p, false, false, false, true)
+		}
 	}
 	return cur
+}
+
+// AncestorIgnoreFiles lists the ignore files above root that
+// ParentIgnores(dir, root) reads (those inside dir's repository) and that
+// are regular files of at most MaxIgnoreFile bytes: what a confined rg is
+// allowed to read besides root.
+func AncestorIgnoreFiles(dir, root string) []string {
+	dir, root = strings.TrimSuffix(dir, "/"), strings.TrimSuffix(root, "/")
+	var repo string
+	for d := dir; ; {
+		if entryExists(d, ".git") {
+			repo = d
+			break
+		}
+		i := strings.LastIndexByte(d, '/')
+		if i < 0 {
+			return nil
+		}
+		d = d[:i]
+	}
+	if within(repo, root) {
+		return nil // the repository starts at or below the root
+	}
+	var out []string
+	for d := root; d != repo; {
+		d = d[:strings.LastIndexByte(d, '/')]
+		for _, name := range []string{GitignoreFile, IgnoreFile, RgignoreFile} {
+			p := d + "/" + name
+			if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() <= MaxIgnoreFile {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// within reports whether directory a ("" for "/") is dir or below it.
+func within(a, dir string) bool {
+	return dir == "" || a == dir || strings.HasPrefix(a, dir+"/")
+}
+
+// entryExists reports whether dir ("" for "/") has an entry name, without
+// following it.
+func entryExists(dir, name string) bool {
+	_, err := os.Lstat(dir + "/" + name)
+	return err == nil
+}
+
+// sentinel returns d, or an empty context to hang children on.
+func (d *IgnoreDir) sentinel() *IgnoreDir {
+	if d == nil {
+		return &IgnoreDir{dir: "\x00root"} // sentinel with no rules
+	}
+	return d
 }
 
 // ChildProbe is Child for a directory whose entries were not listed: it
 // probes for the ignore files.
 func (d *IgnoreDir) ChildProbe(dir string) *IgnoreDir {
-	exists := func(name string) bool {
-		_, err := os.Lstat(strings.TrimSuffix(dir, "/") + "/" + name)
-		return err == nil
-	}
-	if d == nil {
-		d = &IgnoreDir{dir: "\x00root"} // sentinel with no rules
-	}
-	return d.Child(dir, exists(GitignoreFile), exists(IgnoreFile), exists(RgignoreFile), exists(".git"))
+	dir = strings.TrimSuffix(dir, "/")
+	exists := func(name string) bool { return entryExists(dir, name) }
+	return d.sentinel().Child(dir, exists(GitignoreFile), exists(IgnoreFile), exists(RgignoreFile), exists(".git"))
 }
 
 // Match applies the ignore files of d and its ancestors to path (absolute,

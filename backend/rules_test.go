@@ -87,7 +87,7 @@ func TestIgnorePrecedence(t *testing.T) {
 	write("repo/sub/.gitignore", "!a.txt\n")
 
 	repo := filepath.Join(root, "repo")
-	ig := ParentIgnores(repo).ChildProbe(repo)
+	ig := ParentIgnores(repo, root).ChildProbe(repo)
 	sub := ig.ChildProbe(filepath.Join(repo, "sub"))
 	cases := []struct {
 		dir  *IgnoreDir
@@ -98,9 +98,10 @@ func TestIgnorePrecedence(t *testing.T) {
 		{ig, "repo/b.txt", MatchWhitelist}, // .ignore beats .gitignore
 		{ig, "repo/c.txt", MatchWhitelist}, // .rgignore beats both
 		{ig, "repo/d.txt", MatchWhitelist},
-		{sub, "repo/sub/a.txt", MatchWhitelist}, // deeper wins
-		{ig, "repo/above.txt", MatchNone},       // parent .gitignore is above .git
-		{ig, "repo/dotabove.txt", MatchIgnore},  // parent .ignore applies
+		{sub, "repo/sub/a.txt", MatchWhitelist},                                    // deeper wins
+		{ig, "repo/above.txt", MatchNone},                                          // parent .gitignore is above .git
+		{ig, "repo/dotabove.txt", MatchIgnore},                                     // parent .ignore inside the root applies
+		{ParentIgnores(repo, "").ChildProbe(repo), "repo/dotabove.txt", MatchNone}, // above root and repository: not read
 	}
 	for _, c := range cases {
 		p := filepath.Join(root, c.path)
@@ -114,7 +115,7 @@ func TestFilter(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("*.log\n"), 0o644)
 	os.Mkdir(filepath.Join(root, ".git"), 0o755) // .gitignore counts in a repository
-	ig := ParentIgnores(root).ChildProbe(root)
+	ig := ParentIgnores(root, "").ChildProbe(root)
 	skip := func(f *Filter, rel string, isDir bool) bool {
 		return f.Skip(ig, root, root+"/"+rel, filepath.Base(rel), isDir)
 	}

@@ -35,6 +35,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/internal/escape"
+
 	"github.com/sourcegraph/conc/stream"
 
 	"github.com/fsmcp/fsmcp/fault"
@@ -242,7 +244,7 @@ func (wk *walker) rows(dir, rel string, names []string) ([]byte, int) {
 			continue
 		}
 		mtime, created := st.Mtime, st.Created()
-		out = appendEscaped(out, wk.prefix+path.Join(rel, name))
+		out = escape.AppendName(out, wk.prefix+path.Join(rel, name))
 		out = append(out, '\t')
 		out = strconv.AppendInt(out, st.Size, 10)
 		out = append(out, '\t')
@@ -253,28 +255,6 @@ func (wk *walker) rows(dir, rel string, names []string) ([]byte, int) {
 		n++
 	}
 	return out, n
-}
-
-// appendEscaped writes a file name so that it stays one TSV field.
-func appendEscaped(b []byte, s string) []byte {
-	if !strings.ContainsAny(s, "\\\t\n\r") {
-		return append(b, s...)
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
 }
 
 // writer receives rows in order (from the stream's single callback

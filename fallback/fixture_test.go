@@ -60,7 +60,7 @@ func fixture(t testing.TB) string {
 		"repo/.git/HEAD":                 "ref: refs/heads/main foo\n",
 		"repo/.git/config":               "[core] foo\n",
 		"repo/a.parentgit":               "foo: above .git, so the parent .gitignore does not apply\n",
-		"repo/a.parentdot":               "foo: the parent .ignore applies\n",
+		"repo/a.parentdot":               "foo: the parent .ignore is above the root and the repository, so it is not read\n",
 		"repo/.gitignore":                "# comment\n*.log\n!keep.log\nbuild/\n/top_only.txt\nsub/anch.txt\nlogs/\n\\#hash.txt\ntrailing.txt   \n",
 		"repo/.ignore":                   "ignored_by_dot_ignore.txt\n!rg_reincluded.txt\n",
 		"repo/.rgignore":                 "rgignored.md\nrg_reincluded.txt\n",

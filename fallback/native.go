@@ -44,8 +44,8 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	}
 	m := newMatcher(pat, q)
 	prog := backend.NewProgress(q.Progress)
-	return walk(ctx, q.Paths, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
-		data, unmap, err := readFile(st, path, !explicit)
+	return walk(ctx, q.Paths, q.Roots, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
+		data, unmap, err := readFile(st, st.dirfd, name)
 		if err != nil {
 			return
 		}
@@ -104,7 +104,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			base = base[:len(base)-1]
 		}
 		match := backend.GlobMatcher(pat)
-		err := walk(ctx, []string{base}, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
+		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
 			if !match(path[len(root)+1:]) {
 				return
 			}

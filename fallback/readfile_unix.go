@@ -4,25 +4,17 @@ package fallback
 
 import "syscall"
 
-// readFile returns the contents of path, in st.buf or mapped (then unmap
-// must be called after use). It uses raw system calls: os.Open would also
-// try (and fail) to register every regular file with the network poller,
-// one wasted syscall per file. A short read is taken as the end of the
-// file, which holds for regular files on local file systems; walked files
-// are opened with O_NOFOLLOW, so a symlink swapped in after the walk saw a
-// regular file is not followed.
-func readFile(st *workerState, path string, nofollow bool) (data []byte, unmap func(), err error) {
-	flags := syscall.O_RDONLY | syscall.O_CLOEXEC
-	if nofollow {
-		flags |= syscall.O_NOFOLLOW
-	}
-	var fd int
-	for {
-		fd, err = syscall.Open(path, flags, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+// readFile returns the contents of name in directory dirfd, in st.buf or
+// mapped (then unmap must be called after use). It is opened without
+// following a symlink and without blocking, and read only if it is a
+// regular file (openRegular), so a file swapped for a link or a FIFO
+// after the walk listed it is skipped. It uses raw system calls: os.Open
+// would also try (and fail) to register every regular file with the
+// network poller, one wasted syscall per file. A short read is taken as
+// the end of the file, which holds for regular files on local file
+// systems.
+func readFile(st *workerState, dirfd int, name string) (data []byte, unmap func(), err error) {
+	fd, err := openRegular(dirfd, name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/sourcegraph/conc/pool"
+	"golang.org/x/sys/unix"
 )
 
 // walkers is the number of goroutines that read directories and scan
@@ -19,13 +21,17 @@ func walkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // dirJob is a directory waiting to be read.
 type dirJob struct {
-	root string             // the search path it was found under
-	path string             // absolute; "" for "/"
-	ig   *backend.IgnoreDir // ignore context of the directory's parent
+	root   string             // the search path it was found under
+	path   string             // absolute; "" for "/"
+	ig     *backend.IgnoreDir // ignore context of the directory's parent
+	parent *dirHandle         // the open parent directory; nil: fd is set
+	name   string             // the directory's name in parent
+	fd     int                // the open directory when parent is nil
 }
 
-// visitFunc handles one regular file kept by the walk. d is nil for a file
-// given explicitly as a search path (explicit true).
+// visitFunc handles one regular file kept by the walk; st.dirfd is its
+// directory, open. d is nil for a file given explicitly as a search path
+// (explicit true).
 type visitFunc func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool)
 
 // workerState is one walker goroutine's scratch space.
@@ -53,34 +59,53 @@ type walker struct {
 	done    bool
 }
 
-// walk visits every kept file under paths. It returns ctx.Err() if ctx
+// walk visits every kept file under paths; roots (see
+// backend.GrepQuery.Roots) bound the ignore files read above them. It returns ctx.Err() if ctx
 // ended first.
-func walk(ctx context.Context, paths []string, filter *backend.Filter, noIgnore bool, visit visitFunc) error {
+func walk(ctx context.Context, paths, roots []string, filter *backend.Filter, noIgnore bool, visit visitFunc) error {
 	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit}
 	w.cond = sync.NewCond(&w.mu)
 	st0 := &workerState{dirfd: -1}
 	for _, p := range paths {
-		fi, err := os.Stat(p)
+		fi, err := os.Lstat(p)
 		if err != nil {
 			return err
 		}
+		root := backend.RootOf(roots, p)
 		if fi.IsDir() {
+			fd, err := openBeneath(root, p)
+			if err != nil {
+				return err
+			}
 			p = strings.TrimSuffix(p, "/")
 			var ig *backend.IgnoreDir
 			if !noIgnore {
-				ig = backend.ParentIgnores(p)
+				ig = backend.ParentIgnores(p, root)
 			}
-			w.stack = append(w.stack, dirJob{root: p, path: p, ig: ig})
+			w.stack = append(w.stack, dirJob{root: p, path: p, ig: ig, fd: fd})
 			w.pending++
 			continue
 		}
 		if fi.Mode().IsRegular() {
-			visit(st0, p, p, fi.Name(), nil, true)
+			dir, name := filepath.Split(p)
+			fd, err := openBeneath(root, filepath.Clean(dir))
+			if err != nil {
+				return err
+			}
+			st0.dirfd = fd
+			visit(st0, p, p, name, nil, true)
+			st0.dirfd = -1
+			unix.Close(fd)
 		}
 	}
 	if w.pending == 0 {
 		return ctx.Err()
 	}
+	defer func() { // jobs left by a cancelled walk
+		for _, j := range w.stack {
+			j.close()
+		}
+	}()
 	stop := context.AfterFunc(ctx, func() {
 		w.mu.Lock()
 		w.done = true
@@ -145,23 +170,50 @@ func (w *walker) push(jobs []dirJob) {
 	w.mu.Unlock()
 }
 
+// close releases what job holds open.
+func (j dirJob) close() {
+	if j.parent != nil {
+		j.parent.release()
+	} else if j.fd >= 0 {
+		unix.Close(j.fd)
+	}
+}
+
+// open opens job's directory relative to its parent and releases the
+// parent.
+func (j dirJob) open() (int, error) {
+	if j.parent == nil {
+		return j.fd, nil
+	}
+	defer j.parent.release()
+	return openat(j.parent.fd, j.name, dirFlags)
+}
+
 func (w *walker) readDir(st *workerState, job dirJob) {
 	if w.ctx.Err() != nil {
+		job.close()
 		return
 	}
 	dirPath := job.path
 	if dirPath == "" {
 		dirPath = "/"
 	}
-	f, err := os.Open(dirPath)
+	fd, err := job.open()
 	if err != nil {
 		return
 	}
+	h := newDirHandle(fd)
+	defer h.release()
+	dup, err := unix.Dup(fd) // os.File owns and closes its own descriptor
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(dup), dirPath)
 	entries, _ := f.ReadDir(-1)
-	defer f.Close()
-	// Visitors may stat entries relative to the open directory
-	// (fstatat), cheaper than resolving each full path again.
-	st.dirfd = int(f.Fd())
+	f.Close()
+	// Files, ignore files and subdirectories are opened (and visitors
+	// stat entries) relative to the open directory.
+	st.dirfd = fd
 
 	ig := job.ig
 	if !w.noIgnore {
@@ -179,7 +231,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 			}
 		}
 		if hasGitignore || hasIgnore || hasRgignore || hasGit {
-			ig = ig.Child(dirPath, hasGitignore, hasIgnore, hasRgignore, hasGit)
+			ig = ig.ChildAt(st.dirfd, dirPath, hasGitignore, hasIgnore, hasRgignore, hasGit)
 		}
 	}
 	// Push subdirectories before scanning files, so idle walkers can
@@ -201,7 +253,8 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 			continue
 		}
 		if isDir {
-			subdirs = append(subdirs, dirJob{root: job.root, path: path, ig: ig})
+			h.acquire()
+			subdirs = append(subdirs, dirJob{root: job.root, path: path, ig: ig, parent: h, name: name})
 			continue
 		}
 		files = append(files, keptFile{i, path})

@@ -28,7 +28,7 @@ type Ignores struct {
 // IgnoresFor reads the ignore files down to dir.
 func IgnoresFor(dir *sandbox.Path) *Ignores {
 	root := dir.Root.Path
-	ig := &Ignores{root: root, dir: backend.ParentIgnores(root).ChildProbe(root)}
+	ig := &Ignores{root: root, dir: backend.ParentIgnores(root, root).ChildProbe(root)}
 	if dir.Rel == "." {
 		return ig
 	}

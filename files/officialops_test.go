@@ -12,8 +12,8 @@ import (
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-// opsRoot makes a root with the given files and returns a resolver.
-func opsRoot(t *testing.T, files map[string]string) func(rel string) *sandbox.Path {
+// officialRoot makes a root with the given files and returns a resolver.
+func officialRoot(t *testing.T, files map[string]string) func(rel string) *sandbox.Path {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -47,7 +47,7 @@ func TestHeadTail(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		big += "line\n"
 	}
-	at := opsRoot(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "one\r\ntwo\r\nthree", "big.txt": big + "last\n"})
+	at := officialRoot(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "one\r\ntwo\r\nthree", "big.txt": big + "last\n"})
 	cases := []struct {
 		file string
 		head bool
@@ -115,7 +115,7 @@ func TestApplyFlexEdits(t *testing.T) {
 }
 
 func TestFlexEditFile(t *testing.T) {
-	at := opsRoot(t, map[string]string{"a.txt": "x\r\ny\r\n"})
+	at := officialRoot(t, map[string]string{"a.txt": "x\r\ny\r\n"})
 	before, after, err := FlexEditFile(at("a.txt"), []FlexEdit{{"y", "z"}}, 0, true)
 	if err != nil || before != "x\ny\n" || after != "x\nz\n" {
 		t.Fatalf("dry run: %q %q %v", before, after, err)
@@ -132,7 +132,7 @@ func TestFlexEditFile(t *testing.T) {
 }
 
 func TestDirTreeAndWalk(t *testing.T) {
-	at := opsRoot(t, map[string]string{"a.txt": "", "d/b.txt": "", "d/e/c.go": "", "skip/x": ""})
+	at := officialRoot(t, map[string]string{"a.txt": "", "d/b.txt": "", "d/e/c.go": "", "skip/x": ""})
 	if err := os.Mkdir(filepath.Join(at(".").Abs, "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}

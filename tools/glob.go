@@ -13,6 +13,7 @@ import (
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -52,7 +53,7 @@ func Glob() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		g, err := files.Glob(ctx, c.Searcher, backend.GlobQuery{Pattern: pattern, Paths: paths, Progress: c.ProgressFunc(ctx)},
+		g, err := files.Glob(ctx, c.Searcher, backend.GlobQuery{Pattern: pattern, Paths: paths, Roots: c.Sandbox.Roots(), Progress: c.ProgressFunc(ctx)},
 			files.GlobOptions{Limit: c.Limits.MaxResults, Order: files.Newest})
 		if err != nil {
 			return nil, err
@@ -68,7 +69,7 @@ func Glob() profile.Tool {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(f.Path)
+			b.WriteString(escape.Name(f.Path))
 		}
 		if g.Truncated() {
 			fmt.Fprintf(&b, "\n\n(showing %d of %d matches)", len(g.Files), g.Total)

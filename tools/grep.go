@@ -62,7 +62,7 @@ func Grep() profile.Tool {
 			return nil, err
 		}
 		q := backend.GrepQuery{
-			Pattern: in.Pattern, Paths: paths,
+			Pattern: in.Pattern, Paths: paths, Roots: c.Sandbox.Roots(),
 			IgnoreCase: in.IgnoreCase, FixedStrings: in.FixedStrings, Multiline: in.Multiline, NoIgnore: in.NoIgnore,
 			Mode: mode, Progress: c.ProgressFunc(ctx),
 		}

@@ -46,7 +46,7 @@ func Watch() profile.Tool {
 		set := v.(*watchSet)
 		switch in.Action {
 		case "", "start":
-			return set.start(c, ss, in)
+			return set.start(ctx, c, ss, in)
 		case "poll":
 			w, err := set.get(in.WatcherID)
 			if err != nil {
@@ -70,7 +70,7 @@ type watchSet struct {
 	byID map[string]*watch.Watcher
 }
 
-func (s *watchSet) start(c *profile.Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallToolResult, error) {
+func (s *watchSet) start(ctx context.Context, c *profile.Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallToolResult, error) {
 	if in.Path == "" {
 		return nil, profile.InvalidParams("path is required to start a watch")
 	}
@@ -94,7 +94,7 @@ func (s *watchSet) start(c *profile.Call, ss *mcp.ServerSession, in watchIn) (*m
 			}
 		}
 	}
-	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents})
+	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents, Context: ctx})
 	if err != nil {
 		return nil, err
 	}
@@ -112,8 +112,12 @@ func (s *watchSet) start(c *profile.Call, ss *mcp.ServerSession, in watchIn) (*m
 	if len(in.Patterns) > 0 {
 		filter = " matching " + strings.Join(in.Patterns, ", ")
 	}
-	return profile.Text(fmt.Sprintf("Watching %s (%d director%s)%s as watcher %s. Changes arrive as notifications/resources/updated; "+
-		"or call fs_watch with action=poll and watcher_id=%s.", p.Abs, w.Dirs(), plural(w.Dirs(), "y", "ies"), filter, id, id)), nil
+	text := fmt.Sprintf("Watching %s (%d director%s)%s as watcher %s. Changes arrive as notifications/resources/updated; "+
+		"or call fs_watch with action=poll and watcher_id=%s.", p.Abs, w.Dirs(), plural(w.Dirs(), "y", "ies"), filter, id, id)
+	for _, n := range w.Notes() {
+		text += "\n" + n
+	}
+	return profile.Text(text), nil
 }
 
 func (s *watchSet) get(id string) (*watch.Watcher, error) {

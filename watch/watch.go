@@ -12,6 +12,7 @@
 package watch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -34,6 +35,7 @@ const (
 	maxLatency      = time.Second            // a busy tree still delivers this often
 	DefaultMaxQueue = 1000                   // events kept for Poll
 	DefaultMaxDirs  = 10000                  // directories one watcher may watch
+	DefaultMaxDepth = 64                     // levels below the watched directory
 )
 
 // Op is the kind of a change.
@@ -66,6 +68,12 @@ type Options struct {
 	MaxDirs  int
 	// Flat watches the directory itself, not its subdirectories.
 	Flat bool
+	// MaxDepth bounds how many levels below the directory are watched;
+	// deeper ones are skipped with a note (Notes).
+	MaxDepth int
+	// Context bounds the setup in New (the call's context, with its
+	// --timeout); nil: no bound.
+	Context context.Context
 	// OnEvents, if set, receives each debounced batch (from the watcher's
 	// goroutine; it should not block for long).
 	OnEvents func([]Event)
@@ -96,6 +104,8 @@ type Watcher struct {
 	queue   []Event
 	dropped int
 	err     error // last watch error, reported by Poll
+	notes   []string
+	noted   map[string]bool
 }
 
 // ErrTooManyDirs says a tree is too big to watch.
@@ -122,6 +132,12 @@ func New(dir *sandbox.Path, opt Options) (*Watcher, error) {
 	if opt.MaxDirs <= 0 {
 		opt.MaxDirs = DefaultMaxDirs
 	}
+	if opt.MaxDepth <= 0 {
+		opt.MaxDepth = DefaultMaxDepth
+	}
+	if opt.Context == nil {
+		opt.Context = context.Background()
+	}
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		if errors.Is(err, syscall.EMFILE) {
@@ -131,16 +147,40 @@ func New(dir *sandbox.Path, opt Options) (*Watcher, error) {
 	}
 	w := &Watcher{dir: dir, real: real, base: filepath.Join(real.Root.Path, filepath.FromSlash(real.Rel)),
 		opt: opt, fsw: fsw, done: make(chan struct{}), watched: map[string]bool{}}
-	if _, err := w.addTree(real, nil); err != nil {
+	if _, err := w.addTree(opt.Context, real, 0, nil); err != nil {
 		fsw.Close()
 		if errors.Is(err, ErrTooManyDirs) {
 			return nil, fmt.Errorf("%s has more than %d directories; watch a smaller directory", dir.Abs, opt.MaxDirs)
+		}
+		if opt.Context.Err() != nil {
+			return nil, fmt.Errorf("watching %s was not set up within the call's time limit; watch a smaller directory", dir.Abs)
 		}
 		return nil, err
 	}
 	w.wg.Add(1)
 	go w.loop()
 	return w, nil
+}
+
+// Notes says what the watch skipped (too deep, or not watchable), one
+// sentence each.
+func (w *Watcher) Notes() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.notes...)
+}
+
+// note records a skip once per kind.
+func (w *Watcher) note(kind, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.noted == nil {
+		w.noted = map[string]bool{}
+	}
+	if !w.noted[kind] && len(w.notes) < 10 {
+		w.noted[kind] = true
+		w.notes = append(w.notes, text)
+	}
 }
 
 // Dirs is the number of directories being watched.
@@ -173,10 +213,17 @@ func (w *Watcher) Poll() (events []Event, dropped int, err error) {
 	return events, dropped, err
 }
 
-// addTree watches d and the directories below it (never through a
-// symlink). With found non-nil, the entries met on the way are reported
-// to it: they may have appeared before their directory was watched.
-func (w *Watcher) addTree(d *sandbox.Path, found func(*sandbox.Path, bool)) (int, error) {
+// addTree watches d, depth levels below the watched directory, and the
+// directories below it (never through a symlink), down to MaxDepth. With
+// found non-nil, the entries met on the way are reported to it: they may
+// have appeared before their directory was watched. A directory that
+// cannot be watched (a name too long, no permission) is skipped with a
+// note; running out of inotify watches or instances, too many
+// directories or ctx ending stops it with an error.
+func (w *Watcher) addTree(ctx context.Context, d *sandbox.Path, depth int, found func(*sandbox.Path, bool)) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	w.mu.Lock()
 	if len(w.watched) >= w.opt.MaxDirs {
 		w.mu.Unlock()
@@ -191,15 +238,22 @@ func (w *Watcher) addTree(d *sandbox.Path, found func(*sandbox.Path, bool)) (int
 		if errors.Is(err, syscall.EMFILE) {
 			return 0, fmt.Errorf("cannot watch %s: the system's limit on inotify instances (fs.inotify.max_user_instances) is reached; stop other watches", w.clientPath(real))
 		}
-		return 0, fmt.Errorf("cannot watch %s: %v", w.clientPath(real), err)
+		w.note("unwatchable", fmt.Sprintf("(some directories could not be watched and are skipped, e.g. %s: %v)", w.clientPath(real), err))
+		return 0, nil
 	}
+	// fsnotify adds by path, which follows a symlink swapped in for the
+	// directory: check the path still resolves to itself, and drop the
+	// watch if not (events are only kept for verified directories).
 	if r, err := filepath.EvalSymlinks(real); err != nil || r != real {
-		w.fsw.Remove(real) // swapped for a symlink meanwhile
+		w.fsw.Remove(real)
 		return 0, nil
 	}
 	w.mu.Lock()
 	w.watched[real] = true
 	w.mu.Unlock()
+	if w.opt.Flat {
+		return 1, nil
+	}
 	ents, err := d.ReadDir()
 	if err != nil {
 		return 1, nil
@@ -210,15 +264,28 @@ func (w *Watcher) addTree(d *sandbox.Path, found func(*sandbox.Path, bool)) (int
 		if found != nil {
 			found(c, de.IsDir())
 		}
-		if de.IsDir() && de.Name() != ".git" && !w.opt.Flat { // .git churns and is never of interest
-			k, err := w.addTree(c, found)
-			n += k
-			if err != nil {
-				return n, err
-			}
+		if !de.IsDir() || de.Name() == ".git" { // .git churns and is never of interest
+			continue
+		}
+		if depth+1 > w.opt.MaxDepth {
+			w.note("depth", fmt.Sprintf("(directories more than %d levels below %s are not watched)", w.opt.MaxDepth, w.dir.Abs))
+			continue
+		}
+		k, err := w.addTree(ctx, c, depth+1, found)
+		n += k
+		if err != nil {
+			return n, err
 		}
 	}
 	return n, nil
+}
+
+// verified reports whether an event's path is in (or is) a directory
+// whose watch was checked to be the one inside the tree.
+func (w *Watcher) verified(name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.watched[filepath.Dir(name)] || w.watched[name]
 }
 
 // clientPath maps a path on disk below the watched tree to the client's
@@ -295,7 +362,7 @@ func (w *Watcher) loop() {
 				return
 			}
 			rel, ok := w.rel(ev.Name)
-			if !ok {
+			if !ok || !w.verified(ev.Name) {
 				continue
 			}
 			p := w.real.Join(rel)
@@ -309,7 +376,7 @@ func (w *Watcher) loop() {
 				if isDir && !w.opt.Flat {
 					// Watch the new directory, and report what was
 					// created in it before the watch was in place.
-					_, err := w.addTree(p, func(c *sandbox.Path, d bool) {
+					_, err := w.addTree(context.Background(), p, strings.Count(rel, "/")+1, func(c *sandbox.Path, d bool) {
 						if r, ok := w.rel(filepath.Join(c.Root.Path, filepath.FromSlash(c.Rel))); ok {
 							add(r, Created, d)
 						}

@@ -83,7 +83,7 @@ func SearchFiles() profile.Tool {
 			glob = "*"
 		}
 		q := backend.GrepQuery{
-			Pattern: pattern, Paths: dirs, IgnoreCase: ignoreCase, Mode: backend.Content,
+			Pattern: pattern, Paths: dirs, Roots: c.Sandbox.Roots(), IgnoreCase: ignoreCase, Mode: backend.Content,
 			Globs: []string{"/" + strings.TrimPrefix(glob, "/"), "!**/node_modules/**"},
 			// The original's glob reads what .gitignore hides, hidden files too.
 			NoIgnore: true, Before: contextLines, After: contextLines,

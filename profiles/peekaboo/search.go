@@ -157,7 +157,7 @@ func SearchContent() profile.Tool {
 			sink.include = re.MatchString
 		}
 		q := backend.GrepQuery{
-			Pattern: in.Query, Paths: c.Sandbox.Roots(), Mode: backend.Content,
+			Pattern: in.Query, Paths: c.Sandbox.Roots(), Roots: c.Sandbox.Roots(), Mode: backend.Content,
 			IgnoreCase: in.IgnoreCase == nil || *in.IgnoreCase,
 			// peekaboo reads node_modules and the like too.
 			NoIgnore: true,

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package confine
+
+import "errors"
+
+func available() bool { return false }
+
+func restrictAndExec(Policy, []string) error {
+	return errors.New("no Landlock on this system")
+}

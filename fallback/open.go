@@ -1,0 +1,96 @@
+package fallback
+
+import (
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// The walk opens every directory and file relative to its parent's
+// descriptor, without following a symlink and without blocking, starting
+// from the root's own descriptor: a directory swapped for a symlink out
+// of the root while the walk runs is refused (ELOOP or ENOTDIR), never
+// entered.
+
+const (
+	dirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+)
+
+// dirHandle is an open directory shared by the jobs of its
+// subdirectories; it is closed when the last one has opened its own.
+type dirHandle struct {
+	fd   int
+	refs atomic.Int32
+}
+
+func newDirHandle(fd int) *dirHandle {
+	h := &dirHandle{fd: fd}
+	h.refs.Store(1)
+	return h
+}
+
+func (h *dirHandle) acquire() { h.refs.Add(1) }
+
+func (h *dirHandle) release() {
+	if h != nil && h.refs.Add(-1) == 0 {
+		unix.Close(h.fd)
+	}
+}
+
+// openat opens name in dirfd with flags, retrying on EINTR.
+func openat(dirfd int, name string, flags int) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, flags, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// openBeneath opens directory path, which lies in root (both absolute,
+// cleaned), one element at a time from root's descriptor, refusing a
+// symlink anywhere below root. A path outside root is opened from "/" the
+// same way.
+func openBeneath(root, path string) (int, error) {
+	rel, ok := strings.CutPrefix(path, strings.TrimSuffix(root, "/"))
+	if !ok || (rel != "" && rel[0] != '/') {
+		root, rel = "/", path
+	}
+	fd, err := openat(unix.AT_FDCWD, root, dirFlags&^unix.O_NOFOLLOW)
+	if err != nil {
+		return -1, err
+	}
+	for _, el := range strings.Split(rel, "/") {
+		if el == "" || el == "." {
+			continue
+		}
+		next, err := openat(fd, el, dirFlags)
+		unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+// openRegular opens name in dirfd for reading if it is a regular file
+// (not a symlink, FIFO or device), without blocking.
+func openRegular(dirfd int, name string) (int, error) {
+	fd, err := openat(dirfd, name, fileFlags)
+	if err != nil {
+		return -1, err
+	}
+	var sb unix.Stat_t
+	if err := unix.Fstat(fd, &sb); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	if sb.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return -1, unix.EINVAL
+	}
+	return fd, nil
+}
