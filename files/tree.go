@@ -290,11 +290,15 @@ func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final
 }
 
 func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandbox.Path) error {
-	in, err := src.OpenFile(os.O_RDONLY|oNoFollow, 0)
+	// O_NONBLOCK: a FIFO swapped in after the Lstat must not hang the copy.
+	in, err := src.OpenFile(os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	if ifi, err := in.Stat(); err != nil || !ifi.Mode().IsRegular() {
+		return fmt.Errorf("cannot copy %s: it is no longer a regular file", src.Abs)
+	}
 	out, err := dst.OpenFile(os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
