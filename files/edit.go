@@ -91,12 +91,17 @@ func EditFile(p *sandbox.Path, edits []Edit, maxSize int64, dryRun bool) (newTex
 		if err != nil {
 			return "", "", 0, err
 		}
+		// Edits of the same resolved name queue here first, so they do
+		// not keep replacing the inode another edit is waiting for.
+		unlock := lock(t.Root.Path + "\x00" + t.Rel)
 		f, err := t.Open()
 		if err != nil {
+			unlock()
 			return "", "", 0, err
 		}
 		newText, oldText, n, err = editLocked(p, t, f, edits, maxSize, dryRun)
 		f.Close()
+		unlock()
 		if err != errReplaced {
 			return newText, oldText, n, err
 		}
@@ -106,7 +111,7 @@ func EditFile(p *sandbox.Path, edits []Edit, maxSize int64, dryRun bool) (newTex
 
 // maxEditRetries bounds how often an edit starts over because the file was
 // replaced while it waited for the lock.
-const maxEditRetries = 50
+const maxEditRetries = 1000
 
 // errReplaced says the name no longer leads to the file that was locked.
 var errReplaced = errors.New("replaced while waiting for the lock")

@@ -35,7 +35,7 @@ func flockFile(f *os.File) (unlock func(), err error) {
 		if time.Now().After(deadline) {
 			return nil, errors.New("another program holds a lock on it; try again")
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 }
 
