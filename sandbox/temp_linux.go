@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,4 +30,15 @@ func linkUnnamed(f, dir *os.File, name string) error {
 		err = unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", f.Fd()), int(dir.Fd()), name, unix.AT_SYMLINK_FOLLOW)
 	}
 	return err
+}
+
+// futimes sets f's times to the nanosecond (futimens: utimensat on the
+// descriptor with no path).
+func futimes(f *os.File, atime, mtime time.Time) error {
+	ts := [2]unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
+	_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, f.Fd(), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
 }

@@ -128,6 +128,9 @@ func (t *Temp) Discard() {
 
 // Chtimes sets the file's access and modification times.
 func (t *Temp) Chtimes(atime, mtime time.Time) error {
-	tv := []unix.Timeval{unix.NsecToTimeval(atime.UnixNano()), unix.NsecToTimeval(mtime.UnixNano())}
-	return describe(t.final.Abs, unix.Futimes(int(t.f.Fd()), tv))
+	if t.name == "" {
+		return describe(t.final.Abs, futimes(t.f, atime, mtime))
+	}
+	ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
+	return describe(t.final.Abs, unix.UtimesNanoAt(int(t.dir.Fd()), t.name, ts, unix.AT_SYMLINK_NOFOLLOW))
 }
