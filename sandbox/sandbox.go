@@ -389,3 +389,22 @@ func Cause(err error) error {
 	}
 	return err
 }
+
+// OpenDirs opens each root's directory through its handle, in the order of
+// Roots, for another process to use by descriptor: the sandboxed shell's
+// Landlock rules are built on them, so a root's name swapped meanwhile
+// cannot widen what the shell may touch. Close them after use.
+func (s *Sandbox) OpenDirs() ([]*os.File, error) {
+	out := make([]*os.File, 0, len(s.roots))
+	for _, r := range s.roots {
+		f, err := r.fs.Open(".")
+		if err != nil {
+			for _, o := range out {
+				o.Close()
+			}
+			return nil, fmt.Errorf("allowed directory %s: %w", r.Path, Cause(err))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}

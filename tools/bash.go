@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,7 +45,14 @@ func Bash() profile.Tool {
 		if in.Description != "" {
 			c.Log.Debug("fs_bash", "description", in.Description)
 		}
-		res, err := sess.RunWithin(ctx, c.Sandbox.Roots(), in.Command, time.Duration(in.Timeout)*time.Millisecond)
+		// The roots go to the shell as directories opened through the
+		// sandbox's handles: its Landlock rules are built on them.
+		dirs, err := c.Sandbox.OpenDirs()
+		if err != nil {
+			return nil, err
+		}
+		defer closeAll(dirs)
+		res, err := sess.RunIn(ctx, c.Sandbox.Roots(), dirs, in.Command, time.Duration(in.Timeout)*time.Millisecond)
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.New("the call was cancelled before the shell was free")
@@ -58,6 +66,12 @@ func Bash() profile.Tool {
 	t.OwnTimeout = true
 	t.NeedsShell = true
 	return t
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
 }
 
 // shellSession returns the MCP session's shell, starting it on first use in the
