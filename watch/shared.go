@@ -172,14 +172,3 @@ func (f *feed) report(err error) {
 	default:
 	}
 }
-
-// inotifyInstances is how many inotify instances the process's watchers
-// hold (0 or 1), for tests.
-func inotifyInstances() int {
-	hubMu.Lock()
-	defer hubMu.Unlock()
-	if theHub == nil {
-		return 0
-	}
-	return 1
-}
