@@ -35,7 +35,9 @@ func (p *Path) CreateTemp(perm fs.FileMode) (*Temp, error) {
 	if p.IsRoot() {
 		return nil, errors.New("cannot write the allowed directory itself")
 	}
-	dir, err := p.Root.fs.Open(path.Dir(p.Rel))
+	// O_DIRECTORY|O_NONBLOCK: a FIFO swapped in for the parent fails at
+	// once instead of blocking the open.
+	dir, err := p.Root.fs.OpenFile(path.Dir(p.Rel), os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, describe(p.Abs, err)
 	}

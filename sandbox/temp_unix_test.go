@@ -5,7 +5,9 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestTempAfterParentSwap swaps the parent of a file being written for a
@@ -58,5 +60,27 @@ func TestWriteFileLeavesNoTemp(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(f.root, "sub", "w.txt")); string(b) != "two" {
 		t.Fatalf("content %q", b)
+	}
+}
+
+// TestTempParentFIFODoesNotBlock: a FIFO where the parent directory
+// should be is refused at once.
+func TestTempParentFIFODoesNotBlock(t *testing.T) {
+	f := newFixture(t)
+	if err := syscall.Mkfifo(filepath.Join(f.root, "pipe"), 0o644); err != nil {
+		t.Skip("SKIPPED: no FIFO here:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.sb.mustResolve(t, "pipe/x").CreateTemp(0o644)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("CreateTemp below a FIFO succeeded")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("CreateTemp below a FIFO blocked")
 	}
 }
