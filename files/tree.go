@@ -300,12 +300,20 @@ func place(from, dst *sandbox.Path, dfi fs.FileInfo) error {
 	case !dfi.IsDir():
 		return from.Rename(dst)
 	}
-	aside := dst.TempSibling()
-	if err := dst.Rename(aside); err != nil {
+	// The old directory moves aside and back (or away) relative to one
+	// handle on the parent, so a parent swapped meanwhile cannot strand
+	// it under its hidden name.
+	h, err := dst.Remover()
+	if err != nil {
 		return err
 	}
+	defer h.Close()
+	aside, err := h.Aside()
+	if err != nil {
+		return fmt.Errorf("cannot replace %s: %v", dst.Abs, sandbox.Cause(err))
+	}
 	if err := from.Rename(dst); err != nil {
-		aside.Rename(dst)
+		aside.RenameTo(h)
 		return err
 	}
 	return aside.RemoveAll()

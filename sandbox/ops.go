@@ -386,3 +386,18 @@ func (r *Remover) RemoveAll() error { return r.parent.RemoveAll(r.name) }
 
 // Close releases the parent's handle.
 func (r *Remover) Close() error { return r.parent.Close() }
+
+// Aside renames the entry to a hidden name beside it, relative to the
+// parent's handle, and returns a Remover for the new name (it shares the
+// handle: close only r).
+func (r *Remover) Aside() (*Remover, error) {
+	name := "." + r.name + ".fsmcp-" + randomSuffix() + ".tmp"
+	if err := r.parent.Rename(r.name, name); err != nil {
+		return nil, err
+	}
+	return &Remover{parent: r.parent, name: name}, nil
+}
+
+// RenameTo renames r's entry to o's name, relative to the parent's handle
+// (both must share it).
+func (r *Remover) RenameTo(o *Remover) error { return r.parent.Rename(r.name, o.name) }

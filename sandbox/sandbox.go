@@ -390,21 +390,34 @@ func Cause(err error) error {
 	return err
 }
 
+// Dirs are the roots' directories, open (see OpenDirs).
+type Dirs struct{ files []*os.File }
+
+// Files returns the open directories, in the order of Roots.
+func (d *Dirs) Files() []*os.File { return d.files }
+
+// Close closes them.
+func (d *Dirs) Close() error {
+	var errs []error
+	for _, f := range d.files {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
+}
+
 // OpenDirs opens each root's directory through its handle, in the order of
 // Roots, for another process to use by descriptor: the sandboxed shell's
 // Landlock rules are built on them, so a root's name swapped meanwhile
 // cannot widen what the shell may touch. Close them after use.
-func (s *Sandbox) OpenDirs() ([]*os.File, error) {
-	out := make([]*os.File, 0, len(s.roots))
+func (s *Sandbox) OpenDirs() (*Dirs, error) {
+	d := &Dirs{}
 	for _, r := range s.roots {
 		f, err := r.fs.Open(".")
 		if err != nil {
-			for _, o := range out {
-				o.Close()
-			}
+			d.Close()
 			return nil, fmt.Errorf("allowed directory %s: %w", r.Path, Cause(err))
 		}
-		out = append(out, f)
+		d.files = append(d.files, f)
 	}
-	return out, nil
+	return d, nil
 }

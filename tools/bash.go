@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,8 +50,8 @@ func Bash() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		defer closeAll(dirs)
-		res, err := sess.RunIn(ctx, c.Sandbox.Roots(), dirs, in.Command, time.Duration(in.Timeout)*time.Millisecond)
+		defer dirs.Close()
+		res, err := sess.RunIn(ctx, c.Sandbox.Roots(), dirs.Files(), in.Command, time.Duration(in.Timeout)*time.Millisecond)
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.New("the call was cancelled before the shell was free")
@@ -66,12 +65,6 @@ func Bash() profile.Tool {
 	t.OwnTimeout = true
 	t.NeedsShell = true
 	return t
-}
-
-func closeAll(fs []*os.File) {
-	for _, f := range fs {
-		f.Close()
-	}
 }
 
 // shellSession returns the MCP session's shell, starting it on first use in the
