@@ -2,7 +2,10 @@ package files
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"sync"
 
@@ -75,10 +78,64 @@ func toCRLF(s string) string {
 // EditFile applies edits to a text file of at most maxSize bytes, all or
 // nothing, and writes it back atomically. It returns the new and the old
 // content and the number of replacements. With dryRun nothing is written.
+//
+// Concurrent edits lose nothing whatever name they use: the
+// read-modify-rename runs under a lock keyed by the file's device and
+// inode (so a symlink alias or another spelling shares it) and, across
+// processes, under an flock on the file; once locked, the name must still
+// lead to the locked inode (another edit may have renamed a new one into
+// place meanwhile), else it starts over.
 func EditFile(p *sandbox.Path, edits []Edit, maxSize int64, dryRun bool) (newText, oldText string, n int, err error) {
-	unlock := lock(p.Abs)
+	for range maxEditRetries {
+		t, err := p.Target()
+		if err != nil {
+			return "", "", 0, err
+		}
+		// Edits of the same resolved name queue here first, so they do
+		// not keep replacing the inode another edit is waiting for.
+		unlock := lock(t.Root.Path + "\x00" + t.Rel)
+		f, err := t.Open()
+		if err != nil {
+			unlock()
+			return "", "", 0, err
+		}
+		newText, oldText, n, err = editLocked(p, t, f, edits, maxSize, dryRun)
+		f.Close()
+		unlock()
+		if err != errReplaced {
+			return newText, oldText, n, err
+		}
+	}
+	return "", "", 0, fmt.Errorf("cannot edit %s: it keeps being replaced by another writer; try again", p.Abs)
+}
+
+// maxEditRetries bounds how often an edit starts over because the file was
+// replaced while it waited for the lock.
+const maxEditRetries = 1000
+
+// errReplaced says the name no longer leads to the file that was locked.
+var errReplaced = errors.New("replaced while waiting for the lock")
+
+// editLocked does one edit of f, the open file t names, under its locks.
+func editLocked(p, t *sandbox.Path, f *os.File, edits []Edit, maxSize int64, dryRun bool) (newText, oldText string, n int, err error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return "", "", 0, fmt.Errorf("cannot edit %s: %v", p.Abs, sandbox.Cause(err))
+	}
+	if fi.IsDir() {
+		return "", "", 0, fault.Errorf(fault.IsDir, p.Abs, "path is a directory, not a file: %s", p.Abs)
+	}
+	unlock := lock(fileKey(fi, t))
 	defer unlock()
-	data, err := p.ReadFile(maxSize)
+	funlock, err := flockFile(f)
+	if err != nil {
+		return "", "", 0, fmt.Errorf("cannot edit %s: %v", p.Abs, err)
+	}
+	defer funlock()
+	if now, err := t.Stat(); err != nil || !os.SameFile(now, fi) {
+		return "", "", 0, errReplaced
+	}
+	data, err := readBounded(f, p.Abs, maxSize)
 	if err != nil {
 		return "", "", 0, err
 	}
@@ -91,20 +148,66 @@ func EditFile(p *sandbox.Path, edits []Edit, maxSize int64, dryRun bool) (newTex
 		return "", oldText, 0, err
 	}
 	if !dryRun {
-		if err := p.WriteFile([]byte(newText), 0o644); err != nil {
+		if err := t.WriteFile([]byte(newText), 0o644); err != nil {
 			return "", oldText, 0, err
 		}
 	}
 	return newText, oldText, n, nil
 }
 
-// locks serialises read-modify-write cycles on one path, so two concurrent
-// edits of a file cannot lose one another's change.
-var locks sync.Map // path -> *sync.Mutex
+// readBounded reads the whole of f, refusing a file over max bytes.
+func readBounded(f *os.File, name string, max int64) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, sandbox.Cause(err))
+	}
+	if max > 0 && fi.Size() > max {
+		return nil, &sandbox.TooLargeError{Path: name, Size: fi.Size(), Max: max}
+	}
+	r := io.Reader(f)
+	if max > 0 {
+		r = io.LimitReader(f, max+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, sandbox.Cause(err))
+	}
+	if max > 0 && int64(len(data)) > max {
+		return nil, &sandbox.TooLargeError{Path: name, Size: int64(len(data)), Max: max}
+	}
+	return data, nil
+}
 
-func lock(path string) func() {
-	m, _ := locks.LoadOrStore(path, &sync.Mutex{})
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
+// keyLock is one file's in-process edit lock; n counts its users so the
+// table forgets files nobody edits.
+type keyLock struct {
+	mu sync.Mutex
+	n  int
+}
+
+var (
+	locksMu sync.Mutex
+	locks   = map[any]*keyLock{}
+)
+
+// lock serialises edits of one file (key: its device and inode) within
+// this process.
+func lock(key any) func() {
+	locksMu.Lock()
+	l := locks[key]
+	if l == nil {
+		l = &keyLock{}
+		locks[key] = l
+	}
+	l.n++
+	locksMu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		locksMu.Lock()
+		if l.n--; l.n == 0 {
+			delete(locks, key)
+		}
+		locksMu.Unlock()
+	}
 }

@@ -81,17 +81,87 @@ func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
 }
 
 // copyInto copies src to a temporary sibling of dst, then puts it in place.
+// A file is copied into a sandbox.Temp (unnamed on Linux: nothing is left
+// even if fsmcp is killed). A tree is built under a hidden name, removed
+// on failure relative to the parent directory's handle, opened before the
+// copy starts, so a parent swapped meanwhile cannot stop the cleanup; a
+// SIGKILL during a tree copy leaves that hidden directory.
 func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sandbox.Path, dfi fs.FileInfo) error {
+	if sfi.Mode().IsRegular() {
+		return copyFileInto(ctx, src, sfi, dst, dfi != nil)
+	}
 	tmp := dst.TempSibling()
+	cleanup, err := tmp.Remover()
+	if err != nil {
+		return err
+	}
+	defer cleanup.Close()
 	if err := copyTree(ctx, src, sfi, tmp, dst); err != nil {
-		tmp.RemoveAll()
+		cleanup.RemoveAll()
 		return err
 	}
 	if err := place(tmp, dst, dfi); err != nil {
-		tmp.RemoveAll()
+		cleanup.RemoveAll()
 		return err
 	}
 	return nil
+}
+
+// copyFileInto copies the regular file src to dst through a Temp.
+func copyFileInto(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandbox.Path, replace bool) error {
+	in, err := openSource(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tf, err := dst.CreateTemp(0o600)
+	if err != nil {
+		return err
+	}
+	defer tf.Discard()
+	if err := copyData(ctx, src, in, tf.File(), fi); err != nil {
+		return err
+	}
+	if err := tf.Chtimes(atime(fi), fi.ModTime()); err != nil {
+		return err
+	}
+	return tf.Commit(replace)
+}
+
+// openSource opens a file to copy: without following a link and without
+// blocking (a FIFO swapped in after the Lstat must not hang the copy), and
+// only if it is still a regular file.
+func openSource(src *sandbox.Path) (*os.File, error) {
+	in, err := src.OpenFile(os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if ifi, err := in.Stat(); err != nil || !ifi.Mode().IsRegular() {
+		in.Close()
+		return nil, fmt.Errorf("cannot copy %s: it is no longer a regular file", src.Abs)
+	}
+	return in, nil
+}
+
+// copyData copies in to out in chunks, checking ctx between them, and
+// gives out src's permission bits.
+func copyData(ctx context.Context, src *sandbox.Path, in, out *os.File, fi fs.FileInfo) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := io.CopyN(out, in, copyChunk)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("copying %s: %v", src.Abs, sandbox.Cause(err))
+		}
+		if n < copyChunk {
+			break
+		}
+	}
+	return out.Chmod(fi.Mode().Perm() | fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
 }
 
 // Move moves src to dst: a rename within one root and file system, else a
@@ -230,12 +300,20 @@ func place(from, dst *sandbox.Path, dfi fs.FileInfo) error {
 	case !dfi.IsDir():
 		return from.Rename(dst)
 	}
-	aside := dst.TempSibling()
-	if err := dst.Rename(aside); err != nil {
+	// The old directory moves aside and back (or away) relative to one
+	// handle on the parent, so a parent swapped meanwhile cannot strand
+	// it under its hidden name.
+	h, err := dst.Remover()
+	if err != nil {
 		return err
 	}
+	defer h.Close()
+	aside, err := h.Aside()
+	if err != nil {
+		return fmt.Errorf("cannot replace %s: %v", dst.Abs, sandbox.Cause(err))
+	}
 	if err := from.Rename(dst); err != nil {
-		aside.Rename(dst)
+		aside.RenameTo(h)
 		return err
 	}
 	return aside.RemoveAll()
@@ -290,7 +368,7 @@ func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final
 }
 
 func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandbox.Path) error {
-	in, err := src.OpenFile(os.O_RDONLY|oNoFollow, 0)
+	in, err := openSource(src)
 	if err != nil {
 		return err
 	}
@@ -299,24 +377,7 @@ func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandb
 	if err != nil {
 		return err
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			out.Close()
-			return err
-		}
-		n, err := io.CopyN(out, in, copyChunk)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			out.Close()
-			return fmt.Errorf("copying %s: %v", src.Abs, sandbox.Cause(err))
-		}
-		if n < copyChunk {
-			break
-		}
-	}
-	if err := out.Chmod(fi.Mode().Perm() | fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err != nil {
+	if err := copyData(ctx, src, in, out, fi); err != nil {
 		out.Close()
 		return err
 	}

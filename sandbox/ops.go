@@ -238,9 +238,9 @@ func (p *Path) Target() (*Path, error) {
 }
 
 // WriteFile replaces the file's content atomically: it writes a temporary
-// file in the same directory and renames it over the target, so readers see
-// the old or the new content, never a mix, and a failed write changes
-// nothing. Parent directories are created. An existing file keeps its mode;
+// file in the same directory (see Temp: unnamed where the system allows)
+// and renames it over the target, so readers see the old or the new
+// content, never a mix, and a failed write changes nothing. Parent directories are created. An existing file keeps its mode;
 // a new one gets perm. A symlink is written through to its target, which
 // must be inside the root.
 func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
@@ -260,35 +260,19 @@ func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
 	if err := t.Root.fs.MkdirAll(dir, 0o755); err != nil {
 		return describe(p.Abs, err)
 	}
-	tmp := path.Join(dir, "."+path.Base(t.Rel)+".fsmcp-"+randomSuffix()+".tmp")
-	f, err := t.Root.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	tf, err := t.CreateTemp(perm)
 	if err != nil {
-		return describe(p.Abs, err)
+		return err
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			t.Root.fs.Remove(tmp)
-		}
-	}()
+	defer tf.Discard()
+	f := tf.File()
 	if _, err := f.Write(data); err != nil {
 		return describe(p.Abs, err)
 	}
 	if err := f.Chmod(perm); err != nil { // the umask may have narrowed it
 		return describe(p.Abs, err)
 	}
-	if err := f.Sync(); err != nil {
-		return describe(p.Abs, err)
-	}
-	if err := f.Close(); err != nil {
-		return describe(p.Abs, err)
-	}
-	if err := t.Root.fs.Rename(tmp, t.Rel); err != nil {
-		return describe(p.Abs, err)
-	}
-	ok = true
-	return nil
+	return tf.Commit(true)
 }
 
 func randomSuffix() string {
@@ -378,3 +362,42 @@ func (e *ExistsError) Is(target error) bool { return target == fs.ErrExist }
 func (p *Path) TempSibling() *Path {
 	return p.Dir().Join("." + path.Base(p.Rel) + ".fsmcp-" + randomSuffix() + ".tmp")
 }
+
+// Remover removes a tree relative to its parent directory's handle,
+// opened when Remover was made: the cleanup of something half-built works
+// even if the parent's name was swapped for a link out meanwhile.
+type Remover struct {
+	parent *os.Root
+	name   string
+}
+
+// Remover opens p's parent directory through the root, for removing p
+// later. Close it after use.
+func (p *Path) Remover() (*Remover, error) {
+	h, err := p.Root.fs.OpenRoot(path.Dir(p.Rel))
+	if err != nil {
+		return nil, describe(p.Abs, err)
+	}
+	return &Remover{parent: h, name: path.Base(p.Rel)}, nil
+}
+
+// RemoveAll removes the tree, if it is there.
+func (r *Remover) RemoveAll() error { return r.parent.RemoveAll(r.name) }
+
+// Close releases the parent's handle.
+func (r *Remover) Close() error { return r.parent.Close() }
+
+// Aside renames the entry to a hidden name beside it, relative to the
+// parent's handle, and returns a Remover for the new name (it shares the
+// handle: close only r).
+func (r *Remover) Aside() (*Remover, error) {
+	name := "." + r.name + ".fsmcp-" + randomSuffix() + ".tmp"
+	if err := r.parent.Rename(r.name, name); err != nil {
+		return nil, err
+	}
+	return &Remover{parent: r.parent, name: name}, nil
+}
+
+// RenameTo renames r's entry to o's name, relative to the parent's handle
+// (both must share it).
+func (r *Remover) RenameTo(o *Remover) error { return r.parent.Rename(r.name, o.name) }

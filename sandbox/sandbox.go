@@ -161,25 +161,18 @@ func (s *Sandbox) Close() error {
 
 // Narrow returns a sandbox limited to dirs, each of which must lie inside
 // this one (the `_meta.allowed_dirs` rule). Close it after use.
+//
+// Each narrowed root is opened from its parent root's handle, never by
+// name a second time: a directory swapped for a link out between the check
+// and the open cannot become the root.
 func (s *Sandbox) Narrow(dirs []string) (*Sandbox, error) {
 	out := &Sandbox{}
 	for _, d := range dirs {
-		p, err := s.Resolve(d)
+		r, err := s.openBelow(d)
 		if err != nil {
 			out.Close()
 			return nil, err
 		}
-		real, err := s.RealPath(p.Abs)
-		if err != nil {
-			out.Close()
-			return nil, err
-		}
-		r, err := openRoot(real)
-		if err != nil {
-			out.Close()
-			return nil, err
-		}
-		r.addName(p.Abs)
 		out.roots = append(out.roots, r)
 	}
 	if len(out.roots) == 0 {
@@ -188,8 +181,67 @@ func (s *Sandbox) Narrow(dirs []string) (*Sandbox, error) {
 	return out, nil
 }
 
+// openBelow opens the directory d, which must lie inside a root, through
+// that root's handle (os.Root.OpenRoot refuses to leave it). The real path
+// is kept as the root's name for messages and external programs, and must
+// name the very directory the handle holds.
+func (s *Sandbox) openBelow(d string) (*Root, error) {
+	p, err := s.Resolve(d)
+	if err != nil {
+		return nil, err
+	}
+	h, err := p.Root.fs.OpenRoot(p.Rel)
+	if IsOutside(err) {
+		// A link to another root: open it from that root's handle.
+		h, err = s.openVia(p.Abs)
+	}
+	if err != nil {
+		return nil, describe(p.Abs, err)
+	}
+	real, err := s.RealPath(p.Abs)
+	if err == nil {
+		err = sameDir(h, real, p.Abs)
+	}
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	r := &Root{Path: real, fs: h, owned: true}
+	r.addName(real, p.Abs)
+	return r, nil
+}
+
+// openVia opens the directory abs names, through the root that holds its
+// real path.
+func (s *Sandbox) openVia(abs string) (*os.Root, error) {
+	real, err := s.RealPath(abs)
+	if err != nil {
+		return nil, err
+	}
+	rp, err := s.Resolve(real)
+	if err != nil {
+		return nil, err
+	}
+	return rp.Root.fs.OpenRoot(rp.Rel)
+}
+
+// sameDir checks that the name real still names the directory h holds.
+func sameDir(h *os.Root, real, client string) error {
+	hi, err := h.Stat(".")
+	if err != nil {
+		return describe(client, err)
+	}
+	ni, err := os.Stat(real)
+	if err != nil || !os.SameFile(hi, ni) {
+		return fmt.Errorf("allowed directory %s changed while it was being opened; try again", client)
+	}
+	return nil
+}
+
 // Extend returns a sandbox with this one's roots plus dirs (the
-// `--trust-meta` rule). Close it after use.
+// `--trust-meta` rule). Close it after use. The new roots are opened by
+// name, as the command line's are: --trust-meta says whoever sends
+// _meta is trusted with any directory, so there is nothing to race for.
 func (s *Sandbox) Extend(dirs []string) (*Sandbox, error) {
 	out := &Sandbox{}
 	for _, r := range s.roots {
@@ -336,4 +388,36 @@ func Cause(err error) error {
 		return le.Err
 	}
 	return err
+}
+
+// Dirs are the roots' directories, open (see OpenDirs).
+type Dirs struct{ files []*os.File }
+
+// Files returns the open directories, in the order of Roots.
+func (d *Dirs) Files() []*os.File { return d.files }
+
+// Close closes them.
+func (d *Dirs) Close() error {
+	var errs []error
+	for _, f := range d.files {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// OpenDirs opens each root's directory through its handle, in the order of
+// Roots, for another process to use by descriptor: the sandboxed shell's
+// Landlock rules are built on them, so a root's name swapped meanwhile
+// cannot widen what the shell may touch. Close them after use.
+func (s *Sandbox) OpenDirs() (*Dirs, error) {
+	d := &Dirs{}
+	for _, r := range s.roots {
+		f, err := r.fs.Open(".")
+		if err != nil {
+			d.Close()
+			return nil, fmt.Errorf("allowed directory %s: %w", r.Path, Cause(err))
+		}
+		d.files = append(d.files, f)
+	}
+	return d, nil
 }

@@ -41,6 +41,10 @@ const (
 	resourcePageSize     = 500 // resources in one resources/list answer
 	DefaultResourceDepth = 10  // directory levels listed, as peekaboo's PEEKABOO_MAX_DEPTH
 	fileTemplate         = "file:///{+path}"
+	// MaxSubscriptions bounds one session's resource subscriptions, so a
+	// client cannot make the server watch without end (all watchers share
+	// the process's one inotify instance, see package watch).
+	MaxSubscriptions = 64
 )
 
 type resources struct {
@@ -381,6 +385,9 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	sub := r.subs[uri]
+	if (sub == nil || !sub.sessions[ss]) && r.countFor(ss) >= MaxSubscriptions {
+		return uriError("cannot subscribe to %q: this session already has %d subscriptions, the most allowed; unsubscribe from some first", uri, MaxSubscriptions)
+	}
 	if sub == nil {
 		var w *watch.Watcher
 		if fi.IsDir() {
@@ -404,6 +411,17 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 	}
 	sub.sessions[ss] = true
 	return nil
+}
+
+// countFor is the number of URIs ss is subscribed to (r.mu held).
+func (r *resources) countFor(ss *mcp.ServerSession) int {
+	n := 0
+	for _, sub := range r.subs {
+		if sub.sessions[ss] {
+			n++
+		}
+	}
+	return n
 }
 
 func (r *resources) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // ErrNoLandlock is returned (wrapped) when the sandboxed mode is asked for
@@ -51,7 +52,11 @@ func restrict(p policy) error {
 	cfg := landlock.V11.BestEffort()
 	cfg.HandledAccessNet = 0
 
-	rw := landlock.RWDirs(p.RW...).WithResolveUnix()
+	fdPaths, err := inheritedDirs(p.RWDirs)
+	if err != nil {
+		return err
+	}
+	rw := landlock.RWDirs(append(append([]string{}, p.RW...), fdPaths...)...).WithResolveUnix()
 	if abi >= 2 {
 		// Without refer, mv between two directories of a root fails
 		// with EXDEV. Asking for it on ABI 1 would make BestEffort
@@ -68,6 +73,9 @@ func restrict(p policy) error {
 	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
+	for _, d := range p.RWDirs {
+		unix.CloseOnExec(d.FD) // the command does not inherit them
+	}
 	// Fail closed: "/" is in no rule, so listing it must now be denied.
 	f, err := os.Open("/")
 	if err == nil {
@@ -78,6 +86,34 @@ func restrict(p policy) error {
 		return fmt.Errorf("landlock self-check: %w", err)
 	}
 	return nil
+}
+
+// inheritedDirs names each inherited directory descriptor for a Landlock
+// rule: /proc/self/fd/N, which the kernel resolves to the open directory
+// itself (no lookup by name, so no race). Where /proc is not mounted, the
+// name it was opened as, if it still leads to that very directory (a
+// narrow window remains between this check and Landlock's own open).
+func inheritedDirs(dirs []fdDir) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		var want unix.Stat_t
+		if err := unix.Fstat(d.FD, &want); err != nil {
+			return nil, fmt.Errorf("allowed directory %s: inherited descriptor %d: %w", d.Name, d.FD, err)
+		}
+		same := func(p string) bool {
+			var st unix.Stat_t
+			return unix.Stat(p, &st) == nil && st.Dev == want.Dev && st.Ino == want.Ino
+		}
+		switch proc := fmt.Sprintf("/proc/self/fd/%d", d.FD); {
+		case same(proc):
+			out = append(out, proc)
+		case same(d.Name):
+			out = append(out, d.Name)
+		default:
+			return nil, fmt.Errorf("allowed directory %s changed while the command was starting", d.Name)
+		}
+	}
+	return out, nil
 }
 
 // existing keeps the paths that exist (following symlinks: a rule on a

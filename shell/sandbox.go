@@ -33,6 +33,18 @@ type policy struct {
 	// Dev: read and write, no ioctl beyond Landlock's always-allowed set
 	// (FIOCLEX, FIONREAD, ...). Harmless device files.
 	Dev []string `json:"dev"`
+	// RWDirs: RW's rights on directories the child inherits as open
+	// descriptors (the roots, opened through fsmcp's handles), so that the
+	// rule covers the directory fsmcp holds, not whatever the name leads
+	// to when the child starts.
+	RWDirs []fdDir `json:"rwdirs,omitempty"`
+}
+
+// fdDir is an inherited directory descriptor and the name it was opened
+// as (for messages, and the fallback where /proc is not mounted).
+type fdDir struct {
+	FD   int    `json:"fd"`
+	Name string `json:"name"`
 }
 
 // systemRX are the directory trees whose programs and libraries a shell

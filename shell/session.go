@@ -204,6 +204,18 @@ func (s *Session) Run(ctx context.Context, command string, timeout time.Duration
 // _meta.allowed_dirs): they replace the session's roots as SetRoots does,
 // once the session is free. nil keeps the session's roots.
 func (s *Session) RunWithin(ctx context.Context, roots []string, command string, timeout time.Duration) (Result, error) {
+	return s.RunIn(ctx, roots, nil, command, timeout)
+}
+
+// RunIn is RunWithin with the roots also given as open directories,
+// dirs[i] opened (through the file sandbox's handles) as roots[i]. A
+// sandboxed command's Landlock rules for the roots are then built on
+// these descriptors, which the helper inherits, not on the names: a root
+// whose name is swapped for a link out meanwhile cannot widen them.
+func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, command string, timeout time.Duration) (Result, error) {
+	if dirs != nil && len(dirs) != len(roots) {
+		return Result{}, errors.New("shell: one open directory per root is needed")
+	}
 	timeout = ClampTimeout(timeout)
 	select {
 	case s.sem <- struct{}{}:
@@ -234,7 +246,16 @@ func (s *Session) RunWithin(ctx context.Context, roots []string, command string,
 	res.Cwd, res.Timeout = cwd, timeout
 
 	argv := []string{s.bash, "--noprofile", "--norc", "-c", wrapper, "bash", command}
+	extra := []*os.File{nil} // fd 3, the marker pipe
 	if s.mode == ModeSandboxed {
+		if dirs != nil {
+			pol.RW = []string{s.tmp}
+			pol.RWDirs = nil
+			for i, d := range dirs {
+				pol.RWDirs = append(pol.RWDirs, fdDir{FD: 3 + len(extra), Name: roots[i]})
+				extra = append(extra, d)
+			}
+		}
 		var err error
 		if argv, err = sandboxCommand(s.exe, pol, argv); err != nil {
 			return res, err
@@ -257,7 +278,7 @@ func (s *Session) RunWithin(ctx context.Context, roots []string, command string,
 		Dir:         cwd,
 		Stdout:      outW,
 		Stderr:      outW,
-		ExtraFiles:  []*os.File{mkW},
+		ExtraFiles:  append([]*os.File{mkW}, extra[1:]...),
 		SysProcAttr: sysProcAttr(),
 	}
 	err = cmd.Start()

@@ -5,6 +5,7 @@ package shell
 import (
 	"context"
 	"errors"
+	"os"
 	"time"
 )
 
@@ -28,6 +29,10 @@ func (s *Session) Run(ctx context.Context, command string, timeout time.Duration
 }
 
 func (s *Session) RunWithin(ctx context.Context, roots []string, command string, timeout time.Duration) (Result, error) {
+	return Result{}, errUnsupported
+}
+
+func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, command string, timeout time.Duration) (Result, error) {
 	return Result{}, errUnsupported
 }
 

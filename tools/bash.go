@@ -50,7 +50,14 @@ func Bash() profile.Tool {
 		if in.Description != "" {
 			c.Log.Debug("fs_bash", "description", in.Description)
 		}
-		res, err := sess.RunWithin(ctx, roots, in.Command, time.Duration(in.Timeout)*time.Millisecond)
+		// The roots go to the shell as directories opened through the
+		// sandbox's handles: its Landlock rules are built on them.
+		dirs, err := c.Sandbox.OpenDirs()
+		if err != nil {
+			return nil, err
+		}
+		defer dirs.Close()
+		res, err := sess.RunIn(ctx, roots, dirs.Files(), in.Command, time.Duration(in.Timeout)*time.Millisecond)
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.New("the call was cancelled before the shell was free")

@@ -95,7 +95,7 @@ type Watcher struct {
 	real *sandbox.Path // the same, with a final symlink resolved
 	base string        // real's absolute path on disk
 	opt  Options
-	fsw  *fsnotify.Watcher
+	fsw  *feed // this watcher's share of the process's one inotify instance
 	done chan struct{}
 	wg   sync.WaitGroup
 
@@ -138,7 +138,7 @@ func New(dir *sandbox.Path, opt Options) (*Watcher, error) {
 	if opt.Context == nil {
 		opt.Context = context.Background()
 	}
-	fsw, err := fsnotify.NewWatcher()
+	fsw, err := newFeed()
 	if err != nil {
 		if errors.Is(err, syscall.EMFILE) {
 			return nil, fmt.Errorf("cannot watch %s: the system's limit on inotify instances (fs.inotify.max_user_instances) is reached; stop other watches", dir.Abs)

@@ -1,0 +1,75 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/server"
+)
+
+// inotifyFDs counts this process's inotify descriptors.
+func inotifyFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("SKIPPED: no /proc/self/fd:", err)
+	}
+	n := 0
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && l == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSubscriptionsCappedOneInotify subscribes one session to 200
+// directories: past the cap each gets a clear error, the server goes on
+// answering, and the process holds a single inotify descriptor.
+func TestSubscriptionsCappedOneInotify(t *testing.T) {
+	// The legacy protocol: one subscribe request per URI, kept until
+	// unsubscribed (the newer one re-sends the whole set on one listen).
+	e := testenv.New(t, testenv.WithResources(), testenv.WithLegacyProtocol())
+	ctx := context.Background()
+	refused := 0
+	for i := range 200 {
+		d := filepath.Join(e.Root, fmt.Sprintf("w%03d", i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		err := e.CS.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(d)})
+		switch {
+		case i < server.MaxSubscriptions && err != nil:
+			t.Fatalf("subscription %d: %v", i, err)
+		case i >= server.MaxSubscriptions:
+			if !isCode(err, jsonrpc.CodeInvalidParams) || !strings.Contains(err.Error(), "unsubscribe from some first") {
+				t.Fatalf("subscription %d past the cap: %v", i, err)
+			}
+			refused++
+		}
+	}
+	if refused != 200-server.MaxSubscriptions {
+		t.Fatalf("%d refused", refused)
+	}
+	if n := inotifyFDs(t); n != 1 {
+		t.Fatalf("%d inotify descriptors, want 1", n)
+	}
+	// Still answering, and a freed slot can be used again.
+	if _, err := e.CS.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CS.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri(filepath.Join(e.Root, "w000"))}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CS.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(filepath.Join(e.Root, "w199"))}); err != nil {
+		t.Fatalf("subscribe after an unsubscribe: %v", err)
+	}
+}
