@@ -29,15 +29,6 @@ func newSandbox(t *testing.T) (*sandbox.Sandbox, string) {
 	return sb, root
 }
 
-func resolve(t *testing.T, sb *sandbox.Sandbox, p string) *sandbox.Path {
-	t.Helper()
-	rp, err := sb.Resolve(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rp
-}
-
 // TestCopyFIFOSwappedInDoesNotHang plays a regular file replaced by a FIFO
 // after the copy checked it: the copy must fail at once, not wait for a
 // writer, and leave nothing.
