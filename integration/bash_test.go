@@ -184,7 +184,7 @@ func TestBashBackgroundDiesWithSession(t *testing.T) {
 		cs := connect(tr.root)
 		start := time.Now()
 		out, isErr := bash(t, cs, "sleep 100 & echo $!")
-		if isErr || time.Since(start) > 3*time.Second {
+		if isErr || time.Since(start) > time.Minute { // well short of the sleep: not waited for
 			t.Fatalf("background command: %v %q after %v", isErr, out, time.Since(start))
 		}
 		pid := atoi(t, out)
@@ -249,7 +249,7 @@ func TestBashBackgroundDiesWithServer(t *testing.T) {
 			start := time.Now()
 			cmd.Process.Signal(sig)
 			waitGone(t, pid)
-			if d := time.Since(start); d > 2*time.Second {
+			if d := time.Since(start); d > time.Minute { // well short of the sleep: killed, not outlived
 				t.Errorf("background child outlived the signal by %v", d)
 			}
 		})

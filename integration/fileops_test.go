@@ -66,7 +66,7 @@ func TestWatchSeesNewSubdirectory(t *testing.T) {
 		}
 		write(t, tr.path("fresh/deeper/new.txt"), "new")
 		want := fileURI(tr.path("fresh/deeper/new.txt"))
-		timeout := time.After(15 * time.Second)
+		timeout := time.After(time.Minute) // only bounds a hang
 	wait:
 		for {
 			select {
@@ -106,30 +106,39 @@ func TestCatalogCancelledLeavesNothing(t *testing.T) {
 		cs := connect(big, outDir)
 		out := filepath.Join(outDir, "catalog.tsv")
 
-		// The whole catalog, for scale.
-		start := time.Now()
+		// The whole catalog works.
 		full := mustCall(t, cs, "fs_catalog", map[string]any{"target_dir": filepath.Join(big, "tree"), "output_file": filepath.Join(outDir, "full.tsv")})
-		took := time.Since(start)
 		if !strings.Contains(full, "(20000 files") {
 			t.Fatalf("full catalog: %s", full)
 		}
 		os.Remove(filepath.Join(outDir, "full.tsv"))
 
-		// Cancel a quarter of the way in. Cancellation is advisory: the
-		// server may finish first, and then the catalog must be whole. If
-		// it won the race, try again sooner.
+		// Cancel once the catalog is under way (its temporary file
+		// appeared). Cancellation is advisory: the server may finish
+		// first, and then the catalog must be whole; then try again.
 		cancelled := false
-		for _, part := range []time.Duration{4, 16, 64} {
+		for range 3 {
 			ctx, cancel := context.WithCancel(context.Background())
-			go func() { time.Sleep(took / part); cancel() }()
+			go func() {
+				for !hasTemp(outDir) {
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(time.Millisecond): // polls for the temporary file
+					}
+				}
+				cancel()
+			}()
 			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fs_catalog", Arguments: map[string]any{
 				"target_dir": filepath.Join(big, "tree"), "output_file": out}})
 			cancel()
-			// Wait for the server to stop (the temporary file goes away).
-			deadline := time.Now().Add(10 * time.Second)
+			// The server's last act is to remove the temporary file or
+			// rename it to the output: once it is gone, the outcome is
+			// settled (the minute only bounds a hang).
+			deadline := time.Now().Add(time.Minute)
 			for hasTemp(outDir) {
 				if time.Now().After(deadline) {
-					t.Fatalf("the catalog's temporary file is still there 10s after the cancellation")
+					t.Fatalf("the catalog's temporary file is still there a minute after the cancellation")
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -147,13 +156,10 @@ func TestCatalogCancelledLeavesNothing(t *testing.T) {
 			os.Remove(out) // finished before the cancellation arrived
 		}
 		if !cancelled {
-			t.Skipf("the catalog (%v for the whole tree) always finished before the cancellation arrived", took)
+			t.Skipf("the catalog always finished before the cancellation arrived")
 		}
-		if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
-			t.Fatalf("a cancelled catalog left %v", ents)
-		}
-		// And it stays that way.
-		time.Sleep(took)
+		// Nothing comes later: the temporary file, there when the client
+		// cancelled, was the server's only file and it is gone.
 		if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
 			t.Fatalf("a cancelled catalog left %v", ents)
 		}

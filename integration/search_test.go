@@ -162,7 +162,7 @@ func TestSearchTimeoutIsPartial(t *testing.T) {
 			if !strings.HasSuffix(got, "so the result is partial)") {
 				t.Errorf("no partial note in:\n%s", got)
 			}
-			if el := time.Since(start); el > 3*time.Second {
+			if el := time.Since(start); el > time.Minute { // the note shows the limit; this only bounds a hang
 				t.Errorf("a 15ms search took %v", el)
 			}
 		})
@@ -181,16 +181,21 @@ func TestSearchProgress(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			var mu sync.Mutex
 			var got []float64
+			arrived := make(chan struct{}, 1)
 			client := mcp.NewClient(&mcp.Implementation{Name: "fsmcp-integration", Version: "1"}, &mcp.ClientOptions{
 				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 					mu.Lock()
 					got = append(got, req.Params.Progress)
 					mu.Unlock()
+					select {
+					case arrived <- struct{}{}:
+					default:
+					}
 				},
 			})
 			cmd := exec.Command(binary, src)
 			cmd.Env = append(os.Environ(), "PATH="+m.path)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only bounds a hang
 			defer cancel()
 			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 			if err != nil {
@@ -202,12 +207,13 @@ func TestSearchProgress(t *testing.T) {
 			if res, err := cs.CallTool(ctx, p); err != nil || res.IsError {
 				t.Fatalf("fs_grep: %v %v", err, res)
 			}
-			time.Sleep(100 * time.Millisecond) // notifications may trail the result
-			mu.Lock()
-			defer mu.Unlock()
-			if len(got) == 0 {
+			select { // notifications may trail the result
+			case <-arrived:
+			case <-time.After(time.Minute): // only bounds a hang
 				t.Fatal("no progress notification")
 			}
+			mu.Lock()
+			defer mu.Unlock()
 			for i := 1; i < len(got); i++ {
 				if got[i] <= got[i-1] {
 					t.Errorf("progress not increasing: %v", got)

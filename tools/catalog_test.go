@@ -64,11 +64,12 @@ func TestCatalogErrors(t *testing.T) {
 }
 
 func TestCatalogProgressAndCancel(t *testing.T) {
-	first := make(chan struct{}, 1)
+	first := map[string]chan struct{}{"p1": make(chan struct{}, 1), "p2": make(chan struct{}, 1)}
 	e := testenv.New(t, testenv.WithClient(func(o *mcp.ClientOptions) {
 		o.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			tok, _ := req.Params.ProgressToken.(string)
 			select {
-			case first <- struct{}{}:
+			case first[tok] <- struct{}{}:
 			default:
 			}
 		}
@@ -83,34 +84,47 @@ func TestCatalogProgressAndCancel(t *testing.T) {
 		t.Fatalf("catalog: %v %v", err, res)
 	}
 	select { // notifications may arrive just after the result
-	case <-first:
-	case <-time.After(5 * time.Second):
+	case <-first["p1"]:
+	case <-time.After(time.Minute): // only bounds a hang
 		t.Fatalf("no progress notification")
 	}
 
-	// Cancelled halfway: the client cancels as soon as the first progress
-	// report arrives; no output and no temporary file remain.
+	// Cancelled halfway: the client cancels once the catalog is under way
+	// (its first progress report arrived, or its temporary file appeared);
+	// no output and no temporary file remain.
 	out := e.Path("root2/cancelled.tsv")
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	params = &mcp.CallToolParams{Name: "fs_catalog", Arguments: map[string]any{"target_dir": e.Path("root/big"), "output_file": out}}
 	params.SetProgressToken("p2")
+	done := make(chan struct{})
+	defer close(done)
 	go func() {
-		select {
-		case <-first:
-		case <-time.After(time.Millisecond):
+		for !hasTemp(e.Root2) {
+			select {
+			case <-first["p2"]:
+				cancel()
+				return
+			case <-done:
+				return
+			case <-time.After(time.Millisecond): // polls for the temporary file
+			}
 		}
 		cancel()
 	}()
 	if _, err := e.CS.CallTool(ctx, params); err == nil {
 		t.Skip("the catalog finished before the cancellation arrived")
 	}
-	// Cancellation is advisory: let the server stop (or finish), then
-	// there is no output, or a whole one if the catalog won the race.
-	deadline := time.Now().Add(10 * time.Second)
-	for hasTemp(e.Root2) && time.Now().Before(deadline) {
+	// The temporary file existed when the client cancelled; cancellation is
+	// advisory, and the server ends by removing it or renaming it to the
+	// output (atomically). Once it is gone, the outcome is settled.
+	deadline := time.Now().Add(time.Minute) // only bounds a hang
+	for hasTemp(e.Root2) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the temporary file of a cancelled catalog remains")
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond)
 	if data, err := os.ReadFile(out); err == nil {
 		if n := strings.Count(string(data), "\n"); n != 5001 {
 			t.Fatalf("a cancelled catalog left a partial file of %d lines", n)

@@ -43,10 +43,37 @@ func pollUntil(t *testing.T, w *Watcher, n int) ([]Event, int) {
 	return all, dropped
 }
 
+// pollFor polls until an event that is wanted arrives and returns all
+// events polled until then.
+func pollFor(t *testing.T, w *Watcher, want func(Event) bool) []Event {
+	t.Helper()
+	var all []Event
+	deadline := time.Now().Add(time.Minute) // only bounds a hang
+	for {
+		evs, _, _ := w.Poll()
+		all = append(all, evs...)
+		if slices.ContainsFunc(evs, want) {
+			return all
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the wanted event did not arrive; got %v", all)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// removed matches the removal of path.
+func removed(path string) func(Event) bool {
+	return func(e Event) bool { return e.Path == path && e.Op == Removed }
+}
+
 func TestQueueBoundAndDropped(t *testing.T) {
 	dir, sb := newDir(t)
 	p, _ := sb.Resolve(dir)
-	w, err := New(p, Options{MaxQueue: 5, Debounce: 20 * time.Millisecond})
+	// Poll only once all twelve events were queued: polling earlier would
+	// drain the queue between batches.
+	queued := make(chan int, 100)
+	w, err := New(p, Options{MaxQueue: 5, Debounce: 20 * time.Millisecond, OnEvents: func(b []Event) { queued <- len(b) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +81,15 @@ func TestQueueBoundAndDropped(t *testing.T) {
 	for i := range 12 {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d", i)), nil, 0o644)
 	}
-	evs, dropped := pollUntil(t, w, 12)
+	for n := 0; n < 12; {
+		select {
+		case k := <-queued:
+			n += k
+		case <-time.After(time.Minute): // only bounds a hang
+			t.Fatalf("%d events after a minute, want 12", n)
+		}
+	}
+	evs, dropped, _ := w.Poll()
 	if len(evs) > 5 || dropped < 7 {
 		t.Errorf("%d events kept, %d dropped; want at most 5 kept", len(evs), dropped)
 	}
@@ -123,7 +158,7 @@ func TestRemovedDirectoriesAreForgotten(t *testing.T) {
 		os.MkdirAll(filepath.Join(d, "x"), 0o755)
 		pollUntil(t, w, 2)
 		os.RemoveAll(d)
-		pollUntil(t, w, 1)
+		pollFor(t, w, removed(d)) // d's own removal: it is forgotten by then
 	}
 	if _, _, err := w.Poll(); err != nil {
 		t.Errorf("watch error after churn: %v", err)
