@@ -108,6 +108,9 @@ func run(args []string, stderr *os.File) int {
 	defer stop()
 	switch opts.transport {
 	case "stdio":
+		if isTerminal(os.Stdin) {
+			terminalNote(stderr, executable())
+		}
 		// The end of input and a plain client's exit are normal ends.
 		if err := srv.ServeStdio(ctx); err != nil && !errors.Is(err, wire.ErrExit) && ctx.Err() == nil {
 			log.Error("stdio transport ended", "error", err)
