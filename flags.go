@@ -27,7 +27,8 @@ Flags:
   --profile NAME[,NAME]   which server(s) to stand in for; several serve the union of
                           their tools (env FSMCP_PROFILE; default fsmcp)
   --transport stdio|http  how clients connect (default stdio)
-  --listen ADDR           address for --transport http (default 127.0.0.1:8080)
+  --listen ADDR           address for --transport http (default 127.0.0.1:8080); given
+                          alone, it means --transport http
   --auth-token TOKEN      require "Authorization: Bearer TOKEN" over http (env FSMCP_AUTH_TOKEN);
                           without it, fsmcp makes a token at start and prints it on stderr
   --no-auth               serve http without any token (env FSMCP_NO_AUTH=1): any local
@@ -126,7 +127,11 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
-	o.roots = append(positional, dirs...)
+	roots, err := expandHome(append(positional, dirs...), userHome)
+	if err != nil {
+		return nil, err
+	}
+	o.roots = roots
 	o.rootsGiven = len(o.roots) > 0
 	if len(o.roots) == 0 {
 		o.roots = []string{"."}
@@ -136,6 +141,9 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	case "auto", "rg", "find", "native":
 	default:
 		return nil, fmt.Errorf("--search-backend must be auto, rg, find or native, not %q", o.searchBackend)
+	}
+	if err := listenMeansHTTP(fs, o); err != nil {
+		return nil, err
 	}
 	switch o.transport {
 	case "stdio", "http":

@@ -150,6 +150,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 	ctx, exit := context.WithCancel(ctx)
 	defer exit()
 	hs := wire.HTTPServer(srv.Handler(server.HTTPOptions{AuthToken: token, Log: log, OnExit: exit}))
+	endStreams := endStreamsOnShutdown(hs)
 	log.Info("serving Streamable HTTP", "url", url)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -160,6 +161,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 		// End the sessions' state first: fs_bash commands still running
 		// are killed at once instead of holding up the shutdown.
 		srv.Close()
+		endStreams()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return hs.Shutdown(shutdownCtx)
