@@ -44,7 +44,10 @@ Flags:
   --max-output N          characters in one tool result (default 100000)
   --timeout DURATION      time limit of one tool call (default 30s)
   --max-results N         entries in one search or listing (default 1000)
-  --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr
+  --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr;
+                          debug logs each tool call (name, duration, outcome)
+  --audit-log FILE        append one JSON line per tool call to FILE (env FSMCP_AUDIT_LOG):
+                          tool, argument names, path arguments, duration, outcome
   --version               print the version
   --help                  print this help
 
@@ -72,6 +75,7 @@ type options struct {
 	shell    shell.Mode
 	limits   profile.Limits
 	logLevel slog.Level
+	auditLog string // --audit-log or FSMCP_AUDIT_LOG
 	version  bool
 }
 
@@ -107,6 +111,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	maxResults := fs.String("max-results", "", "")
 	logLevel := fs.String("log-level", "info", "")
 	fs.BoolVar(&o.version, "version", false, "")
+	fs.StringVar(&o.auditLog, "audit-log", "", "")
 
 	var positional []string
 	for {
@@ -171,6 +176,9 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("%s: %v", src, err)
 	}
 	o.profiles = tables
+	if o.auditLog == "" {
+		o.auditLog = getenv("FSMCP_AUDIT_LOG")
+	}
 	if err := o.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *logLevel)
 	}

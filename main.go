@@ -78,6 +78,13 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer sb.Close()
 
+	audit, err := openAudit(opts.auditLog)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
+		return exitUsage
+	}
+	defer audit.Close()
+
 	srv, err := server.New(server.Config{
 		Name:      "fsmcp",
 		Version:   buildVersion(),
@@ -90,6 +97,7 @@ func run(args []string, stderr *os.File) int {
 		Shell:       opts.shell,
 		Searcher:    searcher,
 		Profiles:    opts.profiles,
+		Audit:       audit,
 	}, sb, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)

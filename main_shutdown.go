@@ -15,3 +15,4 @@ func endStreamsOnShutdown(hs *http.Server) (endStreams func()) {
 	hs.BaseContext = func(net.Listener) context.Context { return ctx }
 	return cancel
 }
+

@@ -40,6 +40,8 @@ type Env struct {
 	// Searcher serves grep and glob: backend.Select(--search-backend,
 	// fallback.New()). The server fills it in when nil.
 	Searcher backend.Searcher
+	// Audit, when set, gets one line per tool call (--audit-log).
+	Audit *Audit
 }
 
 // ShellOff reports whether tools that run commands are left out.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -112,6 +113,13 @@ func ErrorText(err error) *mcp.CallToolResult {
 // _meta.allowed_dirs), the time limit, the handler, the table's error
 // mapping, and the --max-output cap.
 func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	start := time.Now()
+	res, err := t.serveCall(ctx, env, tab, req)
+	env.record(ctx, req, start, res, err)
+	return res, err
+}
+
+func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if !t.OwnTimeout && env.Limits.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, env.Limits.Timeout)

@@ -42,6 +42,8 @@ type Config struct {
 	Plain *wire.Plain
 	// Profiles are the tables served, their union (profiles.Lookup).
 	Profiles []*profile.Table
+	// Audit gets one line per tool call (nil: none).
+	Audit *profile.Audit
 }
 
 // Server is an MCP server over one sandbox.
@@ -68,6 +70,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		Sessions:    profile.NewSessions(),
 		Shell:       cfg.Shell,
 		Searcher:    cfg.Searcher,
+		Audit:       cfg.Audit,
 	}
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())
