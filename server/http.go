@@ -44,7 +44,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		Logger:         opts.Log,
 		SessionTimeout: idle,
 	})
-	var h http.Handler = mcpHandler
+	var h http.Handler = answerDiscover(mcpHandler)
 	if s.cfg.Plain != nil {
 		h = wire.PlainHTTP(h, s.MCP, s.cfg.Plain, opts.OnExit, opts.Log)
 	}
