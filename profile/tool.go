@@ -48,7 +48,7 @@ func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
 	}
-	def.InputSchema = schema
+	def.InputSchema = oneType(schema)
 	if def.Annotations == nil {
 		panic(fmt.Sprintf("tool %s: annotations must be set explicitly", def.Name))
 	}
