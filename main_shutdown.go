@@ -15,4 +15,3 @@ func endStreamsOnShutdown(hs *http.Server) (endStreams func()) {
 	hs.BaseContext = func(net.Listener) context.Context { return ctx }
 	return cancel
 }
-
