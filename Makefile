@@ -28,10 +28,12 @@ build:
 run: build
 	./$(BIN) .
 
-## test: unit tests, then the integration suite with rg on PATH and without it
+## test: unit tests, then the integration suite with rg on PATH and without it, then
+## the mark3labs/mcp-go client (its own module, to keep mcp-go out of go.mod)
 test:
 	@command -v rg >/dev/null || echo "*** SKIPPED: rg is not installed; the with-rg half of the tests will not run (apt-get install ripgrep) ***"
 	$(GO) test -count=1 ./...
+	cd integration/mcpgo && $(GO) test -count=1 ./...
 
 ## test-norg: the integration suite with rg removed from PATH only
 test-norg:

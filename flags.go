@@ -29,7 +29,8 @@ Flags:
   --profile NAME[,NAME]   which server(s) to stand in for; several serve the union of
                           their tools (env FSMCP_PROFILE; default fsmcp)
   --transport stdio|http  how clients connect (default stdio)
-  --listen ADDR           address for --transport http (default 127.0.0.1:8080)
+  --listen ADDR           address for --transport http (default 127.0.0.1:8080); given
+                          alone, it means --transport http
   --auth-token TOKEN      require "Authorization: Bearer TOKEN" over http (env FSMCP_AUTH_TOKEN);
                           without it, fsmcp makes a token at start and prints it on stderr
   --no-auth               serve http without any token (env FSMCP_NO_AUTH=1): any local
@@ -46,7 +47,10 @@ Flags:
   --max-output N          characters in one tool result (default 100000)
   --timeout DURATION      time limit of one tool call (default 30s)
   --max-results N         entries in one search or listing (default 1000)
-  --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr
+  --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr;
+                          debug logs each tool call (name, duration, outcome)
+  --audit-log FILE        append one JSON line per tool call to FILE (env FSMCP_AUDIT_LOG):
+                          tool, argument names, path arguments, duration, outcome
   --version               print the version
   --help                  print this help
 
@@ -74,6 +78,7 @@ type options struct {
 	shell    shell.Mode
 	limits   profile.Limits
 	logLevel slog.Level
+	auditLog string // --audit-log or FSMCP_AUDIT_LOG
 	version  bool
 }
 
@@ -109,6 +114,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	maxResults := fs.String("max-results", "", "")
 	logLevel := fs.String("log-level", "info", "")
 	fs.BoolVar(&o.version, "version", false, "")
+	fs.StringVar(&o.auditLog, "audit-log", "", "")
 
 	var positional []string
 	for {
@@ -129,13 +135,20 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
-	o.roots = append(positional, dirs...)
+	roots, err := expandHome(append(positional, dirs...), userHome)
+	if err != nil {
+		return nil, err
+	}
+	o.roots = roots
 	o.rootsGiven = len(o.roots) > 0
 
 	switch o.searchBackend {
 	case "auto", "rg", "find", "native":
 	default:
 		return nil, fmt.Errorf("--search-backend must be auto, rg, find or native, not %q", o.searchBackend)
+	}
+	if err := listenMeansHTTP(fs, o); err != nil {
+		return nil, err
 	}
 	switch o.transport {
 	case "stdio", "http":
@@ -173,6 +186,9 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 				break
 			}
 		}
+	}
+	if o.auditLog == "" {
+		o.auditLog = getenv("FSMCP_AUDIT_LOG")
 	}
 	if err := o.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *logLevel)

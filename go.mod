@@ -5,6 +5,7 @@ go 1.26.5
 
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/google/jsonschema-go v0.4.3
@@ -14,6 +15,7 @@ require (
 	github.com/sourcegraph/conc v0.3.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.34.0
+	golang.org/x/term v0.47.0
 	golang.org/x/tools v0.42.0
 )
 

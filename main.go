@@ -80,6 +80,13 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer sb.Close()
 
+	audit, err := openAudit(opts.auditLog)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
+		return exitUsage
+	}
+	defer audit.Close()
+
 	srv, err := server.New(server.Config{
 		Name:     "fsmcp",
 		Version:  buildVersion(),
@@ -95,6 +102,7 @@ func run(args []string, stderr *os.File) int {
 		Searcher:    searcher,
 		Profiles:    opts.profiles,
 		Getenv:      os.Getenv,
+		Audit:       audit,
 	}, sb, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
@@ -118,6 +126,9 @@ func run(args []string, stderr *os.File) int {
 	defer stop()
 	switch opts.transport {
 	case "stdio":
+		if isTerminal(os.Stdin) {
+			terminalNote(stderr, executable())
+		}
 		// The end of input and a plain client's exit are normal ends.
 		if err := srv.ServeStdio(ctx); err != nil && !errors.Is(err, wire.ErrExit) && ctx.Err() == nil {
 			log.Error("stdio transport ended", "error", err)
@@ -157,6 +168,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 	ctx, exit := context.WithCancel(ctx)
 	defer exit()
 	hs := wire.HTTPServer(srv.Handler(server.HTTPOptions{AuthToken: token, Log: log, OnExit: exit}))
+	endStreams := endStreamsOnShutdown(hs)
 	log.Info("serving Streamable HTTP", "url", url)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -167,6 +179,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 		// End the sessions' state first: fs_bash commands still running
 		// are killed at once instead of holding up the shutdown.
 		srv.Close()
+		endStreams()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return hs.Shutdown(shutdownCtx)

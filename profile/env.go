@@ -47,6 +47,8 @@ type Env struct {
 	// Getenv reads the server's environment, for profiles configured by
 	// their original's variables (LOCALCOWORK_DATA_DIR); nil reads none.
 	Getenv func(string) string
+	// Audit, when set, gets one line per tool call (--audit-log).
+	Audit *Audit
 }
 
 // Var returns the environment variable key ("" without Getenv).

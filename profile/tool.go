@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -47,7 +48,7 @@ func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
 	}
-	def.InputSchema = schema
+	def.InputSchema = oneType(schema)
 	if def.Annotations == nil {
 		panic(fmt.Sprintf("tool %s: annotations must be set explicitly", def.Name))
 	}
@@ -112,6 +113,13 @@ func ErrorText(err error) *mcp.CallToolResult {
 // _meta.allowed_dirs), the time limit, the handler, the table's error
 // mapping, and the --max-output cap.
 func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	start := time.Now()
+	res, err := t.serveCall(ctx, env, tab, req)
+	env.record(ctx, req, start, res, err)
+	return res, err
+}
+
+func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if !t.OwnTimeout && env.Limits.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, env.Limits.Timeout)

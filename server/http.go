@@ -31,6 +31,10 @@ type HTTPOptions struct {
 // keep a shell and watchers alive for the life of the server.
 const DefaultSessionIdle = 30 * time.Minute
 
+// EventStoreBytes bounds the SSE events kept, over all sessions, for
+// clients that resume a broken stream.
+const EventStoreBytes = 16 << 20
+
 // Handler serves MCP on /mcp (Streamable HTTP) and a liveness probe on
 // /healthz. Requests from a browser page of another origin and requests
 // whose Host header is not the loopback name they arrived on are refused
@@ -40,11 +44,17 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if idle <= 0 {
 		idle = DefaultSessionIdle
 	}
+	// A client whose stream broke reconnects with Last-Event-ID and gets
+	// what it missed; the store is bounded for the whole server and drops
+	// the oldest events first.
+	events := mcp.NewMemoryEventStore(nil)
+	events.SetMaxBytes(EventStoreBytes)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
 		Logger:         opts.Log,
 		SessionTimeout: idle,
+		EventStore:     events,
 	})
-	var h http.Handler = mcpHandler
+	var h http.Handler = answerDiscover(mcpHandler)
 	if s.cfg.Plain != nil {
 		onExit := opts.OnExit
 		if !s.httpExit {

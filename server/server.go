@@ -45,6 +45,8 @@ type Config struct {
 	Profiles []*profile.Table
 	// Getenv is the environment profiles may read (nil: none).
 	Getenv func(string) string
+	// Audit gets one line per tool call (nil: none).
+	Audit *profile.Audit
 }
 
 // Server is an MCP server over one sandbox.
@@ -74,6 +76,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		Shell:       cfg.Shell,
 		Searcher:    cfg.Searcher,
 		Getenv:      cfg.Getenv,
+		Audit:       cfg.Audit,
 	}
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())

@@ -1,0 +1,69 @@
+package profile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type nopCloser struct{ strings.Builder }
+
+func (*nopCloser) Close() error { return nil }
+
+func TestAuditLine(t *testing.T) {
+	var out nopCloser
+	env := &Env{Audit: NewAudit(&out)}
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fs_write",
+		Arguments: json.RawMessage(`{"file_path":"/a/b","content":"SECRET","paths":["/x","/y"],"edits":[{"old":"SECRET"}]}`)}}
+	env.record(context.Background(), req, time.Now(), ErrorText(errors.New("no such file")), nil)
+	env.record(context.Background(), req, time.Now(), nil, InvalidParams("bad"))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || strings.Contains(out.String(), "SECRET") {
+		t.Fatalf("audit lines:\n%s", out.String())
+	}
+	var e AuditEntry
+	if err := json.Unmarshal([]byte(lines[0]), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Tool != "fs_write" || e.Outcome != "isError" || e.Error != "no such file" ||
+		strings.Join(e.ArgKeys, ",") != "content,edits,file_path,paths" || e.Paths["file_path"] != "/a/b" || len(e.Paths) != 2 {
+		t.Errorf("entry %+v", e)
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &e); err != nil || e.Outcome != "protocol error" || e.Code != -32602 {
+		t.Errorf("protocol error entry %+v (%v)", e, err)
+	}
+}
+
+func TestOpenAudit(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "audit.jsonl")
+	a, err := OpenAudit(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if fi, err := os.Stat(p); err != nil || (runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600) {
+		t.Errorf("audit file %v %v", fi.Mode(), err)
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(p, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenAudit(link); err == nil {
+		t.Error("a symlinked audit log was opened")
+	}
+	if _, err := OpenAudit(dir); err == nil {
+		t.Error("a directory was opened as the audit log")
+	}
+}

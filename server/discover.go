@@ -1,0 +1,70 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// statefulVersions are the protocol versions the stateful Streamable HTTP
+// endpoint serves: those with the initialize handshake, before 2026-07-28.
+func statefulVersions() []string {
+	var vs []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// answerDiscover answers a sessionless server/discover probe with the
+// SEP-2575 error -32022 listing the versions served. Left to the SDK, the
+// stateful endpoint answers the probe with a result that omits the
+// version the client asked for; a client such as mark3labs/mcp-go then
+// stays on that version and every later request fails. The error makes it
+// fall back to the initialize handshake.
+func answerDiscover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// The body is already bounded (wire.HTTPServer); keep it to replay.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &msg) != nil || msg.Method != "server/discover" || len(msg.ID) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		requested, _ := msg.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+		if requested == "" {
+			requested = r.Header.Get("Mcp-Protocol-Version")
+		}
+		data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: statefulVersions(), Requested: requested})
+		resp, _ := json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   *jsonrpc.Error  `json:"error"`
+		}{"2.0", msg.ID, &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "unsupported protocol version " + requested + "; this endpoint serves " + strings.Join(statefulVersions(), ", ") + " with initialize", Data: data}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest) // as the SDK answers -32022 over HTTP
+		w.Write(resp)
+	})
+}
