@@ -1,3 +1,5 @@
+//go:build windows
+
 package fallback
 
 import (
@@ -5,10 +7,18 @@ import (
 	"os"
 )
 
-// readFile returns the contents of path in st.buf (unmap is always nil
-// here: Windows files are read, not mapped). nofollow is not honoured:
-// Windows has no O_NOFOLLOW.
-func readFile(st *workerState, path string, nofollow bool) (data []byte, unmap func(), err error) {
+// readFile returns the contents of name in directory dirfd, in st.buf
+// (unmap is always nil here: Windows files are read, not mapped). It is
+// read only if os.Lstat finds a regular file, not a link or reparse point
+// (see open_windows.go: checked by path, not race-free).
+func readFile(st *workerState, dirfd int, name string) (data []byte, unmap func(), err error) {
+	path, err := childPath(dirfd, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := lstatPlain(path, false); err != nil {
+		return nil, nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/sourcegraph/conc/pool"
-	"golang.org/x/sys/unix"
 )
 
 // walkers is the number of goroutines that read directories and scan
@@ -95,7 +94,7 @@ func walk(ctx context.Context, paths, roots []string, filter *backend.Filter, no
 			st0.dirfd = fd
 			visit(st0, p, p, name, nil, true)
 			st0.dirfd = -1
-			unix.Close(fd)
+			closeFD(fd)
 		}
 	}
 	if w.pending == 0 {
@@ -175,7 +174,7 @@ func (j dirJob) close() {
 	if j.parent != nil {
 		j.parent.release()
 	} else if j.fd >= 0 {
-		unix.Close(j.fd)
+		closeFD(j.fd)
 	}
 }
 
@@ -186,7 +185,7 @@ func (j dirJob) open() (int, error) {
 		return j.fd, nil
 	}
 	defer j.parent.release()
-	return openat(j.parent.fd, j.name, dirFlags)
+	return openDir(j.parent.fd, j.name)
 }
 
 func (w *walker) readDir(st *workerState, job dirJob) {
@@ -204,13 +203,10 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 	}
 	h := newDirHandle(fd)
 	defer h.release()
-	dup, err := unix.Dup(fd) // os.File owns and closes its own descriptor
+	entries, err := listDir(fd, dirPath)
 	if err != nil {
 		return
 	}
-	f := os.NewFile(uintptr(dup), dirPath)
-	entries, _ := f.ReadDir(-1)
-	f.Close()
 	// Files, ignore files and subdirectories are opened (and visitors
 	// stat entries) relative to the open directory.
 	st.dirfd = fd

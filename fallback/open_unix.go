@@ -1,8 +1,11 @@
+//go:build unix
+
 package fallback
 
 import (
+	"io/fs"
+	"os"
 	"strings"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,25 +21,24 @@ const (
 	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 )
 
-// dirHandle is an open directory shared by the jobs of its
-// subdirectories; it is closed when the last one has opened its own.
-type dirHandle struct {
-	fd   int
-	refs atomic.Int32
-}
+// closeFD closes a descriptor from openBeneath or openDir.
+func closeFD(fd int) { unix.Close(fd) }
 
-func newDirHandle(fd int) *dirHandle {
-	h := &dirHandle{fd: fd}
-	h.refs.Store(1)
-	return h
-}
+// openDir opens directory name in dirfd.
+func openDir(dirfd int, name string) (int, error) { return openat(dirfd, name, dirFlags) }
 
-func (h *dirHandle) acquire() { h.refs.Add(1) }
-
-func (h *dirHandle) release() {
-	if h != nil && h.refs.Add(-1) == 0 {
-		unix.Close(h.fd)
+// listDir lists the open directory fd (path names it in errors). A read
+// error mid-way gives the entries read so far; err is set only when the
+// directory could not be listed at all.
+func listDir(fd int, path string) ([]fs.DirEntry, error) {
+	dup, err := unix.Dup(fd) // os.File owns and closes its own descriptor
+	if err != nil {
+		return nil, err
 	}
+	f := os.NewFile(uintptr(dup), path)
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	return entries, nil
 }
 
 // openat opens name in dirfd with flags, retrying on EINTR.
