@@ -15,10 +15,14 @@ import (
 
 // swapper exchanges a directory inside the root with a symlink out of it
 // (RENAME_EXCHANGE) in a loop until stopped, so every walk of the root
-// meets the symlink where it listed a directory, and the reverse.
+// meets the symlink where it listed a directory, and the reverse. stop
+// ends the loop, waits for it and reports its error from the test's own
+// goroutine; it also runs at cleanup, so a test that fails half-way never
+// leaves a swapper running past its end.
 func swapper(t *testing.T, dir, link string) (stop func() int64) {
 	t.Helper()
 	var n atomic.Int64
+	var swapErr error
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -31,13 +35,25 @@ func swapper(t *testing.T, dir, link string) (stop func() int64) {
 			default:
 			}
 			if err := unix.Renameat2(unix.AT_FDCWD, dir, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE); err != nil {
-				t.Errorf("renameat2: %v", err)
+				swapErr = err
 				return
 			}
 			n.Add(1)
 		}
 	}()
-	return func() int64 { close(done); wg.Wait(); return n.Load() }
+	var once sync.Once
+	stop = func() int64 {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+			if swapErr != nil {
+				t.Errorf("renameat2 %s <-> %s: %v", dir, link, swapErr)
+			}
+		})
+		return n.Load()
+	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // TestRaceSwappedDirNeverLeaksOutside: while a directory inside the root

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 
@@ -96,9 +97,24 @@ func (f *feed) removeLocked(dir string) error {
 	delete(f.h.refs[dir], f)
 	if len(f.h.refs[dir]) == 0 {
 		delete(f.h.refs, dir)
-		return f.h.fsw.Remove(dir)
+		return safeRemove(f.h.fsw, dir)
 	}
 	return nil
+}
+
+// safeRemove is fsw.Remove, with fsnotify's panic turned into an error.
+// fsnotify (v1.10.1) keys watches by path but the kernel by inode: when
+// one directory was added under two paths (a directory swapped with a
+// symlink to it, as a hostile tree does), removing the second path leaves
+// the first pointing at a deleted entry, and removing that one
+// dereferences nil. Found by the swap race test.
+func safeRemove(fsw *fsnotify.Watcher, dir string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("stop watching %s: %v", dir, r)
+		}
+	}()
+	return fsw.Remove(dir)
 }
 
 // Close leaves the hub, closing the inotify instance with its last feed
