@@ -3,6 +3,8 @@ package files
 import (
 	"bytes"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/fsmcp/fsmcp/fault"
@@ -20,14 +22,11 @@ func Head(p *sandbox.Path, n int, limit int64) (string, error) {
 	if n <= 0 {
 		return "", nil
 	}
-	f, err := p.Open()
+	f, _, err := openFile(p)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return "", fault.Errorf(fault.IsDir, p.Abs, "%s is a directory", p.Abs)
-	}
 	var buf []byte
 	b := make([]byte, chunk)
 	for bytes.Count(buf, []byte{'\n'}) < n {
@@ -59,18 +58,11 @@ func Tail(p *sandbox.Path, n int, limit int64) (string, error) {
 	if n <= 0 {
 		return "", nil
 	}
-	f, err := p.Open()
+	f, fi, err := openFile(p)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fault.Errorf(fault.Other, p.Abs, "reading %s: %v", p.Abs, sandbox.Cause(err))
-	}
-	if fi.IsDir() {
-		return "", fault.Errorf(fault.IsDir, p.Abs, "%s is a directory", p.Abs)
-	}
 	pos := fi.Size()
 	var buf []byte
 	b := make([]byte, chunk)
@@ -87,4 +79,23 @@ func Tail(p *sandbox.Path, n int, limit int64) (string, error) {
 	}
 	lines := strings.Split(strings.ReplaceAll(string(buf), "\r\n", "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n"), nil
+}
+
+// openFile opens p for Head and Tail, refusing a directory: the caller
+// closes the file.
+func openFile(p *sandbox.Path) (*os.File, fs.FileInfo, error) {
+	f, err := p.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fault.Errorf(fault.Other, p.Abs, "reading %s: %v", p.Abs, sandbox.Cause(err))
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, nil, fault.Errorf(fault.IsDir, p.Abs, "%s is a directory", p.Abs)
+	}
+	return f, fi, nil
 }

@@ -2,10 +2,7 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,13 +45,7 @@ func TestCatalogStandardClient(t *testing.T) {
 // use both plain-wire profiles (the standard initialize answer, tools/list,
 // tools/call), over stdio, and for the catalog over HTTP.
 func TestSeedProfilesTypeScriptClient(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIPPED: node is not installed; the TypeScript client check does not run")
-	}
-	if _, err := os.Stat("ts/node_modules/@modelcontextprotocol/sdk"); err != nil {
-		t.Skip("SKIPPED: run `npm ci --prefix integration/ts` to enable the TypeScript client check")
-	}
+	node := tsNode(t)
 	tr := newTree(t)
 	m := modes(t)[0]
 	data := filepath.Join(t.TempDir(), "data")
@@ -84,18 +75,7 @@ func TestSeedProfilesTypeScriptClient(t *testing.T) {
 				url, _ := startHTTP(t, m, "--profile", c.profile, tr.root)
 				plan["url"] = url
 			}
-			in, _ := json.Marshal(plan)
-			cmd := exec.Command(node, "ts/client.mjs")
-			cmd.Stdin = strings.NewReader(string(in))
-			cmd.Stderr = &testLog{t: t, prefix: "ts: "}
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("TypeScript client failed: %v\n%s", err, out)
-			}
-			var rep tsReport
-			if err := json.Unmarshal(out, &rep); err != nil {
-				t.Fatalf("bad report %q: %v", out, err)
-			}
+			rep := runTS(t, node, plan)
 			if rep.ServerInfo.Name != "fsmcp" {
 				t.Errorf("serverInfo: %+v", rep.ServerInfo)
 			}

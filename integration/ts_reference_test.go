@@ -1,11 +1,7 @@
 package integration
 
 import (
-	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -16,13 +12,7 @@ import (
 // (read_media_file's array of content blocks included): a mismatch is a
 // protocol error here.
 func TestTypeScriptClientReference(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIPPED: node is not installed; the TypeScript client check does not run")
-	}
-	if _, err := os.Stat("ts/node_modules/@modelcontextprotocol/sdk"); err != nil {
-		t.Skip("SKIPPED: run `npm ci --prefix integration/ts` to enable the TypeScript client check")
-	}
+	node := tsNode(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			tr := newTree(t)
@@ -48,27 +38,11 @@ func TestTypeScriptClientReference(t *testing.T) {
 			}
 			plan := map[string]any{"transport": "stdio", "calls": calls, "command": binary,
 				"args": []string{"--profile", "reference", tr.root}, "env": map[string]string{"PATH": m.path}}
-			in, _ := json.Marshal(plan)
-			cmd := exec.Command(node, "ts/client.mjs")
-			cmd.Stdin = strings.NewReader(string(in))
-			cmd.Stderr = &testLog{t: t, prefix: "ts: "}
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("TypeScript client failed: %v\n%s", err, out)
-			}
-			var rep tsReport
-			if err := json.Unmarshal(out, &rep); err != nil {
-				t.Fatalf("bad report %q: %v", out, err)
-			}
+			rep := runTS(t, node, plan)
 			if len(rep.Tools) != 14 || rep.ServerInfo.Name != "secure-filesystem-server" {
 				t.Errorf("serverInfo %+v, tools %v", rep.ServerInfo, rep.Tools)
 			}
-			for i, c := range calls {
-				r := rep.Results[i]
-				if r.IsError != c.wantError || r.ProtocolError || !strings.Contains(r.Text, c.want) {
-					t.Errorf("%s(%v) = %+v, want error=%v and %q", c.Name, c.Arguments, r, c.wantError, c.want)
-				}
-			}
+			checkTS(t, calls, rep)
 		})
 	}
 }

@@ -28,10 +28,10 @@ type tsReport struct {
 	}
 }
 
-// TestTypeScriptClient drives fsmcp with the official TypeScript SDK
-// client, so the server is proven against a client that is not Go's.
-// It needs node and `npm ci --prefix integration/ts` (.ci/run does that).
-func TestTypeScriptClient(t *testing.T) {
+// tsNode is the node binary for ts/client.mjs; it skips the test where
+// node or the TypeScript SDK (`npm ci --prefix integration/ts`) is missing.
+func tsNode(t *testing.T) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("SKIPPED: node is not installed; the TypeScript client check does not run")
@@ -39,6 +39,45 @@ func TestTypeScriptClient(t *testing.T) {
 	if _, err := os.Stat("ts/node_modules/@modelcontextprotocol/sdk"); err != nil {
 		t.Skip("SKIPPED: run `npm ci --prefix integration/ts` to enable the TypeScript client check")
 	}
+	return node
+}
+
+// runTS runs ts/client.mjs on plan (transport, command or url, calls) and
+// returns its report.
+func runTS(t *testing.T, node string, plan map[string]any) tsReport {
+	t.Helper()
+	in, _ := json.Marshal(plan)
+	cmd := exec.Command(node, "ts/client.mjs")
+	cmd.Stdin = strings.NewReader(string(in))
+	cmd.Stderr = &testLog{t: t, prefix: "ts: "}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("TypeScript client failed: %v\n%s", err, out)
+	}
+	var rep tsReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("bad report %q: %v", out, err)
+	}
+	return rep
+}
+
+// checkTS fails the test for each call whose result is not what it wants,
+// or is a protocol error.
+func checkTS(t *testing.T, calls []tsCall, rep tsReport) {
+	t.Helper()
+	for i, c := range calls {
+		r := rep.Results[i]
+		if r.IsError != c.wantError || r.ProtocolError || !strings.Contains(r.Text, c.want) {
+			t.Errorf("%s(%v) = %+v, want error=%v and %q", c.Name, c.Arguments, r, c.wantError, c.want)
+		}
+	}
+}
+
+// TestTypeScriptClient drives fsmcp with the official TypeScript SDK
+// client, so the server is proven against a client that is not Go's.
+// It needs node and `npm ci --prefix integration/ts` (.ci/run does that).
+func TestTypeScriptClient(t *testing.T) {
+	node := tsNode(t)
 	tr := newTree(t)
 	for _, m := range modes(t) {
 		for _, transport := range []string{"stdio", "http"} {
@@ -63,18 +102,7 @@ func TestTypeScriptClient(t *testing.T) {
 					url, _ := startHTTP(t, m, tr.root)
 					plan["url"] = url
 				}
-				in, _ := json.Marshal(plan)
-				cmd := exec.Command(node, "ts/client.mjs")
-				cmd.Stdin = strings.NewReader(string(in))
-				cmd.Stderr = &testLog{t: t, prefix: "ts: "}
-				out, err := cmd.Output()
-				if err != nil {
-					t.Fatalf("TypeScript client failed: %v\n%s", err, out)
-				}
-				var rep tsReport
-				if err := json.Unmarshal(out, &rep); err != nil {
-					t.Fatalf("bad report %q: %v", out, err)
-				}
+				rep := runTS(t, node, plan)
 				for _, name := range []string{"fs_read", "fs_write", "fs_edit", "fs_glob", "fs_grep", "fs_bash"} {
 					if !slices.Contains(rep.Tools, name) {
 						t.Errorf("tools/list lacks %s: %v", name, rep.Tools)
@@ -83,12 +111,7 @@ func TestTypeScriptClient(t *testing.T) {
 				if rep.ServerInfo.Name != "fsmcp" {
 					t.Errorf("serverInfo = %+v", rep.ServerInfo)
 				}
-				for i, c := range calls {
-					r := rep.Results[i]
-					if r.IsError != c.wantError || r.ProtocolError || !strings.Contains(r.Text, c.want) {
-						t.Errorf("%s(%v) = %+v, want error=%v and %q", c.Name, c.Arguments, r, c.wantError, c.want)
-					}
-				}
+				checkTS(t, calls, rep)
 				if got := readFile(t, file); got != "from node\n" {
 					t.Errorf("file = %q", got)
 				}

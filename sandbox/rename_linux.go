@@ -1,30 +1,12 @@
 package sandbox
 
-import (
-	"path"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// renameNoReplace is renameat2(RENAME_NOREPLACE) on both parents opened
-// through the root. On file systems without it, a hard link and unlink,
-// which also refuse to replace.
-func (p *Path) renameNoReplace(dst *Path) error {
-	sd, err := p.Root.fs.Open(path.Dir(p.Rel))
-	if err != nil {
-		return describe(p.Abs, err)
-	}
-	defer sd.Close()
-	dd, err := dst.Root.fs.Open(path.Dir(dst.Rel))
-	if err != nil {
-		return describe(dst.Abs, err)
-	}
-	defer dd.Close()
-	err = unix.Renameat2(int(sd.Fd()), path.Base(p.Rel), int(dd.Fd()), path.Base(dst.Rel), unix.RENAME_NOREPLACE)
-	if err == unix.EINVAL || err == unix.ENOSYS {
-		if err = p.Root.fs.Link(p.Rel, dst.Rel); err == nil {
-			return describe(p.Abs, p.Root.fs.Remove(p.Rel))
-		}
-	}
-	return describe(dst.Abs, err)
+// renameExcl is renameat2(RENAME_NOREPLACE).
+func renameExcl(olddir int, oldname string, newdir int, newname string) error {
+	return unix.Renameat2(olddir, oldname, newdir, newname, unix.RENAME_NOREPLACE)
 }
+
+// noRenameExcl tells renameExcl's error for a kernel or file system
+// without it.
+func noRenameExcl(err error) bool { return err == unix.EINVAL || err == unix.ENOSYS }

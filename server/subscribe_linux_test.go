@@ -11,25 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/internal/procfd"
 	"github.com/fsmcp/fsmcp/internal/testenv"
 	"github.com/fsmcp/fsmcp/server"
 )
-
-// inotifyFDs counts this process's inotify descriptors.
-func inotifyFDs(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("SKIPPED: no /proc/self/fd:", err)
-	}
-	n := 0
-	for _, e := range ents {
-		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && l == "anon_inode:inotify" {
-			n++
-		}
-	}
-	return n
-}
 
 // TestSubscriptionsCappedOneInotify subscribes one session to 200
 // directories: past the cap each gets a clear error, the server goes on
@@ -59,7 +44,7 @@ func TestSubscriptionsCappedOneInotify(t *testing.T) {
 	if refused != 200-server.MaxSubscriptions {
 		t.Fatalf("%d refused", refused)
 	}
-	if n := inotifyFDs(t); n != 1 {
+	if n := procfd.Inotify(t); n != 1 {
 		t.Fatalf("%d inotify descriptors, want 1", n)
 	}
 	// Still answering, and a freed slot can be used again.

@@ -5,23 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-// inotifyFDs counts this process's inotify descriptors.
-func inotifyFDs(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("SKIPPED: no /proc/self/fd:", err)
-	}
-	n := 0
-	for _, e := range ents {
-		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && l == "anon_inode:inotify" {
-			n++
-		}
-	}
-	return n
-}
+	"github.com/fsmcp/fsmcp/internal/procfd"
+)
 
 // TestWatchersShareOneInotifyInstance starts 200 watchers: the process
 // must hold one inotify descriptor, each watcher must still get its own
@@ -46,7 +32,7 @@ func TestWatchersShareOneInotifyInstance(t *testing.T) {
 		}
 		ws = append(ws, w)
 	}
-	if n := inotifyFDs(t); n != 1 {
+	if n := procfd.Inotify(t); n != 1 {
 		t.Fatalf("%d inotify descriptors for 200 watchers, want 1", n)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "d007", "x"), nil, 0o644); err != nil {
@@ -72,7 +58,7 @@ func TestWatchersShareOneInotifyInstance(t *testing.T) {
 		w.Close()
 	}
 	ws = nil
-	if n := inotifyFDs(t); n != 0 {
+	if n := procfd.Inotify(t); n != 0 {
 		t.Fatalf("%d inotify descriptors left after every watcher closed", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 func reads(title string) *mcp.ToolAnnotations {
@@ -121,11 +122,7 @@ type moveIn struct {
 func moveFile() profile.Tool {
 	return profile.Bind(&mcp.Tool{Name: "filesystem.move_file", Description: "Move a file from source to destination. Requires user confirmation.", Annotations: writes("Move file", true)},
 		func(ctx context.Context, c *profile.Call, in moveIn) (*mcp.CallToolResult, error) {
-			src, err := resolve(c, "source", in.Source)
-			if err != nil {
-				return nil, err
-			}
-			dst, err := resolve(c, "destination", in.Destination)
+			src, dst, err := resolvePair(c, in.Source, in.Destination)
 			if err != nil {
 				return nil, err
 			}
@@ -170,6 +167,17 @@ func transferErr(err error, src, dst, verb string) error {
 	return rpcErr(codeInternal, "Failed to %s file: %s", verb, err.Error())
 }
 
+// resolvePair resolves a move's or copy's "source" and "destination".
+func resolvePair(c *profile.Call, source, destination string) (src, dst *sandbox.Path, err error) {
+	if src, err = resolve(c, "source", source); err != nil {
+		return nil, nil, err
+	}
+	if dst, err = resolve(c, "destination", destination); err != nil {
+		return nil, nil, err
+	}
+	return src, dst, nil
+}
+
 type copyIn struct {
 	Source      string `json:"source" jsonschema:"Absolute path of file to copy"`
 	Destination string `json:"destination" jsonschema:"Absolute path of destination"`
@@ -178,11 +186,7 @@ type copyIn struct {
 func copyFile() profile.Tool {
 	return profile.Bind(&mcp.Tool{Name: "filesystem.copy_file", Description: "Copy a file to a new location", Annotations: writes("Copy file", true)},
 		func(ctx context.Context, c *profile.Call, in copyIn) (*mcp.CallToolResult, error) {
-			src, err := resolve(c, "source", in.Source)
-			if err != nil {
-				return nil, err
-			}
-			dst, err := resolve(c, "destination", in.Destination)
+			src, dst, err := resolvePair(c, in.Source, in.Destination)
 			if err != nil {
 				return nil, err
 			}

@@ -24,11 +24,7 @@ import (
 )
 
 func listDirectory(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct{ Path string }](name, args, []field{{name: "path"}})
-	if err != nil {
-		return nil, err
-	}
-	p, err := validate(c, in.Path)
+	p, _, err := pathArg(c, name, args)
 	if err != nil {
 		return nil, err
 	}

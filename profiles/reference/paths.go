@@ -89,3 +89,14 @@ func nodeErr(c *profile.Call, err error, syscall, path string) error {
 	}
 	return err
 }
+
+// pathArg decodes the arguments of a tool whose one argument is "path" and
+// validates it: the path, and the path as requested.
+func pathArg(c *profile.Call, tool string, args map[string]any) (*sandbox.Path, string, error) {
+	in, err := decode[struct{ Path string }](tool, args, []field{{name: "path"}})
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := validate(c, in.Path)
+	return p, in.Path, err
+}

@@ -62,11 +62,7 @@ func editFile(ctx context.Context, c *profile.Call, name string, args map[string
 }
 
 func createDirectory(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct{ Path string }](name, args, []field{{name: "path"}})
-	if err != nil {
-		return nil, err
-	}
-	p, err := validate(c, in.Path)
+	p, requested, err := pathArg(c, name, args)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +72,7 @@ func createDirectory(ctx context.Context, c *profile.Call, name string, args map
 		}
 		return nil, nodeErr(c, err, "mkdir", p.Abs)
 	}
-	return text("Successfully created directory " + in.Path), nil
+	return text("Successfully created directory " + requested), nil
 }
 
 func moveFile(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
