@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/profile"
-	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
-	"github.com/fsmcp/fsmcp/shell"
 )
 
 // TestPlainExitOverHTTPNeedsTheProfile: a plain `exit` POSTed over HTTP
@@ -20,18 +18,9 @@ import (
 // so one token holder cannot stop a server others use.
 func TestPlainExitOverHTTPNeedsTheProfile(t *testing.T) {
 	for _, httpExit := range []bool{false, true} {
-		sb, errs := sandbox.New([]string{t.TempDir()})
-		if len(errs) > 0 {
-			t.Fatal(errs)
-		}
-		defer sb.Close()
 		log := slog.New(slog.DiscardHandler)
 		tab := &profile.Table{Name: "plain", Wire: profile.Plain, HTTPExit: httpExit}
-		srv, err := server.New(server.Config{Name: "t", Version: "test", Shell: shell.ModeOff, Profiles: []*profile.Table{tab}}, sb, log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer srv.Close()
+		srv := newServer(t, t.TempDir(), tab)
 		var exited atomic.Bool
 		hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log, OnExit: func() { exited.Store(true) }}))
 		defer hs.Close()

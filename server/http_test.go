@@ -11,10 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/profile"
-	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
-	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
@@ -26,18 +23,8 @@ func TestIdleHTTPSessionIsClosed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sb, errs := sandbox.New([]string{root})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	defer sb.Close()
 	log := slog.New(slog.DiscardHandler)
-	srv, err := server.New(server.Config{Name: "fsmcp", Version: "test", Shell: shell.ModeOff, Profiles: []*profile.Table{tools.Table()},
-		Limits: profile.Limits{MaxFileSize: 1 << 20, MaxOutput: 10000, Timeout: 10 * time.Second, MaxResults: 100}}, sb, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := newServer(t, root, tools.Table())
 	const idle = 500 * time.Millisecond
 	hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log, SessionIdle: idle}))
 	defer hs.Close()

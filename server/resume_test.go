@@ -11,28 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmcp/fsmcp/profile"
-	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
-	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/tools"
 )
 
 // TestResumeStream: a client whose SSE stream broke after the priming
 // event reconnects with Last-Event-ID and gets the answer it missed.
 func TestResumeStream(t *testing.T) {
-	sb, errs := sandbox.New([]string{t.TempDir()})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	defer sb.Close()
 	log := slog.New(slog.DiscardHandler)
-	srv, err := server.New(server.Config{Name: "fsmcp", Version: "test", Shell: shell.ModeOff, Profiles: []*profile.Table{tools.Table()},
-		Limits: profile.Limits{MaxFileSize: 1 << 20, MaxOutput: 10000, Timeout: 10 * time.Second, MaxResults: 100}}, sb, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := newServer(t, t.TempDir(), tools.Table())
 	hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log}))
 	defer hs.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
