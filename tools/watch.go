@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,23 +36,25 @@ func Watch() profile.Tool {
 			fmt.Sprintf("a session may hold %d.", maxWatchesPerSession),
 		Annotations: readOnly("Watch directory"),
 	}, func(ctx context.Context, c *profile.Call, in watchIn) (*mcp.CallToolResult, error) {
-		ss := c.Session()
-		v, err := c.Sessions.Get(ss, "watch", func() (io.Closer, error) { return &watchSet{byID: map[string]*watch.Watcher{}}, nil })
+		v, err := c.Sessions.Get(c.Session(), "watch", func() (io.Closer, error) { return watch.NewSet(maxWatchesPerSession), nil })
 		if err != nil {
 			return nil, errors.New("the session is closing")
 		}
-		set := v.(*watchSet)
+		set := v.(*watch.Set)
 		switch in.Action {
 		case "", "start":
-			return set.start(ctx, c, ss, in)
+			return start(ctx, c, set, in)
 		case "poll":
-			w, err := set.get(in.WatcherID)
+			w, err := watcher(set, in.WatcherID)
 			if err != nil {
 				return nil, err
 			}
 			return profile.Text(formatEvents(in.WatcherID, w)), nil
 		case "stop":
-			if err := set.stop(in.WatcherID); err != nil {
+			if _, err := watcher(set, in.WatcherID); err != nil {
+				return nil, err
+			}
+			if _, err := set.Stop(in.WatcherID); err != nil {
 				return nil, err
 			}
 			return profile.Text(fmt.Sprintf("Stopped watcher %s.", in.WatcherID)), nil
@@ -63,14 +63,10 @@ func Watch() profile.Tool {
 	})
 }
 
-// watchSet is one session's watchers.
-type watchSet struct {
-	mu   sync.Mutex
-	next int
-	byID map[string]*watch.Watcher
-}
+// errTooManyWatches is the refusal of a start past the session's bound.
+var errTooManyWatches = fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", maxWatchesPerSession)
 
-func (s *watchSet) start(ctx context.Context, c *profile.Call, ss *mcp.ServerSession, in watchIn) (*mcp.CallToolResult, error) {
+func start(ctx context.Context, c *profile.Call, set *watch.Set, in watchIn) (*mcp.CallToolResult, error) {
 	if in.Path == "" {
 		return nil, profile.InvalidParams("path is required to start a watch")
 	}
@@ -78,36 +74,18 @@ func (s *watchSet) start(ctx context.Context, c *profile.Call, ss *mcp.ServerSes
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	n := len(s.byID)
-	s.mu.Unlock()
-	if n >= maxWatchesPerSession {
-		return nil, fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", n)
+	if set.Full() {
+		return nil, errTooManyWatches
 	}
-	var onEvents func([]watch.Event)
-	if ss != nil {
-		onEvents = func(evs []watch.Event) {
-			for _, e := range evs {
-				if profile.NotifyUpdated(ss, e.Path) != nil {
-					return // the session is gone or not listening; poll still has them
-				}
-			}
-		}
-	}
-	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents, Context: ctx})
+	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: profile.WatchNotifier(c.Session()), Context: ctx})
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	if len(s.byID) >= maxWatchesPerSession {
-		s.mu.Unlock()
+	id, err := set.Add("", w)
+	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", maxWatchesPerSession)
+		return nil, errTooManyWatches
 	}
-	s.next++
-	id := "w" + strconv.Itoa(s.next)
-	s.byID[id] = w
-	s.mu.Unlock()
 	filter := ""
 	if len(in.Patterns) > 0 {
 		filter = " matching " + strings.Join(in.Patterns, ", ")
@@ -120,40 +98,16 @@ func (s *watchSet) start(ctx context.Context, c *profile.Call, ss *mcp.ServerSes
 	return profile.Text(text), nil
 }
 
-func (s *watchSet) get(id string) (*watch.Watcher, error) {
+// watcher finds the session's watcher for poll and stop.
+func watcher(set *watch.Set, id string) (*watch.Watcher, error) {
 	if id == "" {
 		return nil, profile.InvalidParams("watcher_id is required for poll and stop")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w, ok := s.byID[id]
+	w, ok := set.Get(id)
 	if !ok {
 		return nil, fmt.Errorf("no watcher %s in this session (it was stopped, or never started here)", id)
 	}
 	return w, nil
-}
-
-func (s *watchSet) stop(id string) error {
-	w, err := s.get(id)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	delete(s.byID, id)
-	s.mu.Unlock()
-	return w.Close()
-}
-
-// Close stops every watcher of the session.
-func (s *watchSet) Close() error {
-	s.mu.Lock()
-	ws := s.byID
-	s.byID = map[string]*watch.Watcher{}
-	s.mu.Unlock()
-	for _, w := range ws {
-		w.Close()
-	}
-	return nil
 }
 
 func formatEvents(id string, w *watch.Watcher) string {

@@ -3,7 +3,6 @@ package localcowork
 import (
 	"context"
 	"io"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -122,63 +121,19 @@ func watchFolder() profile.Tool {
 			if err := watch.ValidPatterns(in.Patterns); err != nil {
 				return nil, rpcErr(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
 			}
-			ss := c.Session()
-			v, err := c.Sessions.Get(ss, "localcowork.watch", func() (io.Closer, error) { return &watchers{byID: map[string]*watch.Watcher{}}, nil })
+			v, err := c.Sessions.Get(c.Session(), "localcowork.watch", func() (io.Closer, error) { return watch.NewSet(maxWatches), nil })
 			if err != nil {
 				return nil, rpcErr(codeInternal, "Internal error: the session is closing")
 			}
-			set := v.(*watchers)
-			var onEvents func([]watch.Event)
-			if ss != nil {
-				onEvents = func(evs []watch.Event) {
-					for _, e := range evs {
-						if profile.NotifyUpdated(ss, e.Path) != nil {
-							return
-						}
-					}
-				}
-			}
-			w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents})
+			w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: profile.WatchNotifier(c.Session())})
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
 			}
-			if err := set.put(in.CallbackID, w); err != nil {
+			// A taken callback_id is replaced, as in the original.
+			if _, err := v.(*watch.Set).Add(in.CallbackID, w); err != nil {
 				w.Close()
-				return nil, err
+				return nil, rpcErr(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
 			}
 			return result(map[string]any{"watcher_id": in.CallbackID})
 		})
-}
-
-// watchers are one session's watchers by callback_id; a second watch
-// with the same id replaces the first, as in the original.
-type watchers struct {
-	mu   sync.Mutex
-	byID map[string]*watch.Watcher
-}
-
-func (s *watchers) put(id string, w *watch.Watcher) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old, ok := s.byID[id]; ok {
-		old.Close()
-		delete(s.byID, id)
-	}
-	if len(s.byID) >= maxWatches {
-		return rpcErr(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
-	}
-	s.byID[id] = w
-	return nil
-}
-
-// Close stops every watcher of the session.
-func (s *watchers) Close() error {
-	s.mu.Lock()
-	ws := s.byID
-	s.byID = map[string]*watch.Watcher{}
-	s.mu.Unlock()
-	for _, w := range ws {
-		w.Close()
-	}
-	return nil
 }
