@@ -1,0 +1,165 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// hostEntry is one server of a host config: stdio (command, args) or
+// HTTP (url, headers).
+type hostEntry struct {
+	Type    string            `json:"type"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+}
+
+// TestReadmeHostSnippetsWork takes every JSON config and `claude mcp add`
+// line of README's "Use it from an agent host" section, checks its shape
+// is the one its host documents (mcpServers, or VS Code's servers with a
+// type), and runs it: the stdio entries start fsmcp with the snippet's
+// arguments (paths swapped for a temp dir) and the HTTP entries connect
+// with the snippet's header (placeholders swapped for the token).
+func TestReadmeHostSnippetsWork(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := between(t, string(readme), "## Use it from an agent host", "\n## ")
+	m := modes(t)[0]
+	dir := t.TempDir()
+
+	blocks := regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(section, -1)
+	if len(blocks) < 3 {
+		t.Fatalf("found %d JSON snippets, want Claude Desktop's, Cursor's and VS Code's", len(blocks))
+	}
+	for i, b := range blocks {
+		var cfg struct {
+			MCPServers map[string]hostEntry `json:"mcpServers"`
+			Servers    map[string]hostEntry `json:"servers"` // VS Code
+		}
+		if err := json.Unmarshal([]byte(b[1]), &cfg); err != nil {
+			t.Fatalf("snippet is not JSON (%v):\n%s", err, b[1])
+		}
+		for name, e := range cfg.Servers {
+			if e.Type != "stdio" && e.Type != "http" {
+				t.Errorf("VS Code server %s has type %q; VS Code requires stdio or http", name, e.Type)
+			}
+		}
+		for name, e := range merge(cfg.MCPServers, cfg.Servers) {
+			t.Run(fmt.Sprintf("snippet%d/%s", i+1, name), func(t *testing.T) { runEntry(t, m, dir, e) })
+		}
+	}
+
+	// The Windows line is a fragment of the same object: it must be JSON
+	// once wrapped in braces.
+	win := regexp.MustCompile("`(\"command\": \"C:[^`]*)`").FindStringSubmatch(section)
+	if win == nil {
+		t.Fatal("no Windows command line in the section")
+	}
+	var e hostEntry
+	if err := json.Unmarshal([]byte("{"+win[1]+"}"), &e); err != nil || !strings.HasPrefix(e.Command, `C:\Users`) {
+		t.Errorf("the Windows line is not valid JSON with a Windows path: %v (%q)", err, e.Command)
+	}
+
+	// claude mcp add NAME -- COMMAND ARGS...: run what follows the --.
+	add := regexp.MustCompile("`claude mcp add fsmcp -- (\\S+) ([^`]+)`").FindStringSubmatch(section)
+	if add == nil {
+		t.Fatal("no `claude mcp add fsmcp -- ...` line in the section")
+	}
+	runEntry(t, m, dir, hostEntry{Command: add[1], Args: strings.Fields(add[2])})
+}
+
+func between(t *testing.T, s, from, to string) string {
+	t.Helper()
+	i := strings.Index(s, from)
+	if i < 0 {
+		t.Fatalf("README has no %q", from)
+	}
+	s = s[i+len(from):]
+	if j := strings.Index(s, to); j >= 0 {
+		s = s[:j]
+	}
+	return s
+}
+
+func merge(a, b map[string]hostEntry) map[string]hostEntry {
+	out := map[string]hostEntry{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// placeholder is a config variable (${env:X}, ${input:x}, ${workspaceFolder}).
+var placeholder = regexp.MustCompile(`\$\{[^}]+\}`)
+
+// runEntry starts what a host would start for e, connects as it would and
+// lists the tools.
+func runEntry(t *testing.T, m mode, dir string, e hostEntry) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+	defer cancel()
+	var transport mcp.Transport
+	switch {
+	case e.Command != "":
+		if !strings.HasSuffix(e.Command, "fsmcp") {
+			t.Fatalf("command %q does not run fsmcp", e.Command)
+		}
+		args := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			if strings.HasPrefix(a, "/") || placeholder.MatchString(a) {
+				a = dir // the user's project
+			}
+			args[i] = a
+		}
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), "PATH="+m.path)
+		cmd.Stderr = &testLog{t: t, prefix: "fsmcp: "}
+		transport = &mcp.CommandTransport{Command: cmd}
+	case e.URL != "":
+		auth := e.Headers["Authorization"]
+		if !strings.HasPrefix(auth, "Bearer ") {
+			t.Fatalf("headers %v carry no Authorization: Bearer", e.Headers)
+		}
+		const token = "readme-token"
+		url, _ := startHTTP(t, m, "--auth-token", token, dir)
+		if !strings.HasSuffix(e.URL, "/mcp") {
+			t.Fatalf("url %q is not fsmcp's /mcp endpoint", e.URL)
+		}
+		hc := &http.Client{Transport: header{"Authorization", placeholder.ReplaceAllString(auth, token)}}
+		transport = &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}
+	default:
+		t.Fatalf("entry %+v has neither command nor url", e)
+	}
+	cs, err := newClient().Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+}
+
+// header adds one header to every request, as a host config's headers do.
+type header struct{ name, value string }
+
+func (h header) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, h.value)
+	return http.DefaultTransport.RoundTrip(r)
+}
