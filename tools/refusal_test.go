@@ -96,9 +96,11 @@ func TestRefusalNamesNarrowedRoots(t *testing.T) {
 // TestInstructionsNameRoots: the initialize answer tells the agent its
 // roots (fsmcp_nodir.txtar: how to give them when it was started without).
 func TestInstructionsNameRoots(t *testing.T) {
-	e := testenv.New(t, testenv.WithLegacyProtocol())
-	got := e.CS.InitializeResult().Instructions
-	if !strings.Contains(got, e.Root+", "+e.Root2) || !strings.Contains(got, "absolute") {
-		t.Errorf("instructions = %q", got)
+	for _, opts := range [][]testenv.Option{nil, {testenv.WithLegacyProtocol()}} {
+		e := testenv.New(t, opts...) // server/discover, then initialize
+		got := e.CS.InitializeResult().Instructions
+		if !strings.Contains(got, e.Root+", "+e.Root2) || !strings.Contains(got, "absolute") {
+			t.Errorf("instructions = %q", got)
+		}
 	}
 }
