@@ -97,7 +97,7 @@ func TestBashSession(t *testing.T) {
 				}
 				// cd out of the roots: refused, cwd kept.
 				out, _ = bash(t, cs, "cd "+tr.evil)
-				if !strings.Contains(out, "cwd "+tr.evil+" is outside allowed directories") {
+				if !strings.Contains(out, "cwd "+tr.evil+" is outside allowed directories: "+tr.root) {
 					t.Fatalf("cd outside: %q", out)
 				}
 				if out, _ := bash(t, cs, "pwd"); out != tr.path("sub") {

@@ -206,7 +206,7 @@ func TestSandboxRefusals(t *testing.T) {
 	tr := newTree(t)
 	each(t, func(t *testing.T, connect func(...string) *mcp.ClientSession) {
 		cs := connect(tr.root)
-		const outside = "outside allowed directories"
+		outside := "outside allowed directories: " + tr.root // a refusal names the roots (SPEC §2)
 		for _, p := range []string{
 			filepath.Join(tr.evil, "x.txt"),           // prefix sibling
 			tr.root + "/../outside/secret.txt",        // .. traversal
@@ -262,8 +262,8 @@ func TestMetaAllowedDirsNarrows(t *testing.T) {
 			}
 			return
 		}
-		if err != nil || !res.IsError || !strings.Contains(testenv.Text(res), "outside allowed directories") {
-			t.Fatalf("narrowed call read a file outside allowed_dirs: %v %q", err, testenv.Text(res))
+		if err != nil || !res.IsError || !strings.HasSuffix(testenv.Text(res), "outside allowed directories: "+tr.path("sub")) {
+			t.Fatalf("narrowed call read a file outside allowed_dirs (or did not name them): %v %q", err, testenv.Text(res))
 		}
 		res, err = callRaw(cs, "fs_read", map[string]any{"file_path": tr.path("sub/c.go")}, meta)
 		if err != nil || res.IsError {

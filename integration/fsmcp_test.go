@@ -83,7 +83,7 @@ func TestNoDirFailsClosed(t *testing.T) {
 		t.Errorf("fs_bash with allowed_dirs starts in %q (%v), want %s", text, isErr, tr.root)
 	}
 	other := fmt.Sprintf(`{"allowed_dirs":[%q]}`, tr.path("sub"))
-	if text, isErr := fsmcpCall(t, s, id+2, "fs_read", fmt.Sprintf(`{"file_path":%q}`, tr.path("a.txt")), other); !isErr || !strings.Contains(text, "outside allowed directories") {
+	if text, isErr := fsmcpCall(t, s, id+2, "fs_read", fmt.Sprintf(`{"file_path":%q}`, tr.path("a.txt")), other); !isErr || !strings.HasSuffix(text, "outside allowed directories: "+tr.path("sub")) {
 		t.Errorf("fs_read outside allowed_dirs = %v %q", isErr, text)
 	}
 }

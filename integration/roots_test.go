@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +37,10 @@ func TestClientRootsReplaceDefault(t *testing.T) {
 	defer cs.Close()
 
 	mustCall(t, cs, "fs_read", map[string]any{"file_path": tr.path("a.txt")})
-	mustFail(t, cs, "fs_read", map[string]any{"file_path": tr.evil + "/x.txt"}, "outside allowed directories")
+	mustFail(t, cs, "fs_read", map[string]any{"file_path": tr.evil + "/x.txt"}, "outside allowed directories: "+tr.root)
+	if got := cs.InitializeResult().Instructions; !strings.Contains(got, "MCP roots") {
+		t.Errorf("instructions without a DIR do not say how roots are given: %q", got)
+	}
 
 	client.AddRoots(&mcp.Root{URI: fileURI(tr.path("sub"))})
 	client.RemoveRoots(fileURI(tr.root))
@@ -44,6 +48,10 @@ func TestClientRootsReplaceDefault(t *testing.T) {
 	for {
 		out, isErr := call(t, cs, "fs_read", map[string]any{"file_path": tr.path("a.txt")})
 		if isErr {
+			// The refusal names the client's new roots.
+			if want := "outside allowed directories: " + tr.path("sub"); !strings.HasSuffix(out, want) {
+				t.Errorf("refusal after roots/list_changed = %q, want it to end %q", out, want)
+			}
 			break
 		}
 		if time.Now().After(deadline) {

@@ -23,6 +23,16 @@ type Table struct {
 	Errors func(error) error
 	// Paths is how tool arguments name files.
 	Paths PathRule
+	// NameRoots ends every outside refusal (fault.Outside) of a tool with
+	// the call's allowed directories, before Errors sees it: `path X is
+	// outside allowed directories: /a, /b` (SPEC §2: the agent is told its
+	// roots). Off for drop-ins whose original words refusals its own way.
+	NameRoots bool
+	// Instructions, when set, is the initialize answer's instructions for
+	// the server's configured roots (none: the client gives them). nil
+	// sends none, as the drop-ins' originals do. With several tables the
+	// first wins.
+	Instructions func(roots []string) string
 	// Initialize reshapes the initialize answer (and the 2026-07-28
 	// protocol's server/discover answer): res is *mcp.InitializeResult or
 	// *mcp.DiscoverResult, or already another table's wrapper when several

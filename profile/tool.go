@@ -146,10 +146,11 @@ func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRe
 	}
 	sb, err := env.sandboxFor(base, req)
 	if err != nil {
-		return nil, err
+		return nil, tab.refusal(err, base)
 	}
 	if sb != base {
 		defer sb.Close()
 	}
-	return t.handle(ctx, &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}, req)
+	res, err := t.handle(ctx, &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}, req)
+	return res, tab.refusal(err, sb)
 }

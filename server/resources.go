@@ -45,6 +45,9 @@ const (
 	// client cannot make the server watch without end (all watchers share
 	// the process's one inotify instance, see package watch).
 	MaxSubscriptions = 64
+	// cacheScope is what resources/list and resources/read say alike: a
+	// user's files are theirs, no intermediary may cache or share them.
+	cacheScope = "private"
 )
 
 type resources struct {
@@ -190,7 +193,7 @@ func (r *resources) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, err
 	p, err := sb.Resolve(u.Path)
 	if err != nil {
 		if sandbox.IsOutside(err) {
-			return nil, uriError("resource URI %q is outside the allowed directories", uri)
+			return nil, outsideURI(sb, uri)
 		}
 		return nil, uriError("resource URI %q: %v", uri, err)
 	}
@@ -228,6 +231,16 @@ func (r *resources) fail(err error) error {
 	return err
 }
 
+// outsideURI refuses a URI outside sb's roots, naming them (SPEC §2: a
+// refusal names the allowed directories).
+func outsideURI(sb *sandbox.Sandbox, uri string) error {
+	roots := sb.Roots()
+	if len(roots) == 0 {
+		return uriError("resource URI %q: %v", uri, profile.ErrNoRoots)
+	}
+	return uriError("resource URI %q is outside the allowed directories: %s", uri, strings.Join(roots, ", "))
+}
+
 func unwrapURL(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -263,7 +276,7 @@ func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.L
 		}
 	}
 	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
-	res.CacheScope = "private"
+	res.CacheScope = cacheScope
 	for i := start; i < len(roots); i++ {
 		if len(res.Resources) == r.pageSize {
 			res.NextCursor = encodeCursor(i, after)
@@ -338,7 +351,7 @@ func (r *resources) readURI(sb *sandbox.Sandbox, uri string) (*mcp.ReadResourceR
 	case fault.NotFound:
 		return nil, mcp.ResourceNotFoundError(uri)
 	case fault.Outside:
-		return nil, uriError("resource URI %q is outside the allowed directories", uri)
+		return nil, outsideURI(sb, uri)
 	case fault.IsDir:
 		return nil, uriError("resource URI %q is a directory: resources/list shows what is in it", uri)
 	case fault.TooLarge:
@@ -355,7 +368,9 @@ func (r *resources) readURI(sb *sandbox.Sandbox, uri string) (*mcp.ReadResourceR
 	} else {
 		c.Blob = w.Data
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+	res := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}
+	res.CacheScope = cacheScope
+	return res, nil
 }
 
 // subscribe starts (or shares) a watcher for the URI: a directory is

@@ -158,6 +158,8 @@ func TestResourcesRead(t *testing.T) {
 		t.Fatalf("read escaped name: %v", err)
 	}
 	e.Write("root/big.txt", strings.Repeat("x", 2000))
+	// A refusal names the allowed directories (SPEC §2).
+	outside := "is outside the allowed directories: " + e.Root + ", " + e.Root2
 	cases := []struct {
 		uri  string
 		code int64
@@ -173,11 +175,11 @@ func TestResourcesRead(t *testing.T) {
 		{"file://" + e.Root + "/sub/%2E%2E/%2e%2e/outside/secret", jsonrpc.CodeInvalidParams, "path traversal"},
 		{"file://" + e.Root + "/../outside/secret", jsonrpc.CodeInvalidParams, "path traversal"},
 		{"file://" + e.Root + "/a.txt%00.png", jsonrpc.CodeInvalidParams, "NUL"},
-		{uri(filepath.Join(e.Outside, "secret")), jsonrpc.CodeInvalidParams, "outside the allowed directories"},
-		{uri(filepath.Join(e.Base, "root_evil", "x")), jsonrpc.CodeInvalidParams, "outside the allowed directories"},
-		{uri(filepath.Join(e.Root, "filelink")), jsonrpc.CodeInvalidParams, "outside the allowed directories"},
-		{uri(filepath.Join(e.Root, "dirlink", "secret")), jsonrpc.CodeInvalidParams, "outside the allowed directories"},
-		{uri(filepath.Join(e.Root, "dangling")), jsonrpc.CodeInvalidParams, "outside the allowed directories"},
+		{uri(filepath.Join(e.Outside, "secret")), jsonrpc.CodeInvalidParams, outside},
+		{uri(filepath.Join(e.Base, "root_evil", "x")), jsonrpc.CodeInvalidParams, outside},
+		{uri(filepath.Join(e.Root, "filelink")), jsonrpc.CodeInvalidParams, outside},
+		{uri(filepath.Join(e.Root, "dirlink", "secret")), jsonrpc.CodeInvalidParams, outside},
+		{uri(filepath.Join(e.Root, "dangling")), jsonrpc.CodeInvalidParams, outside},
 		{"file:relative/a.txt", jsonrpc.CodeInvalidParams, "absolute"},
 	}
 	for _, c := range cases {

@@ -84,6 +84,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
+		Instructions: profile.Instructions(cfg.Profiles, sb.Roots()),
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
 			deps.FetchRoots(req.Session)
 		},

@@ -11,8 +11,8 @@
 // After the command, the shell writes its physical working directory to a
 // separate descriptor (never to the output, so nothing the command prints
 // can forge it); the directory is adopted only if it resolves inside a
-// root, otherwise the result says "cwd X is outside allowed directories"
-// and the working directory stays. A command that exits the shell (exit 3,
+// root, otherwise the result says "cwd X is outside allowed directories:
+// /a, /b" (the roots) and the working directory stays. A command that exits the shell (exit 3,
 // set -e) keeps the old directory and reports its status. Output past the
 // limit (30000 characters) is cut in the middle, keeping the start and the
 // end and saying how many characters were dropped; reading it costs

@@ -49,7 +49,8 @@ func resolveRoots(roots []string) ([]string, error) {
 	return out, nil
 }
 
-// outsideMessage is fsMCP's wording, kept for clients that match on it.
-func outsideMessage(dir string) string {
-	return fmt.Sprintf("cwd %s is outside allowed directories", dir)
+// outsideMessage is fsMCP's wording, kept for clients that match on it,
+// followed by the roots so the agent knows where it may go.
+func outsideMessage(dir string, roots []string) string {
+	return fmt.Sprintf("cwd %s is outside allowed directories: %s", dir, strings.Join(roots, ", "))
 }

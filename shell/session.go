@@ -340,7 +340,7 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 		switch next, err := adoptCwd(dir, roots); {
 		case errors.Is(err, errOutside):
 			res.RefusedCwd = next
-			res.addNotice(outsideMessage(next))
+			res.addNotice(outsideMessage(next, roots))
 		case err == nil:
 			res.Cwd = next
 			s.setCwd(next)

@@ -154,7 +154,7 @@ func TestCdOutsideRefused(t *testing.T) {
 			if res.RefusedCwd != dir || res.Cwd != filepath.Join(root, "sub") {
 				t.Errorf("cd %s: cwd %q refused %q", dir, res.Cwd, res.RefusedCwd)
 			}
-			if want := "cwd " + dir + " is outside allowed directories"; res.Notice != want || !strings.Contains(res.Text(), want) {
+			if want := "cwd " + dir + " is outside allowed directories: " + root; res.Notice != want || !strings.Contains(res.Text(), want) {
 				t.Errorf("cd %s: notice %q, text %q", dir, res.Notice, res.Text())
 			}
 			if got := run(t, s, "pwd").Output; got != filepath.Join(root, "sub")+"\n" {

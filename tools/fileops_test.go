@@ -214,7 +214,8 @@ func TestCopyErrors(t *testing.T) {
 	// A tree holding a link out is refused whole: nothing is left behind.
 	e.Write("root/tree/ok.txt", "ok")
 	e.Symlink(filepath.Join(e.Outside, "secret"), "root/tree/zz-out")
-	e.Fails("fs_copy", map[string]any{"source": filepath.Join(e.Root, "tree"), "destination": filepath.Join(e.Root, "tree2")}, "is outside the allowed directories")
+	e.Fails("fs_copy", map[string]any{"source": filepath.Join(e.Root, "tree"), "destination": filepath.Join(e.Root, "tree2")},
+		"cannot copy symlink "+filepath.Join(e.Root, "tree", "zz-out")+": its target is outside allowed directories: "+e.Root+", "+e.Root2)
 	// The copy of the root itself into the second root is fine; into itself is not.
 	e.Fails("fs_copy", map[string]any{"source": e.Root, "destination": filepath.Join(e.Root, "r")}, "into itself")
 }
@@ -274,7 +275,7 @@ func TestMoveErrors(t *testing.T) {
 		e.Fails("fs_move", map[string]any{"source": a, "destination": p, "overwrite": true}, "outside")
 	}
 	// Across roots a link out cannot be copied, so the move is refused whole.
-	e.Fails("fs_move", map[string]any{"source": filepath.Join(e.Root, "filelink"), "destination": filepath.Join(e.Root2, "l")}, "outside the allowed directories")
+	e.Fails("fs_move", map[string]any{"source": filepath.Join(e.Root, "filelink"), "destination": filepath.Join(e.Root2, "l")}, "outside allowed directories: "+e.Root+", "+e.Root2)
 }
 
 func TestDelete(t *testing.T) {

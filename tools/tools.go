@@ -34,6 +34,8 @@ func Table() *profile.Table {
 		Name:          Name,
 		Tools:         All(),
 		Paths:         profile.Absolute,
+		NameRoots:     true,
+		Instructions:  instructions,
 		Errors:        argumentErrorsAsText,
 		Initialize:    advertiseContextSchema,
 		Answers:       map[string]func(mcp.Result) mcp.Result{"tools/list": withCategory},
