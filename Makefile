@@ -33,8 +33,8 @@ run: build
 test:
 	@command -v rg >/dev/null || echo "*** SKIPPED: rg is not installed; the with-rg half of the tests will not run (apt-get install ripgrep) ***"
 	$(GO) test -count=1 ./...
-	@# integration/mcpgo is its own module (mcp-go stays out of go.mod); it replaces
-	@# fsmcp with ../.., so run `go mod tidy` there after a root dependency changes.
+	@# integration/mcpgo is its own module (mcp-go stays out of go.mod); it builds
+	@# fsmcp from the root and drives the binary over stdio and HTTP.
 	cd integration/mcpgo && $(GO) test -count=1 ./...
 
 ## test-norg: the integration suite with rg removed from PATH only
