@@ -18,7 +18,7 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 # staticcheck runs once per system (build tags differ by system, not by architecture).
 STATICCHECK_OS ?= linux darwin windows
 
-.PHONY: build test test-unit test-norg bench bench-catalog lint cross run clean test-rg14
+.PHONY: build test test-unit test-norg bench bench-catalog lint cross run clean test-rg14 conformance clients
 
 ## build: a static binary in bin/fsmcp
 build:
@@ -33,8 +33,8 @@ run: build
 test:
 	@command -v rg >/dev/null || echo "*** SKIPPED: rg is not installed; the with-rg half of the tests will not run (apt-get install ripgrep) ***"
 	$(GO) test -count=1 ./...
-	@# integration/mcpgo is its own module (mcp-go stays out of go.mod); it replaces
-	@# fsmcp with ../.., so run `go mod tidy` there after a root dependency changes.
+	@# integration/mcpgo is its own module (mcp-go stays out of go.mod); it builds
+	@# fsmcp from the root and drives the binary over stdio and HTTP.
 	cd integration/mcpgo && $(GO) test -count=1 ./...
 
 ## test-norg: the integration suite with rg removed from PATH only
@@ -59,6 +59,25 @@ $(RG14):
 	case "$$v" in "ripgrep 14."*) ;; *) echo "not ripgrep 14: $$v"; exit 1;; esac; \
 	mkdir -p $(@D); install -m 755 "$$tmp/package/vendor/ripgrep/$$arch/rg" $@; \
 	set -- $$v; echo "$@: $$1 $$2"
+
+## clients-deps: the pinned clients and the conformance suite (integration/clients, ~165 MB),
+## installed when its lock file is newer than what is there
+CLIENTS := integration/clients
+$(CLIENTS)/node_modules/.package-lock.json: $(CLIENTS)/package-lock.json
+	@command -v npm >/dev/null || { echo "npm is not installed: the client checks need Node.js 20+ and npm"; exit 1; }
+	npm ci --prefix $(CLIENTS) --no-audit --no-fund --loglevel=error
+
+## conformance: the MCP conformance suite's server scenarios that apply to fsmcp, against
+## bin/fsmcp over Streamable HTTP (README, "Clients checked")
+conformance: build $(CLIENTS)/node_modules/.package-lock.json
+	node $(CLIENTS)/conformance.mjs $(BIN)
+
+## clients: the Inspector CLI, mcp-remote, TypeScript SDK 1.0 and 1.10 connect and call tools
+## (integration/clients_test.go), then the mcp-go client, then the conformance suite
+clients: $(CLIENTS)/node_modules/.package-lock.json
+	$(GO) test -count=1 -run 'TestOldClients|TestInspectorCLI|TestMCPRemote' ./integration/
+	cd integration/mcpgo && $(GO) test -count=1 ./...
+	@$(MAKE) --no-print-directory conformance
 
 ## bench: search timings of rg, fsmcp's rg backend and its native backend; the catalog's time
 bench: bench-catalog

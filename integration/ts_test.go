@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tsCall is one step of the TypeScript client's plan and what it must give.
@@ -46,8 +48,17 @@ func tsNode(t *testing.T) string {
 // returns its report.
 func runTS(t *testing.T, node string, plan map[string]any) tsReport {
 	t.Helper()
+	return runNodeClient(t, node, "ts/client.mjs", plan)
+}
+
+// runNodeClient runs a client script that reads plan on stdin and prints
+// a tsReport.
+func runNodeClient(t *testing.T, node, script string, plan map[string]any) tsReport {
+	t.Helper()
 	in, _ := json.Marshal(plan)
-	cmd := exec.Command(node, "ts/client.mjs")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // only bounds a hang
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Stdin = strings.NewReader(string(in))
 	cmd.Stderr = &testLog{t: t, prefix: "ts: "}
 	out, err := cmd.Output()

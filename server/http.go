@@ -54,7 +54,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		SessionTimeout: idle,
 		EventStore:     events,
 	})
-	var h http.Handler = answerDiscover(mcpHandler)
+	var h http.Handler = answerDiscover(withRetry(mcpHandler))
 	if s.cfg.Plain != nil {
 		onExit := opts.OnExit
 		if !s.httpExit {

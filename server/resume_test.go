@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,15 +48,21 @@ func TestResumeStream(t *testing.T) {
 	resp = send("POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr)
 	resp.Body.Close()
 
-	// Keep only the priming event's id.
+	// Keep only the priming event's id; the event says when to come back.
 	resp = send("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, hdr)
 	sc := bufio.NewScanner(resp.Body)
-	primed := ""
+	primed, retry := "", ""
 	for sc.Scan() {
+		if ms, ok := strings.CutPrefix(sc.Text(), "retry: "); ok {
+			retry = ms
+		}
 		if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
 			primed = id
 			break
 		}
+	}
+	if want := strconv.FormatInt(server.ReconnectAfter.Milliseconds(), 10); retry != want {
+		t.Errorf("priming event's retry = %q, want %q", retry, want)
 	}
 	// Drain to the end, which comes once the server's side of the stream
 	// is done, so the resume cannot race it; the answer read is dropped,

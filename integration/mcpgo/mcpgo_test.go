@@ -1,13 +1,17 @@
 // Package mcpgo checks that a mark3labs/mcp-go client, which probes with
-// server/discover before it initializes, uses fsmcp over Streamable HTTP.
+// server/discover before it initializes, uses the built fsmcp binary over
+// stdio and over Streamable HTTP. It is a module of its own so that mcp-go
+// stays out of fsmcp's go.mod.
 package mcpgo
 
 import (
+	"bufio"
 	"context"
-	"log/slog"
-	"net/http/httptest"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,41 +19,75 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/fsmcp/fsmcp/profile"
-	"github.com/fsmcp/fsmcp/sandbox"
-	"github.com/fsmcp/fsmcp/server"
-	"github.com/fsmcp/fsmcp/shell"
-	"github.com/fsmcp/fsmcp/tools"
 )
 
-func TestMCPGoClientOverHTTP(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello from fsmcp\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sb, errs := sandbox.New([]string{root})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	defer sb.Close()
-	log := slog.New(slog.DiscardHandler)
-	srv, err := server.New(server.Config{Name: "fsmcp", Version: "test", Shell: shell.ModeOff, Profiles: []*profile.Table{tools.Table()},
-		Limits: profile.Limits{MaxFileSize: 1 << 20, MaxOutput: 10000, Timeout: 10 * time.Second, MaxResults: 100}}, sb, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log, AuthToken: "tok"}))
-	defer hs.Close()
+// binary is fsmcp, built once from the repository root.
+var binary string
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c, err := client.NewStreamableHttpClient(hs.URL+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok"}))
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fsmcp-mcpgo-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "fsmcp")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Dir = filepath.Join("..", "..")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building fsmcp:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// root makes an allowed directory with one file to read.
+func root(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello from fsmcp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestMCPGoClientOverStdio(t *testing.T) {
+	dir := root(t)
+	c, err := client.NewStdioMCPClient(binary, []string{"PATH=" + os.Getenv("PATH")}, "--shell", "off", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	// Over stdio fsmcp serves every version the go-sdk knows, 2026-07-28
+	// (discover, no initialize) included.
+	t.Logf("protocol version %s", useFsmcp(t, c, dir))
+}
+
+// TestMCPGoClientOverHTTP: the client's server/discover probe is answered
+// -32022 with the versions served, so it falls back to initialize instead
+// of staying on a version the stateful endpoint does not serve.
+func TestMCPGoClientOverHTTP(t *testing.T) {
+	dir := root(t)
+	url := startHTTP(t, "--auth-token", "tok", "--shell", "off", dir)
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if v := useFsmcp(t, c, dir); v >= "2026-07-28" {
+		t.Errorf("settled on %s, which the stateful HTTP endpoint does not serve", v)
+	}
+}
+
+// useFsmcp initializes, lists the tools and reads a file through c, and
+// returns the protocol version it settled on.
+func useFsmcp(t *testing.T, c *client.Client, dir string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // only bounds a hang
+	defer cancel()
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +95,8 @@ func TestMCPGoClientOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	if init.ProtocolVersion >= "2026-07-28" {
-		t.Errorf("settled on %s, which the stateful endpoint does not serve", init.ProtocolVersion)
+	if init.ServerInfo.Name != "fsmcp" {
+		t.Errorf("serverInfo = %+v", init.ServerInfo)
 	}
 	list, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
 	if err != nil {
@@ -71,7 +109,7 @@ func TestMCPGoClientOverHTTP(t *testing.T) {
 	if !found {
 		t.Fatalf("fs_read not listed among %d tools", len(list.Tools))
 	}
-	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "fs_read", Arguments: map[string]any{"file_path": filepath.Join(root, "a.txt")}}})
+	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "fs_read", Arguments: map[string]any{"file_path": filepath.Join(dir, "a.txt")}}})
 	if err != nil {
 		t.Fatalf("fs_read: %v", err)
 	}
@@ -84,4 +122,58 @@ func TestMCPGoClientOverHTTP(t *testing.T) {
 	if res.IsError || !strings.Contains(text, "hello from fsmcp") {
 		t.Fatalf("fs_read answered %q (isError %v)", text, res.IsError)
 	}
+	return init.ProtocolVersion
+}
+
+// serving matches the log line that gives the HTTP endpoint.
+var serving = regexp.MustCompile(`url=(http://\S+/mcp)`)
+
+// startHTTP starts fsmcp on a free loopback port and returns its /mcp URL,
+// read from the line it logs once it listens.
+func startHTTP(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), "FSMCP_AUTH_TOKEN=", "FSMCP_NO_AUTH=")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute): // only bounds a hang
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			if m := serving.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				urlc <- m[1]
+				sent = true
+			}
+		}
+		if !sent {
+			close(urlc)
+		}
+	}()
+	select {
+	case url, ok := <-urlc:
+		if !ok {
+			t.Fatal("fsmcp exited before it listened")
+		}
+		return url
+	case <-time.After(time.Minute): // only bounds a hang
+		t.Fatal("fsmcp did not say where it listens")
+	}
+	return ""
 }
