@@ -77,7 +77,9 @@ func TestKilledCopyLeavesNoTemp(t *testing.T) {
 		}
 	}
 	cmd.Process.Kill()
-	cmd.Wait()
+	// Not cmd.Wait: the go-sdk's transport waits on the process itself
+	// when the pipe breaks, and two Waits on one Cmd can block forever.
+	waitGone(t, pid)
 	<-done
 	ents, err := os.ReadDir(dstDir)
 	if err != nil {
