@@ -32,10 +32,10 @@ run: build
 ## the mark3labs/mcp-go client (its own module, to keep mcp-go out of go.mod)
 test:
 	@command -v rg >/dev/null || echo "*** SKIPPED: rg is not installed; the with-rg half of the tests will not run (apt-get install ripgrep) ***"
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 30m ./...
 	@# integration/mcpgo is its own module (mcp-go stays out of go.mod); it builds
 	@# fsmcp from the root and drives the binary over stdio and HTTP.
-	cd integration/mcpgo && $(GO) test -count=1 ./...
+	cd integration/mcpgo && $(GO) test -count=1 -timeout 30m ./...
 
 ## test-norg: the integration suite with rg removed from PATH only
 test-norg:
@@ -76,7 +76,7 @@ conformance: build $(CLIENTS)/node_modules/.package-lock.json
 ## (integration/clients_test.go), then the mcp-go client, then the conformance suite
 clients: $(CLIENTS)/node_modules/.package-lock.json
 	$(GO) test -count=1 -run 'TestOldClients|TestInspectorCLI|TestMCPRemote' ./integration/
-	cd integration/mcpgo && $(GO) test -count=1 ./...
+	cd integration/mcpgo && $(GO) test -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory conformance
 
 ## bench: search timings of rg, fsmcp's rg backend and its native backend; the catalog's time
