@@ -273,7 +273,9 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 			continue
 		}
 		match := GlobMatcher(pat)
-		err := r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, p), args: append(FilesArgs(q.NoIgnore), "./")}, func(out *bufio.Reader) error {
+		args := FilesArgs(q.NoIgnore) // ends with "--"
+		args = append(append(args[:len(args)-1], globNarrowArgs(pat)...), "--", "./")
+		err := r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, p), args: args}, func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				name, err := rd.until(0)
