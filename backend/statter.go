@@ -6,11 +6,17 @@ import (
 	"sync"
 )
 
-// globThreads is rg's --threads for fs_glob: one fewer than the cores
-// (at least one), leaving a core for the stat calls rg --files does not
-// make. rg's parallel walker costs more CPU per directory than its
-// single-threaded one, so on two cores this is faster as well as fairer.
-func globThreads() string { return strconv.Itoa(max(1, runtime.GOMAXPROCS(0)-1)) }
+// The cores are shared between rg's walk and the stat calls fs_glob adds
+// (rg --files makes none): per listed file the stat costs about half
+// what rg spends walking to it, so a third of the cores stat and the
+// rest walk. Oversubscribing them would only slow rg, which then waits
+// on a full pipe. rg's parallel walker also costs more CPU per directory
+// than its single-threaded one (on two cores: 0.42 s against 0.22 s for
+// the Linux tree, in the same time).
+func statWorkers() int { return max(1, runtime.GOMAXPROCS(0)/3) }
+
+// globThreads is rg's --threads for fs_glob.
+func globThreads() string { return strconv.Itoa(max(1, runtime.GOMAXPROCS(0)-statWorkers())) }
 
 // statter stats the paths rg lists on a few goroutines, overlapping the
 // stat calls (fs_glob needs each file's mtime) with rg's own walk, and
@@ -30,19 +36,18 @@ type statter struct {
 	closed   bool
 }
 
-const (
-	statWorkers = 3   // stat goroutines
-	statBatch   = 256 // paths handed over at once
-)
+// statBatch is how many paths are handed over at once.
+const statBatch = 256
 
 // newStatter stats paths under base (as joinOut makes them).
 func newStatter(base string, progress *Progress, fn func(File) error) (*statter, error) {
-	s := &statter{fn: fn, progress: progress, work: make(chan []string, statWorkers)}
+	workers := statWorkers()
+	s := &statter{fn: fn, progress: progress, work: make(chan []string, 4*workers)}
 	if err := s.base.open(base); err != nil {
 		return nil, err
 	}
 	s.prefix = len(joinOut(base, "./", nil))
-	for range statWorkers {
+	for range workers {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
