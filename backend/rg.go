@@ -388,13 +388,13 @@ type runSpec struct {
 }
 
 // run starts rg as sp says, confined to reading what sp.pol allows
-// (confine.Command), and hands its stdout to parse. Cancelling ctx kills
+// (confine.Start), and hands its stdout to parse. Cancelling ctx kills
 // rg's whole process group and returns ctx.Err().
 func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	cmd := confine.Command(ctx, sp.pol, r.bin, sp.args...)
+	cmd := exec.CommandContext(ctx, r.bin, sp.args...)
 	cmd.Dir = sp.dir
 	if sp.stdin != nil {
 		cmd.Stdin = sp.stdin
@@ -420,7 +420,7 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := confine.Start(cmd, sp.pol); err != nil {
 		return fmt.Errorf("starting rg: %w", err)
 	}
 	perr := parse(bufio.NewReaderSize(stdout, 256<<10))
