@@ -11,7 +11,13 @@ import (
 // fit in one call).
 const direntsBuf = 32 << 10
 
-// listDir lists the open directory fd into st.ents with getdents64 on
+// listState is listDir's scratch space in a walker.
+type listState struct {
+	dents []byte   // the getdents64 buffer
+	ents  []dirent // the entries of the directory last listed
+}
+
+// listDir lists the open directory fd into st.list.ents with getdents64 on
 // fd itself: no duplicated descriptor, no os.File (whose poller
 // registration costs three system calls per directory and fails anyway),
 // no allocation per entry but its name. An entry whose type the file
@@ -19,11 +25,12 @@ const direntsBuf = 32 << 10
 // link. A read error mid-way gives the entries read so far; err is set
 // only when the directory could not be listed at all.
 func listDir(st *workerState, fd int, _ string) ([]dirent, error) {
-	if cap(st.dents) == 0 {
-		st.dents = make([]byte, direntsBuf)
+	ls := &st.list
+	if cap(ls.dents) == 0 {
+		ls.dents = make([]byte, direntsBuf)
 	}
-	buf := st.dents[:cap(st.dents)]
-	ents := st.ents[:0]
+	buf := ls.dents[:cap(ls.dents)]
+	ents := ls.ents[:0]
 	for first := true; ; first = false {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -40,7 +47,7 @@ func listDir(st *workerState, fd int, _ string) ([]dirent, error) {
 		}
 		ents = parseDirents(fd, buf[:n], ents)
 	}
-	st.ents = ents
+	ls.ents = ents
 	return ents, nil
 }
 

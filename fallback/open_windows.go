@@ -118,7 +118,12 @@ func openBeneath(root, path string) (int, error) {
 	return fd, nil
 }
 
-// listDir lists the open directory fd into st.ents. A read error mid-way
+// listState is listDir's scratch space in a walker.
+type listState struct {
+	ents []dirent // the entries of the directory last listed
+}
+
+// listDir lists the open directory fd into st.list.ents. A read error mid-way
 // gives the entries read so far; err is set only when the directory could
 // not be listed at all.
 func listDir(st *workerState, fd int, _ string) ([]dirent, error) {
@@ -132,10 +137,10 @@ func listDir(st *workerState, fd int, _ string) ([]dirent, error) {
 	}
 	defer f.Close()
 	entries, _ := f.ReadDir(-1)
-	ents := st.ents[:0]
+	ents := st.list.ents[:0]
 	for _, e := range entries {
 		ents = append(ents, dirent{name: e.Name(), typ: e.Type()})
 	}
-	st.ents = ents
+	st.list.ents = ents
 	return ents, nil
 }

@@ -36,8 +36,7 @@ type visitFunc func(st *workerState, root, path, name string, explicit bool)
 type workerState struct {
 	dirfd int // the directory being visited (-1 for explicit files)
 	buf   []byte
-	dents []byte   // listDir's buffer
-	ents  []dirent // the directory being visited's entries
+	list  listState // listDir's scratch space
 	files []keptFile
 	scan  scanState
 }
