@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/confine"
 	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
@@ -29,7 +28,6 @@ func main() {
 	// fsmcp re-executes itself as fs_bash's sandbox helper; in that role
 	// it confines itself and becomes bash, and never gets past this line.
 	shell.MaybeRunSandboxChild()
-	confine.MaybeRun()
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 

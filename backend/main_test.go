@@ -5,12 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"testing"
-
-	"github.com/fsmcp/fsmcp/confine"
 )
 
 func TestMain(m *testing.M) {
-	confine.MaybeRun() // rg runs confined, as in fsmcp
 	if _, err := exec.LookPath("rg"); err != nil {
 		fmt.Fprintln(os.Stderr, "\n*** SKIPPED: rg is not on PATH, so package backend's rg tests (type table, cancellation) do not run. Install ripgrep to run them. ***")
 	}

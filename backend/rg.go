@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -265,15 +264,20 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 // Glob implements Searcher.
 func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
-	st := newStatter(NewProgress(q.Progress), fn)
-	defer st.close()
+	progress := NewProgress(q.Progress)
 	for _, p := range q.Paths {
 		base, pat, ok := globBase(p, q.Pattern)
 		if !ok {
 			continue
 		}
 		match := GlobMatcher(pat)
-		err := r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, p), args: append(FilesArgs(q.NoIgnore), "./")}, func(out *bufio.Reader) error {
+		args := FilesArgs(q.NoIgnore) // ends with "--"
+		args = append(append(args[:len(args)-1], globNarrowArgs(pat)...), "--threads", globThreads(), "--", "./")
+		st, err := newStatter(base, progress, fn)
+		if err != nil {
+			continue // the base went away since globBase looked
+		}
+		err = r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, p), args: args}, func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				name, err := rd.until(0)
@@ -290,97 +294,14 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 				}
 			}
 		})
+		if cerr := st.close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return err
 		}
 	}
-	return st.close()
-}
-
-// statter stats listed paths on a few goroutines, overlapping the
-// lstat calls (fs_glob needs each file's mtime) with rg's own walk, and
-// calls fn with the results one at a time.
-type statter struct {
-	fn       func(File) error
-	progress *Progress
-	batch    []string
-	work     chan []string
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	err      error
-	closed   bool
-}
-
-const (
-	statWorkers = 3   // lstat goroutines
-	statBatch   = 256 // paths handed over at once
-)
-
-func newStatter(progress *Progress, fn func(File) error) *statter {
-	s := &statter{fn: fn, progress: progress, work: make(chan []string, statWorkers)}
-	for range statWorkers {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			for batch := range s.work {
-				s.statBatch(batch)
-			}
-		}()
-	}
-	return s
-}
-
-// statBatch stats paths relative to their directory (fstatat on an
-// O_PATH handle where the system has one, see statDir: consecutive paths
-// mostly share it), which costs less than resolving every full path again.
-func (s *statter) statBatch(batch []string) {
-	var d statDir
-	defer d.close()
-	for _, path := range batch {
-		i := strings.LastIndexByte(path, '/')
-		dir, name := path[:i+1], path[i+1:]
-		if !d.open(dir) {
-			continue
-		}
-		mtime, size, ok := d.regular(name)
-		if !ok {
-			continue
-		}
-		f := File{Path: path, ModTime: mtime, Size: size}
-		s.mu.Lock()
-		if s.err == nil {
-			s.err = s.fn(f)
-			s.progress.Add()
-		}
-		s.mu.Unlock()
-	}
-}
-
-// add queues path; it returns fn's first error.
-func (s *statter) add(path string) error {
-	s.batch = append(s.batch, path)
-	if len(s.batch) >= statBatch {
-		s.work <- s.batch
-		s.batch = nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
-// close flushes, waits for the workers and returns fn's first error.
-func (s *statter) close() error {
-	if !s.closed {
-		s.closed = true
-		if len(s.batch) > 0 {
-			s.work <- s.batch
-		}
-		close(s.work)
-		s.wg.Wait()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
+	return nil
 }
 
 // globBase splits a glob query's pattern into the directory to walk
@@ -467,13 +388,13 @@ type runSpec struct {
 }
 
 // run starts rg as sp says, confined to reading what sp.pol allows
-// (confine.Command), and hands its stdout to parse. Cancelling ctx kills
+// (confine.Start), and hands its stdout to parse. Cancelling ctx kills
 // rg's whole process group and returns ctx.Err().
 func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	cmd := confine.Command(ctx, sp.pol, r.bin, sp.args...)
+	cmd := exec.CommandContext(ctx, r.bin, sp.args...)
 	cmd.Dir = sp.dir
 	if sp.stdin != nil {
 		cmd.Stdin = sp.stdin
@@ -499,7 +420,7 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := confine.Start(cmd, sp.pol); err != nil {
 		return fmt.Errorf("starting rg: %w", err)
 	}
 	perr := parse(bufio.NewReaderSize(stdout, 256<<10))

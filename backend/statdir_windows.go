@@ -6,14 +6,14 @@ import (
 )
 
 // statDir stats each path whole: Windows has no fstatat.
-type statDir struct{ dir string }
+type statDir struct{}
 
-func (d *statDir) open(dir string) bool { d.dir = dir; return true }
+func (d *statDir) open(dir string) error { return nil }
 
-// regular reports name's modification time and size if it is a regular
+// regular reports path's modification time and size if it is a regular
 // file (a symlink is not followed).
-func (d *statDir) regular(name string) (time.Time, int64, bool) {
-	fi, err := os.Lstat(d.dir + name)
+func (d *statDir) regular(path, rel string) (time.Time, int64, bool) {
+	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return time.Time{}, 0, false
 	}

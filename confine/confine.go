@@ -1,76 +1,86 @@
 // Package confine runs a helper program (rg, find) so that it can read
-// the sandbox roots and nothing else: fsmcp re-executes itself as a small
-// helper that restricts itself with Landlock and then execs the program.
-// A race inside the program's own walker (a directory swapped with a
-// symlink out) then meets a kernel refusal instead of an outside file.
+// the sandbox roots and nothing else. The program is forked from an OS
+// thread of its own that has first restricted itself with Landlock:
+// Landlock domains and no_new_privs belong to a thread and pass to the
+// processes it forks, so the program starts confined, while the rest of
+// fsmcp is not. That thread stays locked to its goroutine and ends with
+// it (the main thread, which cannot end, is parked for good instead; the
+// Go runtime starts new threads from a clean template thread meanwhile),
+// so nothing else ever runs on it, and fsmcp does not start itself again
+// for every search. A race inside the
+// program's own walker (a directory swapped with a symlink out) then
+// meets a kernel refusal instead of an outside file.
 //
-// Where Landlock is missing (another OS, an old kernel) or the running
-// executable does not dispatch the helper (MaybeRun was not called), the
-// program runs unconfined, and Confined says so.
+// Where Landlock is missing (another OS, an old kernel) the program runs
+// unconfined, and Confined says so.
 package confine
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 )
-
-// helperArg is argv[1] of the re-executed fsmcp that confines itself and
-// execs the program. It is not a user-facing command.
-const helperArg = "__fsmcp_readonly_exec"
 
 // Policy is what the confined program may read.
 type Policy struct {
 	// Dirs: read files and list directories beneath them (the roots).
-	Dirs []string `json:"dirs"`
+	Dirs []string
 	// Files: read these files only (ignore files above a root, inside
 	// its repository).
-	Files []string `json:"files"`
+	Files []string
 }
 
-// dispatching is set by MaybeRun: this executable serves the helper.
-var dispatching bool
+// Confined reports whether Start confines programs here.
+func Confined() bool { return available() }
 
-// MaybeRun must be called first thing in main (and in a TestMain whose
-// tests run rg). When the process was started as the helper it confines
-// itself and execs the program, and never returns; on any failure it
-// exits with status 126 and a message on stderr, without running the
-// program. Otherwise it returns at once.
-func MaybeRun() {
-	dispatching = true
-	if len(os.Args) < 4 || os.Args[1] != helperArg {
-		return
-	}
-	var p Policy
-	if err := json.Unmarshal([]byte(os.Args[2]), &p); err != nil {
-		fail(fmt.Errorf("bad policy: %w", err))
-	}
-	argv := os.Args[3:]
-	if err := restrictAndExec(p, argv); err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintf(os.Stderr, "fsmcp: confine: %v; the program was not run\n", err)
-	os.Exit(126)
-}
-
-// Confined reports whether Command confines programs here.
-func Confined() bool { return dispatching && available() }
-
-// Command returns the command that runs bin with args, confined by p when
-// Confined. bin must be an absolute path.
-func Command(ctx context.Context, p Policy, bin string, args ...string) *exec.Cmd {
+// Start starts cmd, confined by p when Confined: it may read what p
+// allows plus the system libraries its loader needs, and nothing else.
+// cmd.Path must be absolute. If the confinement cannot be set up, the
+// program is not started.
+func Start(cmd *exec.Cmd, p Policy) error {
 	if !Confined() {
-		return exec.CommandContext(ctx, bin, args...)
+		return cmd.Start()
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return exec.CommandContext(ctx, bin, args...)
+	if !filepath.IsAbs(cmd.Path) {
+		return fmt.Errorf("confine: program %q is not an absolute path; it was not run", cmd.Path)
 	}
-	js, _ := json.Marshal(p)
-	return exec.CommandContext(ctx, self, append([]string{helperArg, string(js), bin}, args...)...)
+	// exec opens /dev/null for a missing stream in Start, on the thread
+	// that starts the program; the restricted thread may not open it.
+	var nulls []*os.File
+	defer func() {
+		for _, f := range nulls {
+			f.Close()
+		}
+	}()
+	if cmd.Stdin == nil {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			return err
+		}
+		cmd.Stdin, nulls = f, append(nulls, f)
+	}
+	for _, w := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
+		if *w == nil {
+			f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			*w, nulls = f, append(nulls, f)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() {
+		// Never unlocked: when this goroutine returns, its thread — the
+		// only one restricted — exits with it.
+		runtime.LockOSThread()
+		if err := restrictThread(p, cmd.Path); err != nil {
+			errc <- fmt.Errorf("confine: %w; the program was not run", err)
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }

@@ -4,11 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // libDirs hold the dynamic loader and the shared libraries a dynamically
@@ -19,39 +18,77 @@ var libDirs = []string{"/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/u
 // libFiles are read by the dynamic loader at start.
 var libFiles = []string{"/etc/ld.so.cache"}
 
+// abis are the file system rights each Landlock ABI handles, up to V5
+// (ioctl on devices); later ABIs add no file system right a reading
+// program needs refused.
+var abis = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5}
+
 func available() bool {
 	v, err := llsys.LandlockGetABIVersion()
 	return err == nil && v >= 1
 }
 
-// restrictAndExec applies p plus what exec needs, checks that the
-// confinement took effect and execs argv.
-func restrictAndExec(p Policy, argv []string) error {
-	bin := argv[0]
-	if !filepath.IsAbs(bin) {
-		return fmt.Errorf("program %q is not an absolute path", bin)
+// restrictThread restricts the calling thread, which must be locked to
+// its goroutine and never unlocked, to p plus what exec of bin needs,
+// and checks that the restriction took effect.
+func restrictThread(p Policy, bin string) error {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		return fmt.Errorf("no Landlock: %v", err)
 	}
+	handled := uint64(abis[min(abi, len(abis))-1].HandledAccessFS)
+	ruleset, err := llsys.LandlockCreateRuleset(&llsys.RulesetAttr{HandledAccessFS: handled}, 0)
+	if err != nil {
+		return fmt.Errorf("landlock_create_ruleset: %w", err)
+	}
+	defer unix.Close(ruleset)
 	const read = llsys.AccessFSReadFile | llsys.AccessFSReadDir
-	rules := []landlock.Rule{
-		landlock.PathAccess(read, existing(p.Dirs, true)...),
-		landlock.PathAccess(llsys.AccessFSReadFile, existing(p.Dirs, false)...), // a root that is one file
-		landlock.PathAccess(llsys.AccessFSReadFile, existing(p.Files, false)...),
-		landlock.PathAccess(read|llsys.AccessFSExecute, existing(libDirs, true)...),
-		landlock.PathAccess(llsys.AccessFSReadFile, existing(libFiles, false)...),
-		landlock.PathAccess(llsys.AccessFSReadFile|llsys.AccessFSExecute, bin),
+	for _, r := range []struct {
+		access uint64
+		paths  []string
+	}{
+		{read, existing(p.Dirs, true)},
+		{llsys.AccessFSReadFile, existing(p.Dirs, false)}, // a root that is one file
+		{llsys.AccessFSReadFile, existing(p.Files, false)},
+		{read | llsys.AccessFSExecute, existing(libDirs, true)},
+		{llsys.AccessFSReadFile, existing(libFiles, false)},
+		{llsys.AccessFSReadFile | llsys.AccessFSExecute, []string{bin}},
+	} {
+		for _, path := range r.paths {
+			if err := addRule(ruleset, r.access&handled, path); err != nil {
+				return err
+			}
+		}
 	}
-	cfg := landlock.V5.BestEffort()
-	if err := cfg.RestrictPaths(rules...); err != nil {
-		return fmt.Errorf("landlock: %w", err)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(ruleset, 0); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	// Fail closed: "/" is in no rule, so listing it must now be denied.
-	if f, err := os.Open("/"); err == nil {
-		f.Close()
+	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
 		return errors.New("landlock did not take effect (/ is still readable)")
-	} else if !errors.Is(err, syscall.EACCES) {
+	}
+	if !errors.Is(err, unix.EACCES) {
 		return fmt.Errorf("landlock self-check: %w", err)
 	}
-	return syscall.Exec(bin, argv, os.Environ())
+	return nil
+}
+
+// addRule allows access beneath path (or to the file path).
+func addRule(ruleset int, access uint64, path string) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("landlock rule for %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	if err := llsys.LandlockAddPathBeneathRule(ruleset, &llsys.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0); err != nil {
+		return fmt.Errorf("landlock rule for %s: %w", path, err)
+	}
+	return nil
 }
 
 // existing keeps the paths that exist and are directories (dirs) or not.

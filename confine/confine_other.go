@@ -6,6 +6,4 @@ import "errors"
 
 func available() bool { return false }
 
-func restrictAndExec(Policy, []string) error {
-	return errors.New("no Landlock on this system")
-}
+func restrictThread(Policy, string) error { return errors.New("no Landlock on this system") }

@@ -14,7 +14,6 @@ package fallback
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -44,7 +43,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	}
 	m := newMatcher(pat, q)
 	prog := backend.NewProgress(q.Progress)
-	return walk(ctx, q.Paths, q.Roots, filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
+	return walk(ctx, q.Paths, q.Roots, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
 		data, unmap, err := readFile(st, st.dirfd, name)
 		if err != nil {
 			return
@@ -104,7 +103,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			base = base[:len(base)-1]
 		}
 		match := backend.GlobMatcher(pat)
-		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), filter, q.NoIgnore, func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool) {
+		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
 			if !match(path[len(root)+1:]) {
 				return
 			}

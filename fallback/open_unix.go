@@ -3,8 +3,6 @@
 package fallback
 
 import (
-	"io/fs"
-	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -26,20 +24,6 @@ func closeFD(fd int) { unix.Close(fd) }
 
 // openDir opens directory name in dirfd.
 func openDir(dirfd int, name string) (int, error) { return openat(dirfd, name, dirFlags) }
-
-// listDir lists the open directory fd (path names it in errors). A read
-// error mid-way gives the entries read so far; err is set only when the
-// directory could not be listed at all.
-func listDir(fd int, path string) ([]fs.DirEntry, error) {
-	dup, err := unix.Dup(fd) // os.File owns and closes its own descriptor
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(dup), path)
-	entries, _ := f.ReadDir(-1)
-	f.Close()
-	return entries, nil
-}
 
 // openat opens name in dirfd with flags, retrying on EINTR.
 func openat(dirfd int, name string, flags int) (int, error) {

@@ -118,10 +118,15 @@ func openBeneath(root, path string) (int, error) {
 	return fd, nil
 }
 
-// listDir lists the open directory fd. A read error mid-way gives the
-// entries read so far; err is set only when the directory could not be
-// listed at all.
-func listDir(fd int, _ string) ([]fs.DirEntry, error) {
+// listState is listDir's scratch space in a walker.
+type listState struct {
+	ents []dirent // the entries of the directory last listed
+}
+
+// listDir lists the open directory fd into st.list.ents. A read error mid-way
+// gives the entries read so far; err is set only when the directory could
+// not be listed at all.
+func listDir(st *workerState, fd int, _ string) ([]dirent, error) {
 	dir, ok := dirPath(fd)
 	if !ok {
 		return nil, fs.ErrClosed
@@ -132,5 +137,10 @@ func listDir(fd int, _ string) ([]fs.DirEntry, error) {
 	}
 	defer f.Close()
 	entries, _ := f.ReadDir(-1)
-	return entries, nil
+	ents := st.list.ents[:0]
+	for _, e := range entries {
+		ents = append(ents, dirent{name: e.Name(), typ: e.Type()})
+	}
+	st.list.ents = ents
+	return ents, nil
 }

@@ -29,16 +29,24 @@ type dirJob struct {
 }
 
 // visitFunc handles one regular file kept by the walk; st.dirfd is its
-// directory, open. d is nil for a file given explicitly as a search path
-// (explicit true).
-type visitFunc func(st *workerState, root, path, name string, d fs.DirEntry, explicit bool)
+// directory, open. explicit is true for a file given as a search path.
+type visitFunc func(st *workerState, root, path, name string, explicit bool)
 
 // workerState is one walker goroutine's scratch space.
 type workerState struct {
 	dirfd int // the directory being visited (-1 for explicit files)
 	buf   []byte
+	list  listState // listDir's scratch space
 	files []keptFile
 	scan  scanState
+}
+
+// dirent is one directory entry: its name and type (fs.ModeDir,
+// fs.ModeSymlink, 0 for a regular file, else fs.ModeIrregular or another
+// type bit).
+type dirent struct {
+	name string
+	typ  fs.FileMode
 }
 
 // walker walks directory trees in parallel: a shared LIFO stack of
@@ -92,7 +100,7 @@ func walk(ctx context.Context, paths, roots []string, filter *backend.Filter, no
 				return err
 			}
 			st0.dirfd = fd
-			visit(st0, p, p, name, nil, true)
+			visit(st0, p, p, name, true)
 			st0.dirfd = -1
 			closeFD(fd)
 		}
@@ -203,7 +211,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 	}
 	h := newDirHandle(fd)
 	defer h.release()
-	entries, err := listDir(fd, dirPath)
+	entries, err := listDir(st, fd, dirPath)
 	if err != nil {
 		return
 	}
@@ -215,7 +223,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 	if !w.noIgnore {
 		var hasGitignore, hasIgnore, hasRgignore, hasGit bool
 		for _, e := range entries {
-			switch e.Name() {
+			switch e.name {
 			case backend.GitignoreFile:
 				hasGitignore = true
 			case backend.IgnoreFile:
@@ -235,8 +243,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 	var subdirs []dirJob
 	files := st.files[:0]
 	for i, e := range entries {
-		name := e.Name()
-		typ := e.Type()
+		name, typ := e.name, e.typ
 		if typ&fs.ModeSymlink != 0 {
 			continue // not followed, as rg does by default
 		}
@@ -260,11 +267,11 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 		if w.ctx.Err() != nil {
 			break
 		}
-		e := entries[kf.index]
-		w.visit(st, job.root, kf.path, e.Name(), e, false)
+		w.visit(st, job.root, kf.path, entries[kf.index].name, false)
 	}
 	clear(files)
 	st.files = files[:0]
+	clear(entries)
 	st.dirfd = -1
 }
 

@@ -1,0 +1,111 @@
+package backend
+
+import (
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+// The cores are shared between rg's walk and the stat calls fs_glob adds
+// (rg --files makes none): per listed file the stat costs about half
+// what rg spends walking to it, so a third of the cores stat and the
+// rest walk. Oversubscribing them would only slow rg, which then waits
+// on a full pipe. rg's parallel walker also costs more CPU per directory
+// than its single-threaded one (on two cores: 0.42 s against 0.22 s for
+// the Linux tree, in the same time).
+func statWorkers() int { return max(1, runtime.GOMAXPROCS(0)/3) }
+
+// globThreads is rg's --threads for fs_glob.
+func globThreads() string { return strconv.Itoa(max(1, runtime.GOMAXPROCS(0)-statWorkers())) }
+
+// statter stats the paths rg lists on a few goroutines, overlapping the
+// stat calls (fs_glob needs each file's mtime) with rg's own walk, and
+// calls fn with the results one at a time. Every path lies under one
+// base directory, opened once: each file is one fstatat relative to it
+// (see statDir), with no open and close of its directory.
+type statter struct {
+	fn       func(File) error
+	progress *Progress
+	base     statDir
+	prefix   int // len(base + "/"): a path's part relative to the base starts there
+	batch    []string
+	work     chan []string
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	err      error
+	closed   bool
+}
+
+// statBatch is how many paths are handed over at once.
+const statBatch = 256
+
+// newStatter stats paths under base (as joinOut makes them).
+func newStatter(base string, progress *Progress, fn func(File) error) (*statter, error) {
+	workers := statWorkers()
+	s := &statter{fn: fn, progress: progress, work: make(chan []string, 4*workers)}
+	if err := s.base.open(base); err != nil {
+		return nil, err
+	}
+	s.prefix = len(joinOut(base, "./", nil))
+	for range workers {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			files := make([]File, 0, statBatch)
+			for batch := range s.work {
+				files = s.statBatch(batch, files[:0])
+			}
+		}()
+	}
+	return s, nil
+}
+
+// statBatch stats batch's regular files into files, then hands them to
+// fn under one lock.
+func (s *statter) statBatch(batch []string, files []File) []File {
+	for _, path := range batch {
+		if mtime, size, ok := s.base.regular(path, path[s.prefix:]); ok {
+			files = append(files, File{Path: path, ModTime: mtime, Size: size})
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range files {
+		if s.err != nil {
+			break
+		}
+		s.err = s.fn(f)
+		s.progress.Add()
+	}
+	clear(files)
+	return files
+}
+
+// add queues path; it returns fn's first error.
+func (s *statter) add(path string) error {
+	s.batch = append(s.batch, path)
+	if len(s.batch) >= statBatch {
+		s.work <- s.batch
+		s.batch = make([]string, 0, statBatch)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// close flushes, waits for the workers, closes the base and returns fn's
+// first error.
+func (s *statter) close() error {
+	if !s.closed {
+		s.closed = true
+		if len(s.batch) > 0 {
+			s.work <- s.batch
+		}
+		close(s.work)
+		s.wg.Wait()
+		s.base.close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
