@@ -216,7 +216,10 @@ func Select(kind string, native Searcher) (Searcher, error) {
 	switch kind {
 	case "", "auto":
 		if rg, err := NewRG(""); err == nil {
-			return rg, nil
+			if native == nil {
+				return rg, nil
+			}
+			return rgWithNativeGlob{rg, native}, nil
 		}
 		if native == nil {
 			return nil, errors.New("no native searcher given and rg not on PATH")

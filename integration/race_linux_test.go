@@ -75,7 +75,13 @@ func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
 	const maxCalls = 400
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
-			cs := connectStdio(t, m, "--timeout", "10s", tr.root)
+			// rg mode names the backend: auto lists fs_glob's matches
+			// with the native walker, and rg's own glob is attacked too.
+			args := []string{"--timeout", "10s", tr.root}
+			if m.name == "rg" {
+				args = append([]string{"--search-backend", "rg"}, args...)
+			}
+			cs := connectStdio(t, m, args...)
 			calls := []struct {
 				tool string
 				args map[string]any
