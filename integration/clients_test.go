@@ -16,14 +16,8 @@ import (
 // skips the test where node or those clients (`make clients`) are missing.
 func clientsNode(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIPPED: node is not installed; the Inspector, mcp-remote and old TypeScript SDK checks do not run")
-	}
-	if _, err := os.Stat("clients/node_modules/.package-lock.json"); err != nil {
-		t.Skip("SKIPPED: run `make clients` (npm ci --prefix integration/clients) to enable the Inspector, mcp-remote and old TypeScript SDK checks")
-	}
-	return node
+	return nodeWith(t, "clients/node_modules/.package-lock.json",
+		"the Inspector, mcp-remote and old TypeScript SDK checks", "`make clients` (npm ci --prefix integration/clients)")
 }
 
 // caseCalls write a file and find it again with fs_grep's dashed -i

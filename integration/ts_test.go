@@ -34,12 +34,20 @@ type tsReport struct {
 // node or the TypeScript SDK (`npm ci --prefix integration/ts`) is missing.
 func tsNode(t *testing.T) string {
 	t.Helper()
+	return nodeWith(t, "ts/node_modules/@modelcontextprotocol/sdk", "the TypeScript client check", "`npm ci --prefix integration/ts`")
+}
+
+// nodeWith returns the node binary, skipping the test, saying what does
+// not run and how to enable it, where node or the npm packages that
+// marker stands for are missing.
+func nodeWith(t *testing.T, marker, what, install string) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("SKIPPED: node is not installed; the TypeScript client check does not run")
+		t.Skipf("SKIPPED: node is not installed; %s does not run", what)
 	}
-	if _, err := os.Stat("ts/node_modules/@modelcontextprotocol/sdk"); err != nil {
-		t.Skip("SKIPPED: run `npm ci --prefix integration/ts` to enable the TypeScript client check")
+	if _, err := os.Stat(marker); err != nil {
+		t.Skipf("SKIPPED: run %s to enable %s", install, what)
 	}
 	return node
 }
