@@ -125,7 +125,7 @@ func run(args []string, stderr *os.File) int {
 	switch opts.transport {
 	case "stdio":
 		if isTerminal(os.Stdin) {
-			terminalNote(stderr, executable())
+			terminalNote(stderr, executable(), sb.Roots())
 		}
 		// The end of input and a plain client's exit are normal ends.
 		if err := srv.ServeStdio(ctx); err != nil && !errors.Is(err, wire.ErrExit) && ctx.Err() == nil {

@@ -38,12 +38,22 @@ func TestIsTerminal(t *testing.T) {
 }
 
 func TestTerminalNote(t *testing.T) {
-	var b strings.Builder
-	terminalNote(&b, "/opt/fsmcp")
-	out := b.String()
-	for _, want := range []string{"stdin/stdout", "claude mcp add fsmcp -- /opt/fsmcp", `"command": "/opt/fsmcp"`, "--listen"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("note lacks %q:\n%s", want, out)
+	for _, c := range []struct {
+		exe   string
+		roots []string
+		want  []string
+	}{
+		{"/opt/fsmcp", nil, []string{"stdin/stdout", "claude mcp add fsmcp -- /opt/fsmcp /path/to/project", `"command": "/opt/fsmcp", "args": ["/path/to/project"]`, "--listen"}},
+		{"/opt/fsmcp", []string{"/home/me/my project"}, []string{`claude mcp add fsmcp -- /opt/fsmcp '/home/me/my project'`, `"args": ["/home/me/my project"]`}},
+		{`C:\Users\me\fsmcp.exe`, []string{`C:\work`}, []string{`"command": "C:\\Users\\me\\fsmcp.exe", "args": ["C:\\work"]`}},
+	} {
+		var b strings.Builder
+		terminalNote(&b, c.exe, c.roots)
+		out := b.String()
+		for _, want := range c.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("note lacks %q:\n%s", want, out)
+			}
 		}
 	}
 }
