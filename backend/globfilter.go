@@ -44,19 +44,7 @@ func nameGlobs(pattern string) []string {
 	if strings.ContainsAny(pattern, "\\[]:\x00") {
 		return nil
 	}
-	last, depth := -1, 0
-	for i := 0; i < len(pattern); i++ {
-		switch pattern[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case '/':
-			if depth == 0 {
-				last = i
-			}
-		}
-	}
+	last, _, _ := slashes(pattern)
 	elem := pattern[last+1:]
 	if strings.Contains(elem, "**") {
 		return nil
@@ -114,7 +102,17 @@ func globDepth(pattern string) int {
 	if strings.Contains(pattern, "**") {
 		return 0
 	}
-	d, depth := 1, 0
+	_, n, braced := slashes(pattern)
+	if braced {
+		return 0
+	}
+	return n + 1
+}
+
+// slashes scans pattern's '/'s outside braces: the index of the last
+// (-1: none), how many there are, and whether a '/' lies inside braces.
+func slashes(pattern string) (last, n int, braced bool) {
+	last, depth := -1, 0
 	for i := 0; i < len(pattern); i++ {
 		switch pattern[i] {
 		case '{':
@@ -123,10 +121,11 @@ func globDepth(pattern string) int {
 			depth--
 		case '/':
 			if depth > 0 {
-				return 0
+				braced = true
+			} else {
+				last, n = i, n+1
 			}
-			d++
 		}
 	}
-	return d
+	return last, n, braced
 }
