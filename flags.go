@@ -147,7 +147,9 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	default:
 		return nil, fmt.Errorf("--search-backend must be auto, rg, find or native, not %q", o.searchBackend)
 	}
-	if err := listenMeansHTTP(fs, o); err != nil {
+	set := map[string]bool{} // the flags given on the command line
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := listenMeansHTTP(set, o); err != nil {
 		return nil, err
 	}
 	switch o.transport {
@@ -164,7 +166,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		}
 		o.shell = m
 	}
-	if err := o.resolveAuth(fs, getenv); err != nil {
+	if err := o.resolveAuth(set, getenv); err != nil {
 		return nil, err
 	}
 	src, list := "--profile", *profileList
@@ -218,10 +220,8 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 
 // resolveAuth settles --auth-token and --no-auth, each from its flag or
 // else its env. A flag wins over the other's env; both from the same
-// source contradict each other.
-func (o *options) resolveAuth(fs *flag.FlagSet, getenv func(string) string) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+// source contradict each other. set holds the flags given.
+func (o *options) resolveAuth(set map[string]bool, getenv func(string) string) error {
 	if set["auth-token"] && set["no-auth"] && o.noAuth {
 		return errors.New("--auth-token and --no-auth contradict each other; give one")
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,10 +30,8 @@ func expandHome(paths []string, home func() (string, error)) ([]string, error) {
 
 // listenMeansHTTP makes --listen without --transport mean http: nobody
 // gives an address to a stdio server. --transport stdio with --listen is
-// a contradiction.
-func listenMeansHTTP(fs *flag.FlagSet, o *options) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+// a contradiction. set holds the flags given.
+func listenMeansHTTP(set map[string]bool, o *options) error {
 	if !set["listen"] {
 		return nil
 	}
