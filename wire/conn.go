@@ -168,6 +168,15 @@ func (c *conn) settle(id jsonrpc.ID) {
 	}
 }
 
+// writeMessage encodes msg and writes it as one line.
+func (c *conn) writeMessage(msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %v", err)
+	}
+	return c.writeLine(data)
+}
+
 func (c *conn) writeLine(data []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
@@ -236,8 +245,5 @@ func (c *conn) readLoop(lr *lineReader) {
 
 // writeResult answers a call on the SDK's behalf.
 func (c *conn) writeResult(id jsonrpc.ID, result json.RawMessage) {
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
-	if err == nil {
-		c.writeLine(data)
-	}
+	c.writeMessage(&jsonrpc.Response{ID: id, Result: result})
 }

@@ -87,7 +87,12 @@ func tooLarge(w http.ResponseWriter, max int64) {
 
 // writeError answers with a JSON-RPC error body.
 func writeError(w http.ResponseWriter, status int, id []byte, code int64, msg string) {
+	writeJSON(w, status, errorAnswer(id, code, msg))
+}
+
+// writeJSON answers with an encoded JSON-RPC message.
+func writeJSON(w http.ResponseWriter, status int, data []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(errorAnswer(id, code, msg))
+	w.Write(data)
 }

@@ -176,8 +176,5 @@ func (s *plainState) answerAgain(c *conn, id jsonrpc.ID) {
 	s.mu.Lock()
 	first := s.answer
 	s.mu.Unlock()
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: first.Result, Error: first.Error})
-	if err == nil {
-		c.writeLine(data)
-	}
+	c.writeMessage(&jsonrpc.Response{ID: id, Result: first.Result, Error: first.Error})
 }

@@ -39,10 +39,7 @@ func PlainHTTP(std http.Handler, server *mcp.Server, p *Plain, onExit func(), lo
 		}
 		msg, answer := decode(body)
 		if answer != nil {
-			status := http.StatusBadRequest
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			w.Write(answer)
+			writeJSON(w, http.StatusBadRequest, answer)
 			return
 		}
 		req, ok := msg.(*jsonrpc.Request)
@@ -59,14 +56,13 @@ func PlainHTTP(std http.Handler, server *mcp.Server, p *Plain, onExit func(), lo
 			return
 		case req.Method == methodShutdown && req.IsCall():
 			data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage("null")})
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(data)
+			writeJSON(w, http.StatusOK, data)
 			return
 		case req.Method == methodInitialize && (len(req.Params) == 0 || string(req.Params) == "null"):
 			req.Params = p.params()
 			body, _ = jsonrpc.EncodeMessage(req)
 		}
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Accept", "application/json, text/event-stream")
@@ -85,8 +81,7 @@ func PlainHTTP(std http.Handler, server *mcp.Server, p *Plain, onExit func(), lo
 		if rec.status == http.StatusBadRequest && strings.HasPrefix(rec.body.String(), "JSON RPC not handled") {
 			data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q", req.Method)}})
 			w.Header().Del("X-Content-Type-Options")
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(data)
+			writeJSON(w, http.StatusOK, data)
 			return
 		}
 		w.WriteHeader(rec.status)
