@@ -22,13 +22,18 @@ func newLineReader(r io.Reader, max int) *lineReader {
 
 // next returns the next line without its end. For a line over max bytes it
 // returns only the line's first bytes and tooLong. A last line without a
-// newline is returned too; then io.EOF.
+// newline is returned too; then io.EOF. The line is valid only until the
+// next call: a line that fits the reader's buffer is not copied out of it.
 func (r *lineReader) next() (line []byte, tooLong bool, err error) {
 	var buf []byte
-	for {
+	for first := true; ; first = false {
 		chunk, err := r.br.ReadSlice('\n')
 		if !tooLong {
-			buf = append(buf, chunk...)
+			if first && err != bufio.ErrBufferFull {
+				buf = chunk // the whole line
+			} else {
+				buf = append(buf, chunk...)
+			}
 			if len(buf) > r.max+2 { // room for "\r\n"
 				tooLong = true
 				buf = bytes.Clone(buf[:min(len(buf), headSize)])
