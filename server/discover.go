@@ -30,6 +30,7 @@ func statefulVersions() []string {
 // stays on that version and every later request fails. The error makes it
 // fall back to the initialize handshake.
 func answerDiscover(next http.Handler) http.Handler {
+	versions := statefulVersions()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
 			next.ServeHTTP(w, r)
@@ -57,12 +58,12 @@ func answerDiscover(next http.Handler) http.Handler {
 		if requested == "" {
 			requested = r.Header.Get("Mcp-Protocol-Version")
 		}
-		data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: statefulVersions(), Requested: requested})
+		data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: versions, Requested: requested})
 		resp, _ := json.Marshal(struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
 			Error   *jsonrpc.Error  `json:"error"`
-		}{"2.0", msg.ID, &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "unsupported protocol version " + requested + "; this endpoint serves " + strings.Join(statefulVersions(), ", ") + " with initialize", Data: data}})
+		}{"2.0", msg.ID, &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "unsupported protocol version " + requested + "; this endpoint serves " + strings.Join(versions, ", ") + " with initialize", Data: data}})
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest) // as the SDK answers -32022 over HTTP
 		w.Write(resp)
