@@ -111,7 +111,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			var size int64
 			if st.dirfd >= 0 {
 				var ok bool
-				if mt, size, ok = regularAt(st.dirfd, name, path); !ok {
+				if mt, size, ok = backend.RegularAt(st.dirfd, name, path); !ok {
 					return
 				}
 			} else {
