@@ -14,10 +14,8 @@ package fallback
 import (
 	"bytes"
 	"context"
-	"os"
 	"runtime/debug"
 	"sync"
-	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
 )
@@ -107,19 +105,9 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			if !match(path[len(root)+1:]) {
 				return
 			}
-			var mt time.Time
-			var size int64
-			if st.dirfd >= 0 {
-				var ok bool
-				if mt, size, ok = regularAt(st.dirfd, name, path); !ok {
-					return
-				}
-			} else {
-				fi, err := os.Lstat(path)
-				if err != nil {
-					return
-				}
-				mt, size = fi.ModTime(), fi.Size()
+			mt, size, ok := backend.RegularAt(st.dirfd, name, path) // the walk always has the directory open
+			if !ok {
+				return
 			}
 			prog.Add()
 			mu.Lock()

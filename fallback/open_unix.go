@@ -14,10 +14,7 @@ import (
 // of the root while the walk runs is refused (ELOOP or ENOTDIR), never
 // entered.
 
-const (
-	dirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
-	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
-)
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
 
 // closeFD closes a descriptor from openBeneath or openDir.
 func closeFD(fd int) { unix.Close(fd) }
@@ -58,25 +55,6 @@ func openBeneath(root, path string) (int, error) {
 			return -1, err
 		}
 		fd = next
-	}
-	return fd, nil
-}
-
-// openRegular opens name in dirfd for reading if it is a regular file
-// (not a symlink, FIFO or device), without blocking.
-func openRegular(dirfd int, name string) (int, error) {
-	fd, err := openat(dirfd, name, fileFlags)
-	if err != nil {
-		return -1, err
-	}
-	var sb unix.Stat_t
-	if err := unix.Fstat(fd, &sb); err != nil {
-		unix.Close(fd)
-		return -1, err
-	}
-	if sb.Mode&unix.S_IFMT != unix.S_IFREG {
-		unix.Close(fd)
-		return -1, unix.EINVAL
 	}
 	return fd, nil
 }
