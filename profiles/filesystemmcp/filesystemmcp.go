@@ -32,7 +32,7 @@ func Table() *profile.Table {
 		Tools:       tools(),
 		Paths:       profile.RelativeToRoot,
 		Errors:      protocolError,
-		UnknownTool: func(name string) error { return rpcError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
+		UnknownTool: func(name string) error { return profile.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
 		ExtraArgs:   profile.RefuseExtra, // its Zod schemas are .strict()
 	}
 }
@@ -49,20 +49,16 @@ func tools() []profile.Tool {
 	return ts
 }
 
-func rpcError(code int64, format string, args ...any) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
 // Path refusals, in the original's words.
 var (
-	errAbsolute  = rpcError(jsonrpc.CodeInvalidParams, "Absolute paths are not allowed.")
-	errTraversal = rpcError(jsonrpc.CodeInvalidRequest, "Path traversal detected. Access denied.")
+	errAbsolute  = profile.RPCError(jsonrpc.CodeInvalidParams, "Absolute paths are not allowed.")
+	errTraversal = profile.RPCError(jsonrpc.CodeInvalidRequest, "Path traversal detected. Access denied.")
 )
 
 // invalidArgs is the original's Zod refusal: -32602 "Invalid arguments:
 // field (reason)".
 func invalidArgs(field, reason string) error {
-	return rpcError(jsonrpc.CodeInvalidParams, "Invalid arguments: %s (%s)", field, reason)
+	return profile.RPCError(jsonrpc.CodeInvalidParams, "Invalid arguments: %s (%s)", field, reason)
 }
 
 // protocolError is what a failed call answers: its coded errors as they
@@ -72,11 +68,11 @@ func protocolError(err error) error {
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
 		if rest, ok := strings.CutPrefix(rpc.Message, "invalid arguments: "); ok && rpc.Code == jsonrpc.CodeInvalidParams {
-			return rpcError(rpc.Code, "Invalid arguments: %s", rest)
+			return profile.RPCError(rpc.Code, "Invalid arguments: %s", rest)
 		}
 		return rpc
 	}
-	return rpcError(jsonrpc.CodeInternalError, "%s", err.Error())
+	return profile.RPCError(jsonrpc.CodeInternalError, "%s", err.Error())
 }
 
 // resolve is the original's resolvePath over fsmcp's sandbox: a path
@@ -88,7 +84,7 @@ func resolve(c *profile.Call, rel string) (*sandbox.Path, error) {
 		return nil, errAbsolute
 	}
 	if strings.ContainsRune(rel, 0) {
-		return nil, rpcError(jsonrpc.CodeInvalidParams, "Path must not contain NUL bytes.")
+		return nil, profile.RPCError(jsonrpc.CodeInvalidParams, "Path must not contain NUL bytes.")
 	}
 	if rel == "" {
 		rel = "."

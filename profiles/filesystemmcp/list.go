@@ -50,11 +50,11 @@ func ListFiles() profile.Tool {
 		info, err := files.Stat(p)
 		switch {
 		case fault.KindOf(err) == fault.NotFound:
-			return nil, rpcError(jsonrpc.CodeInvalidRequest, "Path not found: %s", rel)
+			return nil, profile.RPCError(jsonrpc.CodeInvalidRequest, "Path not found: %s", rel)
 		case fault.KindOf(err) == fault.Outside:
 			return nil, errTraversal
 		case err != nil:
-			return nil, rpcError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
+			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
 		}
 		if info.Type != files.TypeDir {
 			return jsonText(formatStats(rel, info))
@@ -65,7 +65,7 @@ func ListFiles() profile.Tool {
 		}
 		l, err := files.List(ctx, p, files.ListOptions{Depth: depth, IncludeIgnored: true, Max: c.Limits.MaxResults})
 		if err != nil {
-			return nil, rpcError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
+			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
 		}
 		names := []string{}
 		items := []listed{}

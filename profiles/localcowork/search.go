@@ -27,12 +27,12 @@ func searchFiles() profile.Tool {
 			switch in.Type {
 			case "", "file", "dir", "symlink":
 			default:
-				return nil, rpcErr(codeInvalidParams, "Invalid parameters: type: Invalid enum value. Expected 'file' | 'dir' | 'symlink', received '%s'", in.Type)
+				return nil, profile.RPCError(codeInvalidParams, "Invalid parameters: type: Invalid enum value. Expected 'file' | 'dir' | 'symlink', received '%s'", in.Type)
 			}
 			max := defaultMaxResults
 			if in.MaxResults != nil {
 				if *in.MaxResults <= 0 {
-					return nil, rpcErr(codeInvalidParams, "Invalid parameters: max_results: Number must be greater than 0")
+					return nil, profile.RPCError(codeInvalidParams, "Invalid parameters: max_results: Number must be greater than 0")
 				}
 				max = *in.MaxResults
 			}
@@ -119,11 +119,11 @@ func watchFolder() profile.Tool {
 				return nil, err
 			}
 			if err := watch.ValidPatterns(in.Patterns); err != nil {
-				return nil, rpcErr(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
+				return nil, profile.RPCError(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
 			}
 			v, err := c.Sessions.Get(c.Session(), "localcowork.watch", func() (io.Closer, error) { return watch.NewSet(maxWatches), nil })
 			if err != nil {
-				return nil, rpcErr(codeInternal, "Internal error: the session is closing")
+				return nil, profile.RPCError(codeInternal, "Internal error: the session is closing")
 			}
 			w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: profile.WatchNotifier(c.Session())})
 			if err != nil {
@@ -132,7 +132,7 @@ func watchFolder() profile.Tool {
 			// A taken callback_id is replaced, as in the original.
 			if _, err := v.(*watch.Set).Add(in.CallbackID, w); err != nil {
 				w.Close()
-				return nil, rpcErr(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
+				return nil, profile.RPCError(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
 			}
 			return result(map[string]any{"watcher_id": in.CallbackID})
 		})

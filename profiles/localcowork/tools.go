@@ -67,7 +67,7 @@ func readFile() profile.Tool {
 			}
 			text, ok := decodeText(w.Data, in.Encoding)
 			if !ok {
-				return nil, rpcErr(codeInvalidParams, "Unknown encoding: %s", in.Encoding)
+				return nil, profile.RPCError(codeInvalidParams, "Unknown encoding: %s", in.Encoding)
 			}
 			return result(struct {
 				Content string `json:"content"`
@@ -91,7 +91,7 @@ func writeFile() profile.Tool {
 			}
 			data, ok := encodeText(in.Content, in.Encoding)
 			if !ok {
-				return nil, rpcErr(codeInvalidParams, "Cannot encode the content as %s", in.Encoding)
+				return nil, profile.RPCError(codeInvalidParams, "Cannot encode the content as %s", in.Encoding)
 			}
 			if _, err := files.Mkdir(p.Dir()); err != nil {
 				return nil, writeErr(err, in.Path)
@@ -110,7 +110,7 @@ func writeErr(err error, path string) error {
 	case fault.Outside, fault.Permission:
 		return mapErr(err, path, "")
 	}
-	return rpcErr(codeInternal, "Failed to write file: %s", err.Error())
+	return profile.RPCError(codeInternal, "Failed to write file: %s", err.Error())
 }
 
 type moveIn struct {
@@ -132,7 +132,7 @@ func moveFile() profile.Tool {
 			if in.CreateDirs != nil && !*in.CreateDirs {
 				if _, err := files.Stat(dst.Dir()); err != nil {
 					if fault.KindOf(err) == fault.NotFound {
-						return nil, rpcErr(codeInternal, "Failed to move file: the directory of %s does not exist (create_dirs is false)", in.Destination)
+						return nil, profile.RPCError(codeInternal, "Failed to move file: the directory of %s does not exist (create_dirs is false)", in.Destination)
 					}
 					return nil, mapErr(err, in.Destination, "")
 				}
@@ -160,11 +160,11 @@ func transferErr(err error, src, dst, verb string) error {
 		}
 		return outside(p)
 	case fault.NotFound:
-		return rpcErr(codeNotFound, "Source not found: %s", src)
+		return profile.RPCError(codeNotFound, "Source not found: %s", src)
 	case fault.Permission:
 		return mapErr(err, src, "")
 	}
-	return rpcErr(codeInternal, "Failed to %s file: %s", verb, err.Error())
+	return profile.RPCError(codeInternal, "Failed to %s file: %s", verb, err.Error())
 }
 
 // resolvePair resolves a move's or copy's "source" and "destination".
@@ -195,7 +195,7 @@ func copyFile() profile.Tool {
 				return nil, mapErr(err, in.Source, "Source not found: "+in.Source)
 			}
 			if st.Type != files.TypeFile {
-				return nil, rpcErr(codeInvalidParams, "Not a file: %s", in.Source)
+				return nil, profile.RPCError(codeInvalidParams, "Not a file: %s", in.Source)
 			}
 			// copyFile(2) replaces an existing file, as the original's does.
 			if err := files.Copy(ctx, src, dst, true); err != nil {
@@ -219,11 +219,11 @@ func deleteFile() profile.Tool {
 			if _, err := files.Trash(p, trashDir(c), time.Now()); err != nil {
 				switch fault.KindOf(err) {
 				case fault.NotDir:
-					return nil, rpcErr(codeInvalidParams, "Not a file: %s", in.Path)
+					return nil, profile.RPCError(codeInvalidParams, "Not a file: %s", in.Path)
 				case fault.NotFound, fault.Outside, fault.Permission:
 					return nil, mapErr(err, in.Path, "File not found: "+in.Path)
 				}
-				return nil, rpcErr(codeInternal, "Failed to delete file: %s", err.Error())
+				return nil, profile.RPCError(codeInternal, "Failed to delete file: %s", err.Error())
 			}
 			return result(map[string]any{"success": true})
 		})

@@ -85,7 +85,7 @@ func SearchPath() profile.Tool {
 		Annotations: readOnly("Search paths"),
 	}, func(ctx context.Context, c *profile.Call, in pathArgs) (*mcp.CallToolResult, error) {
 		if in.Pattern == "" {
-			return nil, rpcError(codeInvalidRequest, "Pattern is required")
+			return nil, profile.RPCError(codeInvalidRequest, "Pattern is required")
 		}
 		re, err := pathRegexp(in.Pattern)
 		if err != nil {
@@ -146,7 +146,7 @@ func SearchContent() profile.Tool {
 		Annotations: readOnly("Search content"),
 	}, func(ctx context.Context, c *profile.Call, in contentArgs) (*mcp.CallToolResult, error) {
 		if in.Query == "" {
-			return nil, rpcError(codeInvalidRequest, "Query is required")
+			return nil, profile.RPCError(codeInvalidRequest, "Query is required")
 		}
 		sink := &includeSink{roots: c.Sandbox.Roots()}
 		if in.Include != "" {
