@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -264,7 +265,7 @@ func transferTool(name, desc, title, verb, doing string, run func(ctx context.Co
 			case err == nil:
 				r.Success = true
 			case fault.KindOf(err) == fault.Permission:
-				r.Error = fmt.Sprintf("Permission denied %s '%s' to '%s'.", doing2(verb), op.Source, op.Destination)
+				r.Error = fmt.Sprintf("Permission denied %s '%s' to '%s'.", strings.ToLower(doing), op.Source, op.Destination)
 			default:
 				r.Error = failure(err, "Source path not found: "+op.Source, "Failed to "+verb+" item: ")
 			}
@@ -292,16 +293,10 @@ func transfer(ctx context.Context, c *profile.Call, op transferOp, move bool, ru
 		return errRootTransfer
 	}
 	overwrite := true
-	if info, err := files.Stat(dst); move && err == nil && info.Type == files.TypeDir {
-		overwrite = false
+	if move {
+		if info, err := files.Stat(dst); err == nil && info.Type == files.TypeDir {
+			overwrite = false
+		}
 	}
 	return run(ctx, src, dst, overwrite)
-}
-
-// doing2 is the verb's -ing form in the permission message.
-func doing2(verb string) string {
-	if verb == "move" {
-		return "moving"
-	}
-	return "copying"
 }
