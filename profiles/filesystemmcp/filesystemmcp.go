@@ -124,16 +124,6 @@ func jsonText(v any) (*mcp.CallToolResult, error) {
 // slash writes a path with forward slashes, as the original echoes them.
 func slash(p string) string { return strings.ReplaceAll(p, `\`, "/") }
 
-func boolp(b bool) *bool { return &b }
-
-func readOnly(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: boolp(false)}
-}
-
-func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, DestructiveHint: boolp(destructive), IdempotentHint: idempotent, OpenWorldHint: boolp(false)}
-}
-
 // nonEmpty is Zod's .min(1) on an array.
 func nonEmpty[T any](field, what string, list []T) error {
 	if len(list) == 0 {

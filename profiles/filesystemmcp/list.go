@@ -37,7 +37,7 @@ func ListFiles() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "list_files",
 		Description: "List files/directories. Can optionally include stats and list recursively.",
-		Annotations: readOnly("List files"),
+		Annotations: profile.ReadOnly("List files"),
 	}, func(ctx context.Context, c *profile.Call, in listArgs) (*mcp.CallToolResult, error) {
 		rel := in.Path
 		if rel == "" {
@@ -112,7 +112,7 @@ func StatItems() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "stat_items",
 		Description: "Get detailed status information for multiple specified paths.",
-		Annotations: readOnly("Stat items"),
+		Annotations: profile.ReadOnly("Stat items"),
 	}, func(ctx context.Context, c *profile.Call, in pathsArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err

@@ -33,7 +33,7 @@ func DeleteItems() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "delete_items",
 		Description: "Delete multiple specified files or directories.",
-		Annotations: writes("Delete items", true, true),
+		Annotations: profile.Writes("Delete items", true, true),
 	}, func(ctx context.Context, c *profile.Call, in deleteArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
@@ -80,7 +80,7 @@ func CreateDirectories() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "create_directories",
 		Description: "Create multiple specified directories (including intermediate ones).",
-		Annotations: writes("Create directories", false, true),
+		Annotations: profile.Writes("Create directories", false, true),
 	}, func(ctx context.Context, c *profile.Call, in mkdirArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
@@ -133,7 +133,7 @@ func ChmodItems() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "chmod_items",
 		Description: "Change permissions mode for multiple specified files/directories (POSIX-style).",
-		Annotations: writes("Change modes", false, true),
+		Annotations: profile.Writes("Change modes", false, true),
 	}, func(ctx context.Context, c *profile.Call, in chmodArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
@@ -183,7 +183,7 @@ func ChownItems() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "chown_items",
 		Description: "Change owner (UID) and group (GID) for multiple specified files/directories.",
-		Annotations: writes("Change owners", false, true),
+		Annotations: profile.Writes("Change owners", false, true),
 	}, func(ctx context.Context, c *profile.Call, in chownArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
@@ -250,7 +250,7 @@ func transferTool(name, desc, title, verb, doing string, run func(ctx context.Co
 	return profile.Bind(&mcp.Tool{
 		Name:        name,
 		Description: desc,
-		Annotations: writes(title, true, false),
+		Annotations: profile.Writes(title, true, false),
 	}, func(ctx context.Context, c *profile.Call, in transferArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("operations", "Operations", in.Operations); err != nil {
 			return nil, err

@@ -43,7 +43,7 @@ func SearchFiles() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "search_files",
 		Description: "Search for a regex pattern within files in a specified directory (read-only).",
-		Annotations: readOnly("Search files"),
+		Annotations: profile.ReadOnly("Search files"),
 	}, func(ctx context.Context, c *profile.Call, in searchArgs) (*mcp.CallToolResult, error) {
 		if in.Regex == "" {
 			return nil, invalidArgs("regex", "Regex pattern cannot be empty")

@@ -22,7 +22,7 @@ type searchIn struct {
 const defaultMaxResults = 100
 
 func searchFiles() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.search_files", Description: "Search for files matching a pattern", Annotations: reads("Search files")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.search_files", Description: "Search for files matching a pattern", Annotations: profile.ReadOnly("Search files")},
 		func(ctx context.Context, c *profile.Call, in searchIn) (*mcp.CallToolResult, error) {
 			switch in.Type {
 			case "", "file", "dir", "symlink":
@@ -71,7 +71,7 @@ type metadata struct {
 }
 
 func getMetadata() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.get_metadata", Description: "Get detailed metadata for a file", Annotations: reads("Get metadata")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.get_metadata", Description: "Get detailed metadata for a file", Annotations: profile.ReadOnly("Get metadata")},
 		func(ctx context.Context, c *profile.Call, in metadataIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
@@ -112,7 +112,7 @@ type watchIn struct {
 const maxWatches = 8
 
 func watchFolder() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.watch_folder", Description: "Register a filesystem watcher on a directory", Annotations: reads("Watch folder")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.watch_folder", Description: "Register a filesystem watcher on a directory", Annotations: profile.ReadOnly("Watch folder")},
 		func(ctx context.Context, c *profile.Call, in watchIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {

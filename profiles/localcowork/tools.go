@@ -12,14 +12,6 @@ import (
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-func reads(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: new(bool)}
-}
-
-func writes(title string, destructive bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, DestructiveHint: &destructive, OpenWorldHint: new(bool)}
-}
-
 type listIn struct {
 	Path      string `json:"path" jsonschema:"Absolute path to directory"`
 	Recursive bool   `json:"recursive,omitempty" jsonschema:"List recursively"`
@@ -27,7 +19,7 @@ type listIn struct {
 }
 
 func listDir() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.list_dir", Description: "List contents of a directory", Annotations: reads("List directory")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.list_dir", Description: "List contents of a directory", Annotations: profile.ReadOnly("List directory")},
 		func(ctx context.Context, c *profile.Call, in listIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
@@ -55,7 +47,7 @@ type readIn struct {
 }
 
 func readFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.read_file", Description: "Read contents of a file", Annotations: reads("Read file")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.read_file", Description: "Read contents of a file", Annotations: profile.ReadOnly("Read file")},
 		func(ctx context.Context, c *profile.Call, in readIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
@@ -83,7 +75,7 @@ type writeIn struct {
 }
 
 func writeFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.write_file", Description: "Write content to a file", Annotations: writes("Write file", true)},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.write_file", Description: "Write content to a file", Annotations: profile.Writes("Write file", true, false)},
 		func(ctx context.Context, c *profile.Call, in writeIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
@@ -120,7 +112,7 @@ type moveIn struct {
 }
 
 func moveFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.move_file", Description: "Move a file from source to destination. Requires user confirmation.", Annotations: writes("Move file", true)},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.move_file", Description: "Move a file from source to destination. Requires user confirmation.", Annotations: profile.Writes("Move file", true, false)},
 		func(ctx context.Context, c *profile.Call, in moveIn) (*mcp.CallToolResult, error) {
 			src, dst, err := resolvePair(c, in.Source, in.Destination)
 			if err != nil {
@@ -184,7 +176,7 @@ type copyIn struct {
 }
 
 func copyFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.copy_file", Description: "Copy a file to a new location", Annotations: writes("Copy file", true)},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.copy_file", Description: "Copy a file to a new location", Annotations: profile.Writes("Copy file", true, false)},
 		func(ctx context.Context, c *profile.Call, in copyIn) (*mcp.CallToolResult, error) {
 			src, dst, err := resolvePair(c, in.Source, in.Destination)
 			if err != nil {
@@ -210,7 +202,7 @@ type deleteIn struct {
 }
 
 func deleteFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.delete_file", Description: "Delete a file. Moves to .localcowork/trash/ for recovery.", Annotations: writes("Delete file", true)},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.delete_file", Description: "Delete a file. Moves to .localcowork/trash/ for recovery.", Annotations: profile.Writes("Delete file", true, false)},
 		func(ctx context.Context, c *profile.Call, in deleteIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
