@@ -108,18 +108,8 @@ func parseInt(s string) (int, bool) {
 // identify answers initialize as peekaboo-mcp 1.0.0 (and the 2026-07-28
 // protocol's server/discover, where serverInfo sits in _meta).
 func identify(res mcp.Result) mcp.Result {
-	return profile.Reshape(res, func(m map[string]any) {
-		set := func(info map[string]any) {
-			info["name"], info["version"] = serverName, serverVersion
-		}
-		if info, ok := m["serverInfo"].(map[string]any); ok {
-			set(info)
-		}
-		if meta, ok := m["_meta"].(map[string]any); ok {
-			if info, ok := meta[mcp.MetaKeyServerInfo].(map[string]any); ok {
-				set(info)
-			}
-		}
+	return profile.ReshapeServerInfo(res, func(info map[string]any) {
+		info["name"], info["version"] = serverName, serverVersion
 	})
 }
 
