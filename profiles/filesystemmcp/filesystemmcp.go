@@ -7,8 +7,6 @@
 package filesystemmcp
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -111,14 +109,11 @@ func itemError(err error) (string, bool) {
 
 // jsonText is JSON.stringify(v, null, 2) as one text content.
 func jsonText(v any) (*mcp.CallToolResult, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	s, err := profile.IndentedJSON(v)
+	if err != nil {
 		return nil, err
 	}
-	return profile.Text(strings.TrimSuffix(b.String(), "\n")), nil
+	return profile.Text(s), nil
 }
 
 // slash writes a path with forward slashes, as the original echoes them.
