@@ -79,10 +79,19 @@ func (c *Call) Roots() ([]string, error) {
 // (a relative path is still told it must be absolute).
 func (c *Call) Resolve(path string) (*sandbox.Path, error) {
 	p, err := c.Sandbox.Resolve(c.Path(path))
-	if err != nil && sandbox.IsOutside(err) && len(c.Sandbox.Roots()) == 0 {
-		return nil, ErrNoRoots
+	if err != nil {
+		return nil, c.noRoots(err)
 	}
-	return p, err
+	return p, nil
+}
+
+// noRoots is err, or ErrNoRoots when err is an outside refusal of a call
+// that has no root at all.
+func (c *Call) noRoots(err error) error {
+	if sandbox.IsOutside(err) && len(c.Sandbox.Roots()) == 0 {
+		return ErrNoRoots
+	}
+	return err
 }
 
 // SearchPaths resolves a tool's optional path into the real, contained
@@ -95,10 +104,7 @@ func (c *Call) SearchPaths(path string) ([]string, error) {
 	}
 	real, err := c.Sandbox.RealPath(c.Path(path))
 	if err != nil {
-		if sandbox.IsOutside(err) && len(c.Sandbox.Roots()) == 0 {
-			return nil, ErrNoRoots
-		}
-		return nil, err
+		return nil, c.noRoots(err)
 	}
 	return []string{real}, nil
 }

@@ -1,6 +1,16 @@
 package profile
 
-import "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+import (
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// RPCError is a JSON-RPC error with a profile's own code and message, for
+// the originals that answer with coded errors.
+func RPCError(code int64, format string, args ...any) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
 
 // keepMessage protects a profile's -32601 error from the SDK, which
 // rewrites any handler error that errors.Is -32601 into its own

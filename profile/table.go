@@ -177,6 +177,22 @@ func Reshape(res mcp.Result, edit func(m map[string]any)) mcp.Result {
 	return &reshaped{Result: res, edit: edit}
 }
 
+// ReshapeServerInfo is Reshape of an initialize answer that edits its
+// serverInfo wherever it is: at the top level, and in _meta for the
+// 2026-07-28 protocol's server/discover.
+func ReshapeServerInfo(res mcp.Result, edit func(info map[string]any)) mcp.Result {
+	return Reshape(res, func(m map[string]any) {
+		if info, ok := m["serverInfo"].(map[string]any); ok {
+			edit(info)
+		}
+		if meta, ok := m["_meta"].(map[string]any); ok {
+			if info, ok := meta[mcp.MetaKeyServerInfo].(map[string]any); ok {
+				edit(info)
+			}
+		}
+	})
+}
+
 type reshaped struct {
 	mcp.Result
 	edit func(map[string]any)

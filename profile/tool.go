@@ -96,7 +96,7 @@ func decodeArgs[In any](schema *jsonschema.Resolved, raw json.RawMessage, extra 
 
 // InvalidParams is a JSON-RPC -32602 error.
 func InvalidParams(format string, args ...any) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+	return RPCError(jsonrpc.CodeInvalidParams, format, args...)
 }
 
 // Text is a result of one text content.

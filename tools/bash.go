@@ -34,7 +34,7 @@ func Bash() profile.Tool {
 			"Output over 30000 characters is cut in the middle. timeout is in milliseconds (default 120000, max 600000); " +
 			"on timeout or cancellation the whole process group is killed. Background processes (cmd &) keep running until the session ends; " +
 			"redirect their output to a file.",
-		Annotations: writes("Run shell command", true, false),
+		Annotations: profile.Writes("Run shell command", true, false),
 	}, func(ctx context.Context, c *profile.Call, in bashIn) (*mcp.CallToolResult, error) {
 		if in.Timeout < 0 {
 			return nil, profile.InvalidParams("invalid arguments: timeout must be a positive number of milliseconds")

@@ -33,7 +33,7 @@ func Catalog() profile.Tool {
 			"and modification and creation times in ISO 8601 (change time where the file system keeps no creation time); " +
 			"rows sorted by path; tabs, newlines, carriage returns and backslashes in names written as \\t, \\n, \\r, \\\\. " +
 			"The file appears only when complete. Sends progress notifications when the request has a progress token.",
-		Annotations: writes("Catalog directory", false, true), // a second run with the same output_file is refused (1001) and changes nothing
+		Annotations: profile.Writes("Catalog directory", false, true), // a second run with the same output_file is refused (1001) and changes nothing
 	}, func(ctx context.Context, c *profile.Call, in catalogIn) (*mcp.CallToolResult, error) {
 		target, err := c.Resolve(in.TargetDir)
 		if err != nil {

@@ -35,7 +35,7 @@ func Edit() profile.Tool {
 		Description: "Replace exact text in a file. old_string must occur exactly once unless replace_all is set. " +
 			"Give either old_string/new_string or edits (a list applied in order, all or nothing). " +
 			"CRLF line endings and a missing final newline are preserved.",
-		Annotations: writes("Edit file", true, false),
+		Annotations: profile.Writes("Edit file", true, false),
 	}, func(ctx context.Context, c *profile.Call, in editIn) (*mcp.CallToolResult, error) {
 		var edits []files.Edit
 		switch {

@@ -29,7 +29,7 @@ func Glob() profile.Tool {
 		Description: "Find files by glob pattern (doublestar: ** crosses directories, {a,b} alternates), relative to path. " +
 			"Lists files only, newest modification first, with the same ignore rules as fs_grep (.gitignore, .ignore, .rgignore; .git skipped; hidden files included). " +
 			"At most --max-results paths are returned.",
-		Annotations: readOnly("Find files by name"),
+		Annotations: profile.ReadOnly("Find files by name"),
 	}, func(ctx context.Context, c *profile.Call, in globIn) (*mcp.CallToolResult, error) {
 		pattern, path := in.Pattern, in.Path
 		if pattern == "" {

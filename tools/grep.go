@@ -40,7 +40,7 @@ func Grep() profile.Tool {
 			"Honours .gitignore, .ignore and .rgignore, searches hidden files, skips .git and binary files, does not follow symlinks. " +
 			"output_mode: files_with_matches (default) lists paths; content shows path:line:text (context lines path-line-text, groups separated by --); count shows path:count. " +
 			"Results are ordered by path and line; head_limit and offset page through the whole result.",
-		Annotations: readOnly("Search file contents"),
+		Annotations: profile.ReadOnly("Search file contents"),
 	}, func(ctx context.Context, c *profile.Call, in grepIn) (*mcp.CallToolResult, error) {
 		mode, err := backend.ParseMode(in.OutputMode)
 		if err != nil {

@@ -31,7 +31,7 @@ func List() profile.Tool {
 		Description: "List a directory: one line per entry with its type, size in bytes, modification time and path relative to the directory " +
 			"(directories end in /, symlinks show their target and are not followed). depth descends into subdirectories; " +
 			".git and gitignored directories are skipped unless include_ignored. At most --max-results entries are shown.",
-		Annotations: readOnly("List directory"),
+		Annotations: profile.ReadOnly("List directory"),
 	}, func(ctx context.Context, c *profile.Call, in listIn) (*mcp.CallToolResult, error) {
 		if in.Depth < 0 {
 			return nil, errors.New("depth must be 1 or more")

@@ -20,7 +20,7 @@ func Mkdir() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "fs_mkdir",
 		Description: "Create a directory, with any missing parents. An existing directory is not an error.",
-		Annotations: writes("Create directory", false, true),
+		Annotations: profile.Writes("Create directory", false, true),
 	}, func(ctx context.Context, c *profile.Call, in mkdirIn) (*mcp.CallToolResult, error) {
 		p, err := c.Resolve(in.Path)
 		if err != nil {
@@ -49,7 +49,7 @@ func Move() profile.Tool {
 		Name: "fs_move",
 		Description: "Move or rename a file, symlink or directory tree to destination (its new full path; missing parents are created). " +
 			"An existing destination is an error unless overwrite. Across allowed directories or file systems it copies, then deletes the source.",
-		Annotations: writes("Move", true, false),
+		Annotations: profile.Writes("Move", true, false),
 	}, func(ctx context.Context, c *profile.Call, in transferIn) (*mcp.CallToolResult, error) {
 		src, dst, err := resolvePair(c, in)
 		if err != nil {
@@ -69,7 +69,7 @@ func Copy() profile.Tool {
 		Description: "Copy a file, symlink or directory tree to destination (its new full path; missing parents are created), keeping permissions " +
 			"and modification times. Symlinks are copied as symlinks, and only when their target stays inside the allowed directories. " +
 			"An existing destination is an error unless overwrite. A failed copy leaves nothing behind.",
-		Annotations: writes("Copy", true, true),
+		Annotations: profile.Writes("Copy", true, true),
 	}, func(ctx context.Context, c *profile.Call, in transferIn) (*mcp.CallToolResult, error) {
 		src, dst, err := resolvePair(c, in)
 		if err != nil {
@@ -106,7 +106,7 @@ func Delete() profile.Tool {
 		Name: "fs_delete",
 		Description: "Delete a file, a symlink (the link itself, never its target) or a directory. A directory that is not empty needs " +
 			"recursive=true. The allowed directories themselves cannot be deleted.",
-		Annotations: writes("Delete", true, true), // deleting again changes nothing more
+		Annotations: profile.Writes("Delete", true, true), // deleting again changes nothing more
 	}, func(ctx context.Context, c *profile.Call, in deleteIn) (*mcp.CallToolResult, error) {
 		p, err := c.Resolve(in.Path)
 		if err != nil {

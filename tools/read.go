@@ -33,7 +33,7 @@ func Read() profile.Tool {
 		Description: "Read a file. Text comes back in cat -n format (line number, tab, line), " +
 			"2000 lines from offset by default; lines over 2000 characters are cut. " +
 			"Images (PNG, JPEG, GIF, WebP, BMP) come back as image content; other binary files are refused with their size and MIME type.",
-		Annotations: readOnly("Read file"),
+		Annotations: profile.ReadOnly("Read file"),
 	}, func(ctx context.Context, c *profile.Call, in readIn) (*mcp.CallToolResult, error) {
 		if in.Offset < 0 || in.Limit < 0 {
 			return nil, errors.New("offset and limit must be positive line counts")

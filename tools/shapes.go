@@ -24,15 +24,8 @@ var ContextSchema = map[string]any{
 // serverInfo sits in _meta), as fsMCP does, so a host knows it may send
 // _meta.allowed_dirs.
 func advertiseContextSchema(res mcp.Result) mcp.Result {
-	return profile.Reshape(res, func(m map[string]any) {
-		if info, ok := m["serverInfo"].(map[string]any); ok {
-			info["contextSchema"] = ContextSchema
-		}
-		if meta, ok := m["_meta"].(map[string]any); ok {
-			if info, ok := meta[mcp.MetaKeyServerInfo].(map[string]any); ok {
-				info["contextSchema"] = ContextSchema
-			}
-		}
+	return profile.ReshapeServerInfo(res, func(info map[string]any) {
+		info["contextSchema"] = ContextSchema
 	})
 }
 

@@ -22,7 +22,7 @@ func Stat() profile.Tool {
 		Name: "fs_stat",
 		Description: "Show a file's or directory's metadata: type, size, permissions, owner uid/gid, access, modification, change and " +
 			"creation (birth) times where the file system records them, the target of a symlink, and the sniffed MIME type.",
-		Annotations: readOnly("File metadata"),
+		Annotations: profile.ReadOnly("File metadata"),
 	}, func(ctx context.Context, c *profile.Call, in statIn) (*mcp.CallToolResult, error) {
 		p, err := c.Resolve(in.Path)
 		if err != nil {

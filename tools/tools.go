@@ -77,16 +77,3 @@ func All() []profile.Tool {
 		Bash(),    // fs_bash, bash.go
 	}
 }
-
-// boolp returns a pointer, for the optional hints of mcp.ToolAnnotations.
-func boolp(b bool) *bool { return &b }
-
-// readOnly and writes are the two kinds of annotation a tool can have;
-// each sets openWorldHint false (fsmcp touches only the roots).
-func readOnly(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: boolp(false)}
-}
-
-func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, DestructiveHint: boolp(destructive), IdempotentHint: idempotent, OpenWorldHint: boolp(false)}
-}

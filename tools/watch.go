@@ -34,7 +34,7 @@ func Watch() profile.Tool {
 			"notification with the file's file:// URI, and also queued: action=poll with the watcher_id returns and clears the " +
 			"queued events (for clients that cannot take notifications), action=stop ends the watch. Watches end with the session; " +
 			fmt.Sprintf("a session may hold %d.", maxWatchesPerSession),
-		Annotations: readOnly("Watch directory"),
+		Annotations: profile.ReadOnly("Watch directory"),
 	}, func(ctx context.Context, c *profile.Call, in watchIn) (*mcp.CallToolResult, error) {
 		v, err := c.Sessions.Get(c.Session(), "watch", func() (io.Closer, error) { return watch.NewSet(maxWatchesPerSession), nil })
 		if err != nil {

@@ -26,7 +26,7 @@ func Write() profile.Tool {
 		Name: "fs_write",
 		Description: "Write a file, replacing it if it exists. Parent directories are created. " +
 			"The write is atomic (temporary file, then rename) and an existing file keeps its permissions.",
-		Annotations: writes("Write file", true, true),
+		Annotations: profile.Writes("Write file", true, true),
 	}, func(ctx context.Context, c *profile.Call, in writeIn) (*mcp.CallToolResult, error) {
 		if !filepath.IsAbs(in.FilePath) {
 			return nil, errNotAbsolute // fsMCP's words for fs_write and fs_edit

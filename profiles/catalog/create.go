@@ -68,7 +68,7 @@ func createTool() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        Method,
 		Description: description,
-		Annotations: &mcp.ToolAnnotations{Title: "Create catalog", DestructiveHint: new(bool), IdempotentHint: true, OpenWorldHint: new(bool)},
+		Annotations: profile.Writes("Create catalog", false, true),
 	}, func(ctx context.Context, c *profile.Call, in createIn) (*mcp.CallToolResult, error) {
 		res, err := create(ctx, c, in.TargetDir, in.OutputFile)
 		if err != nil {

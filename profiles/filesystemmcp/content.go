@@ -26,7 +26,7 @@ func ReadContent() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "read_content",
 		Description: "Read content from multiple specified files.",
-		Annotations: readOnly("Read content"),
+		Annotations: profile.ReadOnly("Read content"),
 	}, func(ctx context.Context, c *profile.Call, in readArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
@@ -84,7 +84,7 @@ func WriteContent() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "write_content",
 		Description: "Write or append content to multiple specified files (creating directories if needed).",
-		Annotations: writes("Write content", true, false),
+		Annotations: profile.Writes("Write content", true, false),
 	}, func(ctx context.Context, c *profile.Call, in writeArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("items", "Items", in.Items); err != nil {
 			return nil, err
@@ -146,7 +146,7 @@ func ReplaceContent() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "replace_content",
 		Description: "Replace content within files across multiple specified paths.",
-		Annotations: writes("Replace content", true, false),
+		Annotations: profile.Writes("Replace content", true, false),
 	}, func(ctx context.Context, c *profile.Call, in replaceArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err

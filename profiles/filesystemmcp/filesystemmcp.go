@@ -7,8 +7,6 @@
 package filesystemmcp
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -32,7 +30,7 @@ func Table() *profile.Table {
 		Tools:       tools(),
 		Paths:       profile.RelativeToRoot,
 		Errors:      protocolError,
-		UnknownTool: func(name string) error { return rpcError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
+		UnknownTool: func(name string) error { return profile.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
 		ExtraArgs:   profile.RefuseExtra, // its Zod schemas are .strict()
 	}
 }
@@ -49,20 +47,16 @@ func tools() []profile.Tool {
 	return ts
 }
 
-func rpcError(code int64, format string, args ...any) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
 // Path refusals, in the original's words.
 var (
-	errAbsolute  = rpcError(jsonrpc.CodeInvalidParams, "Absolute paths are not allowed.")
-	errTraversal = rpcError(jsonrpc.CodeInvalidRequest, "Path traversal detected. Access denied.")
+	errAbsolute  = profile.RPCError(jsonrpc.CodeInvalidParams, "Absolute paths are not allowed.")
+	errTraversal = profile.RPCError(jsonrpc.CodeInvalidRequest, "Path traversal detected. Access denied.")
 )
 
 // invalidArgs is the original's Zod refusal: -32602 "Invalid arguments:
 // field (reason)".
 func invalidArgs(field, reason string) error {
-	return rpcError(jsonrpc.CodeInvalidParams, "Invalid arguments: %s (%s)", field, reason)
+	return profile.RPCError(jsonrpc.CodeInvalidParams, "Invalid arguments: %s (%s)", field, reason)
 }
 
 // protocolError is what a failed call answers: its coded errors as they
@@ -72,11 +66,11 @@ func protocolError(err error) error {
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
 		if rest, ok := strings.CutPrefix(rpc.Message, "invalid arguments: "); ok && rpc.Code == jsonrpc.CodeInvalidParams {
-			return rpcError(rpc.Code, "Invalid arguments: %s", rest)
+			return profile.RPCError(rpc.Code, "Invalid arguments: %s", rest)
 		}
 		return rpc
 	}
-	return rpcError(jsonrpc.CodeInternalError, "%s", err.Error())
+	return profile.RPCError(jsonrpc.CodeInternalError, "%s", err.Error())
 }
 
 // resolve is the original's resolvePath over fsmcp's sandbox: a path
@@ -88,7 +82,7 @@ func resolve(c *profile.Call, rel string) (*sandbox.Path, error) {
 		return nil, errAbsolute
 	}
 	if strings.ContainsRune(rel, 0) {
-		return nil, rpcError(jsonrpc.CodeInvalidParams, "Path must not contain NUL bytes.")
+		return nil, profile.RPCError(jsonrpc.CodeInvalidParams, "Path must not contain NUL bytes.")
 	}
 	if rel == "" {
 		rel = "."
@@ -115,28 +109,15 @@ func itemError(err error) (string, bool) {
 
 // jsonText is JSON.stringify(v, null, 2) as one text content.
 func jsonText(v any) (*mcp.CallToolResult, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	s, err := profile.IndentedJSON(v)
+	if err != nil {
 		return nil, err
 	}
-	return profile.Text(strings.TrimSuffix(b.String(), "\n")), nil
+	return profile.Text(s), nil
 }
 
 // slash writes a path with forward slashes, as the original echoes them.
 func slash(p string) string { return strings.ReplaceAll(p, `\`, "/") }
-
-func boolp(b bool) *bool { return &b }
-
-func readOnly(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: boolp(false)}
-}
-
-func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, DestructiveHint: boolp(destructive), IdempotentHint: idempotent, OpenWorldHint: boolp(false)}
-}
 
 // nonEmpty is Zod's .min(1) on an array.
 func nonEmpty[T any](field, what string, list []T) error {

@@ -37,7 +37,7 @@ func ListFiles() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "list_files",
 		Description: "List files/directories. Can optionally include stats and list recursively.",
-		Annotations: readOnly("List files"),
+		Annotations: profile.ReadOnly("List files"),
 	}, func(ctx context.Context, c *profile.Call, in listArgs) (*mcp.CallToolResult, error) {
 		rel := in.Path
 		if rel == "" {
@@ -50,11 +50,11 @@ func ListFiles() profile.Tool {
 		info, err := files.Stat(p)
 		switch {
 		case fault.KindOf(err) == fault.NotFound:
-			return nil, rpcError(jsonrpc.CodeInvalidRequest, "Path not found: %s", rel)
+			return nil, profile.RPCError(jsonrpc.CodeInvalidRequest, "Path not found: %s", rel)
 		case fault.KindOf(err) == fault.Outside:
 			return nil, errTraversal
 		case err != nil:
-			return nil, rpcError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
+			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
 		}
 		if info.Type != files.TypeDir {
 			return jsonText(formatStats(rel, info))
@@ -65,7 +65,7 @@ func ListFiles() profile.Tool {
 		}
 		l, err := files.List(ctx, p, files.ListOptions{Depth: depth, IncludeIgnored: true, Max: c.Limits.MaxResults})
 		if err != nil {
-			return nil, rpcError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
+			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
 		}
 		names := []string{}
 		items := []listed{}
@@ -112,7 +112,7 @@ func StatItems() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "stat_items",
 		Description: "Get detailed status information for multiple specified paths.",
-		Annotations: readOnly("Stat items"),
+		Annotations: profile.ReadOnly("Stat items"),
 	}, func(ctx context.Context, c *profile.Call, in pathsArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -32,7 +33,7 @@ func DeleteItems() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "delete_items",
 		Description: "Delete multiple specified files or directories.",
-		Annotations: writes("Delete items", true, true),
+		Annotations: profile.Writes("Delete items", true, true),
 	}, func(ctx context.Context, c *profile.Call, in deleteArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
@@ -79,7 +80,7 @@ func CreateDirectories() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "create_directories",
 		Description: "Create multiple specified directories (including intermediate ones).",
-		Annotations: writes("Create directories", false, true),
+		Annotations: profile.Writes("Create directories", false, true),
 	}, func(ctx context.Context, c *profile.Call, in mkdirArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
@@ -132,7 +133,7 @@ func ChmodItems() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "chmod_items",
 		Description: "Change permissions mode for multiple specified files/directories (POSIX-style).",
-		Annotations: writes("Change modes", false, true),
+		Annotations: profile.Writes("Change modes", false, true),
 	}, func(ctx context.Context, c *profile.Call, in chmodArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
@@ -182,7 +183,7 @@ func ChownItems() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "chown_items",
 		Description: "Change owner (UID) and group (GID) for multiple specified files/directories.",
-		Annotations: writes("Change owners", false, true),
+		Annotations: profile.Writes("Change owners", false, true),
 	}, func(ctx context.Context, c *profile.Call, in chownArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
@@ -249,7 +250,7 @@ func transferTool(name, desc, title, verb, doing string, run func(ctx context.Co
 	return profile.Bind(&mcp.Tool{
 		Name:        name,
 		Description: desc,
-		Annotations: writes(title, true, false),
+		Annotations: profile.Writes(title, true, false),
 	}, func(ctx context.Context, c *profile.Call, in transferArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("operations", "Operations", in.Operations); err != nil {
 			return nil, err
@@ -264,7 +265,7 @@ func transferTool(name, desc, title, verb, doing string, run func(ctx context.Co
 			case err == nil:
 				r.Success = true
 			case fault.KindOf(err) == fault.Permission:
-				r.Error = fmt.Sprintf("Permission denied %s '%s' to '%s'.", doing2(verb), op.Source, op.Destination)
+				r.Error = fmt.Sprintf("Permission denied %s '%s' to '%s'.", strings.ToLower(doing), op.Source, op.Destination)
 			default:
 				r.Error = failure(err, "Source path not found: "+op.Source, "Failed to "+verb+" item: ")
 			}
@@ -292,16 +293,10 @@ func transfer(ctx context.Context, c *profile.Call, op transferOp, move bool, ru
 		return errRootTransfer
 	}
 	overwrite := true
-	if info, err := files.Stat(dst); move && err == nil && info.Type == files.TypeDir {
-		overwrite = false
+	if move {
+		if info, err := files.Stat(dst); err == nil && info.Type == files.TypeDir {
+			overwrite = false
+		}
 	}
 	return run(ctx, src, dst, overwrite)
-}
-
-// doing2 is the verb's -ing form in the permission message.
-func doing2(verb string) string {
-	if verb == "move" {
-		return "moving"
-	}
-	return "copying"
 }

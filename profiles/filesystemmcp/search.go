@@ -43,13 +43,13 @@ func SearchFiles() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "search_files",
 		Description: "Search for a regex pattern within files in a specified directory (read-only).",
-		Annotations: readOnly("Search files"),
+		Annotations: profile.ReadOnly("Search files"),
 	}, func(ctx context.Context, c *profile.Call, in searchArgs) (*mcp.CallToolResult, error) {
 		if in.Regex == "" {
 			return nil, invalidArgs("regex", "Regex pattern cannot be empty")
 		}
 		if strings.TrimSpace(in.Regex) == "" {
-			return nil, rpcError(jsonrpc.CodeInvalidParams, "Missing or invalid required parameter: regex")
+			return nil, profile.RPCError(jsonrpc.CodeInvalidParams, "Missing or invalid required parameter: regex")
 		}
 		pattern, flags := in.Regex, ""
 		if loc := regexFlags.FindStringSubmatchIndex(in.Regex); loc != nil && loc[0] > 0 && in.Regex[0] == '/' {
@@ -63,7 +63,7 @@ func SearchFiles() profile.Tool {
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			return nil, rpcError(jsonrpc.CodeInvalidParams, "Invalid regex pattern: %v", err)
+			return nil, profile.RPCError(jsonrpc.CodeInvalidParams, "Invalid regex pattern: %v", err)
 		}
 		rel := in.Path
 		if rel == "" {
@@ -76,7 +76,7 @@ func SearchFiles() profile.Tool {
 		if fault.KindOf(err) == fault.NotFound {
 			return jsonText([]searchResult{})
 		} else if err != nil {
-			return nil, rpcError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
+			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
 		}
 		glob := in.FilePattern
 		if glob == "" {
@@ -90,10 +90,10 @@ func SearchFiles() profile.Tool {
 		}
 		res, err := backend.Run(ctx, c.Searcher, q, 0, c.Limits.MaxResults*(2*contextLines+1))
 		if err != nil {
-			return nil, rpcError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
+			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
 		}
 		if res.Partial {
-			return nil, rpcError(jsonrpc.CodeInternalError, "Failed to search files: %v", ctx.Err())
+			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", ctx.Err())
 		}
 		return jsonText(matches(res.Entries, re, global, func(p string) string {
 			r, err := filepath.Rel(dirs[0], p)

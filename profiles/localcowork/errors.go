@@ -2,7 +2,6 @@ package localcowork
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,10 +22,6 @@ const (
 	codePermission    = -32004
 )
 
-func rpcErr(code int64, format string, args ...any) error {
-	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
 // argError words the runtime's argument errors as the original's zod
 // failures: -32602 "Invalid parameters: ...".
 func argError(err error) error {
@@ -40,7 +35,7 @@ func argError(err error) error {
 			}
 			msg = strings.Join(names, "; ")
 		}
-		return rpcErr(codeInvalidParams, "Invalid parameters: %s", msg)
+		return profile.RPCError(codeInvalidParams, "Invalid parameters: %s", msg)
 	}
 	return err
 }
@@ -53,7 +48,7 @@ var (
 )
 
 func unknownTool(name string) error {
-	return rpcErr(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name)
+	return profile.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name)
 }
 
 // resolve checks one path parameter as the original does (absolute, then
@@ -63,9 +58,9 @@ func unknownTool(name string) error {
 func resolve(c *profile.Call, param, path string) (*sandbox.Path, error) {
 	switch {
 	case strings.ContainsRune(path, 0):
-		return nil, rpcErr(codeInvalidParams, "Parameter %q contains a NUL byte", param)
+		return nil, profile.RPCError(codeInvalidParams, "Parameter %q contains a NUL byte", param)
 	case !filepath.IsAbs(path):
-		return nil, rpcErr(codeInvalidParams, "Parameter %q must be an absolute path. Got: %q", param, path)
+		return nil, profile.RPCError(codeInvalidParams, "Parameter %q must be an absolute path. Got: %q", param, path)
 	}
 	p, err := c.Resolve(path)
 	if err != nil {
@@ -76,7 +71,7 @@ func resolve(c *profile.Call, param, path string) (*sandbox.Path, error) {
 
 // outside is the original's sandbox sentence, with its right code.
 func outside(path string) error {
-	return rpcErr(codeSandbox, "Path %q is outside the sandboxed directories", filepath.Clean(path))
+	return profile.RPCError(codeSandbox, "Path %q is outside the sandboxed directories", filepath.Clean(path))
 }
 
 // mapErr maps a core error about path to the original's codes; notFound
@@ -94,15 +89,15 @@ func mapErr(err error, path, notFound string) error {
 		if notFound == "" {
 			notFound = err.Error()
 		}
-		return rpcErr(codeNotFound, "%s", notFound)
+		return profile.RPCError(codeNotFound, "%s", notFound)
 	case fault.NotDir:
-		return rpcErr(codeInvalidParams, "Not a directory: %s", path)
+		return profile.RPCError(codeInvalidParams, "Not a directory: %s", path)
 	case fault.IsDir:
-		return rpcErr(codeInvalidParams, "Not a file: %s", path)
+		return profile.RPCError(codeInvalidParams, "Not a file: %s", path)
 	case fault.Invalid, fault.TooLarge, fault.Binary, fault.Exists:
-		return rpcErr(codeInvalidParams, "%s", err.Error())
+		return profile.RPCError(codeInvalidParams, "%s", err.Error())
 	case fault.Permission:
-		return rpcErr(codePermission, "Permission denied: %s", path)
+		return profile.RPCError(codePermission, "Permission denied: %s", path)
 	}
-	return rpcErr(codeInternal, "Internal error: %s", err.Error())
+	return profile.RPCError(codeInternal, "Internal error: %s", err.Error())
 }

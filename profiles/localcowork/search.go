@@ -22,17 +22,17 @@ type searchIn struct {
 const defaultMaxResults = 100
 
 func searchFiles() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.search_files", Description: "Search for files matching a pattern", Annotations: reads("Search files")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.search_files", Description: "Search for files matching a pattern", Annotations: profile.ReadOnly("Search files")},
 		func(ctx context.Context, c *profile.Call, in searchIn) (*mcp.CallToolResult, error) {
 			switch in.Type {
 			case "", "file", "dir", "symlink":
 			default:
-				return nil, rpcErr(codeInvalidParams, "Invalid parameters: type: Invalid enum value. Expected 'file' | 'dir' | 'symlink', received '%s'", in.Type)
+				return nil, profile.RPCError(codeInvalidParams, "Invalid parameters: type: Invalid enum value. Expected 'file' | 'dir' | 'symlink', received '%s'", in.Type)
 			}
 			max := defaultMaxResults
 			if in.MaxResults != nil {
 				if *in.MaxResults <= 0 {
-					return nil, rpcErr(codeInvalidParams, "Invalid parameters: max_results: Number must be greater than 0")
+					return nil, profile.RPCError(codeInvalidParams, "Invalid parameters: max_results: Number must be greater than 0")
 				}
 				max = *in.MaxResults
 			}
@@ -71,7 +71,7 @@ type metadata struct {
 }
 
 func getMetadata() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.get_metadata", Description: "Get detailed metadata for a file", Annotations: reads("Get metadata")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.get_metadata", Description: "Get detailed metadata for a file", Annotations: profile.ReadOnly("Get metadata")},
 		func(ctx context.Context, c *profile.Call, in metadataIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
@@ -112,18 +112,18 @@ type watchIn struct {
 const maxWatches = 8
 
 func watchFolder() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.watch_folder", Description: "Register a filesystem watcher on a directory", Annotations: reads("Watch folder")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.watch_folder", Description: "Register a filesystem watcher on a directory", Annotations: profile.ReadOnly("Watch folder")},
 		func(ctx context.Context, c *profile.Call, in watchIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
 				return nil, err
 			}
 			if err := watch.ValidPatterns(in.Patterns); err != nil {
-				return nil, rpcErr(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
+				return nil, profile.RPCError(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
 			}
 			v, err := c.Sessions.Get(c.Session(), "localcowork.watch", func() (io.Closer, error) { return watch.NewSet(maxWatches), nil })
 			if err != nil {
-				return nil, rpcErr(codeInternal, "Internal error: the session is closing")
+				return nil, profile.RPCError(codeInternal, "Internal error: the session is closing")
 			}
 			w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: profile.WatchNotifier(c.Session())})
 			if err != nil {
@@ -132,7 +132,7 @@ func watchFolder() profile.Tool {
 			// A taken callback_id is replaced, as in the original.
 			if _, err := v.(*watch.Set).Add(in.CallbackID, w); err != nil {
 				w.Close()
-				return nil, rpcErr(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
+				return nil, profile.RPCError(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
 			}
 			return result(map[string]any{"watcher_id": in.CallbackID})
 		})

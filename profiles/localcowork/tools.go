@@ -12,14 +12,6 @@ import (
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-func reads(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: new(bool)}
-}
-
-func writes(title string, destructive bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, DestructiveHint: &destructive, OpenWorldHint: new(bool)}
-}
-
 type listIn struct {
 	Path      string `json:"path" jsonschema:"Absolute path to directory"`
 	Recursive bool   `json:"recursive,omitempty" jsonschema:"List recursively"`
@@ -27,7 +19,7 @@ type listIn struct {
 }
 
 func listDir() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.list_dir", Description: "List contents of a directory", Annotations: reads("List directory")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.list_dir", Description: "List contents of a directory", Annotations: profile.ReadOnly("List directory")},
 		func(ctx context.Context, c *profile.Call, in listIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
@@ -55,7 +47,7 @@ type readIn struct {
 }
 
 func readFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.read_file", Description: "Read contents of a file", Annotations: reads("Read file")},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.read_file", Description: "Read contents of a file", Annotations: profile.ReadOnly("Read file")},
 		func(ctx context.Context, c *profile.Call, in readIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
@@ -67,7 +59,7 @@ func readFile() profile.Tool {
 			}
 			text, ok := decodeText(w.Data, in.Encoding)
 			if !ok {
-				return nil, rpcErr(codeInvalidParams, "Unknown encoding: %s", in.Encoding)
+				return nil, profile.RPCError(codeInvalidParams, "Unknown encoding: %s", in.Encoding)
 			}
 			return result(struct {
 				Content string `json:"content"`
@@ -83,7 +75,7 @@ type writeIn struct {
 }
 
 func writeFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.write_file", Description: "Write content to a file", Annotations: writes("Write file", true)},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.write_file", Description: "Write content to a file", Annotations: profile.Writes("Write file", true, false)},
 		func(ctx context.Context, c *profile.Call, in writeIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
@@ -91,7 +83,7 @@ func writeFile() profile.Tool {
 			}
 			data, ok := encodeText(in.Content, in.Encoding)
 			if !ok {
-				return nil, rpcErr(codeInvalidParams, "Cannot encode the content as %s", in.Encoding)
+				return nil, profile.RPCError(codeInvalidParams, "Cannot encode the content as %s", in.Encoding)
 			}
 			if _, err := files.Mkdir(p.Dir()); err != nil {
 				return nil, writeErr(err, in.Path)
@@ -110,7 +102,7 @@ func writeErr(err error, path string) error {
 	case fault.Outside, fault.Permission:
 		return mapErr(err, path, "")
 	}
-	return rpcErr(codeInternal, "Failed to write file: %s", err.Error())
+	return profile.RPCError(codeInternal, "Failed to write file: %s", err.Error())
 }
 
 type moveIn struct {
@@ -120,7 +112,7 @@ type moveIn struct {
 }
 
 func moveFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.move_file", Description: "Move a file from source to destination. Requires user confirmation.", Annotations: writes("Move file", true)},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.move_file", Description: "Move a file from source to destination. Requires user confirmation.", Annotations: profile.Writes("Move file", true, false)},
 		func(ctx context.Context, c *profile.Call, in moveIn) (*mcp.CallToolResult, error) {
 			src, dst, err := resolvePair(c, in.Source, in.Destination)
 			if err != nil {
@@ -132,7 +124,7 @@ func moveFile() profile.Tool {
 			if in.CreateDirs != nil && !*in.CreateDirs {
 				if _, err := files.Stat(dst.Dir()); err != nil {
 					if fault.KindOf(err) == fault.NotFound {
-						return nil, rpcErr(codeInternal, "Failed to move file: the directory of %s does not exist (create_dirs is false)", in.Destination)
+						return nil, profile.RPCError(codeInternal, "Failed to move file: the directory of %s does not exist (create_dirs is false)", in.Destination)
 					}
 					return nil, mapErr(err, in.Destination, "")
 				}
@@ -160,11 +152,11 @@ func transferErr(err error, src, dst, verb string) error {
 		}
 		return outside(p)
 	case fault.NotFound:
-		return rpcErr(codeNotFound, "Source not found: %s", src)
+		return profile.RPCError(codeNotFound, "Source not found: %s", src)
 	case fault.Permission:
 		return mapErr(err, src, "")
 	}
-	return rpcErr(codeInternal, "Failed to %s file: %s", verb, err.Error())
+	return profile.RPCError(codeInternal, "Failed to %s file: %s", verb, err.Error())
 }
 
 // resolvePair resolves a move's or copy's "source" and "destination".
@@ -184,7 +176,7 @@ type copyIn struct {
 }
 
 func copyFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.copy_file", Description: "Copy a file to a new location", Annotations: writes("Copy file", true)},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.copy_file", Description: "Copy a file to a new location", Annotations: profile.Writes("Copy file", true, false)},
 		func(ctx context.Context, c *profile.Call, in copyIn) (*mcp.CallToolResult, error) {
 			src, dst, err := resolvePair(c, in.Source, in.Destination)
 			if err != nil {
@@ -195,7 +187,7 @@ func copyFile() profile.Tool {
 				return nil, mapErr(err, in.Source, "Source not found: "+in.Source)
 			}
 			if st.Type != files.TypeFile {
-				return nil, rpcErr(codeInvalidParams, "Not a file: %s", in.Source)
+				return nil, profile.RPCError(codeInvalidParams, "Not a file: %s", in.Source)
 			}
 			// copyFile(2) replaces an existing file, as the original's does.
 			if err := files.Copy(ctx, src, dst, true); err != nil {
@@ -210,7 +202,7 @@ type deleteIn struct {
 }
 
 func deleteFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.delete_file", Description: "Delete a file. Moves to .localcowork/trash/ for recovery.", Annotations: writes("Delete file", true)},
+	return profile.Bind(&mcp.Tool{Name: "filesystem.delete_file", Description: "Delete a file. Moves to .localcowork/trash/ for recovery.", Annotations: profile.Writes("Delete file", true, false)},
 		func(ctx context.Context, c *profile.Call, in deleteIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
@@ -219,11 +211,11 @@ func deleteFile() profile.Tool {
 			if _, err := files.Trash(p, trashDir(c), time.Now()); err != nil {
 				switch fault.KindOf(err) {
 				case fault.NotDir:
-					return nil, rpcErr(codeInvalidParams, "Not a file: %s", in.Path)
+					return nil, profile.RPCError(codeInvalidParams, "Not a file: %s", in.Path)
 				case fault.NotFound, fault.Outside, fault.Permission:
 					return nil, mapErr(err, in.Path, "File not found: "+in.Path)
 				}
-				return nil, rpcErr(codeInternal, "Failed to delete file: %s", err.Error())
+				return nil, profile.RPCError(codeInternal, "Failed to delete file: %s", err.Error())
 			}
 			return result(map[string]any{"success": true})
 		})

@@ -7,7 +7,6 @@
 package peekaboo
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -46,7 +45,7 @@ func Table() *profile.Table {
 		Paths:       profile.Absolute,
 		Initialize:  identify,
 		Errors:      toolError,
-		UnknownTool: func(name string) error { return rpcError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
+		UnknownTool: func(name string) error { return profile.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
 		ExtraArgs:   profile.IgnoreExtra,
 		Resources: &profile.ResourceShape{
 			Always: true,
@@ -109,28 +108,14 @@ func parseInt(s string) (int, bool) {
 // identify answers initialize as peekaboo-mcp 1.0.0 (and the 2026-07-28
 // protocol's server/discover, where serverInfo sits in _meta).
 func identify(res mcp.Result) mcp.Result {
-	return profile.Reshape(res, func(m map[string]any) {
-		set := func(info map[string]any) {
-			info["name"], info["version"] = serverName, serverVersion
-		}
-		if info, ok := m["serverInfo"].(map[string]any); ok {
-			set(info)
-		}
-		if meta, ok := m["_meta"].(map[string]any); ok {
-			if info, ok := meta[mcp.MetaKeyServerInfo].(map[string]any); ok {
-				set(info)
-			}
-		}
+	return profile.ReshapeServerInfo(res, func(info map[string]any) {
+		info["name"], info["version"] = serverName, serverVersion
 	})
-}
-
-func rpcError(code int64, format string, args ...any) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // timedOut is peekaboo's timeout answer for an operation.
 func timedOut(op string, limit time.Duration) error {
-	return rpcError(jsonrpc.CodeInternalError, "Operation '%s' timed out after %dms", op, limit.Milliseconds())
+	return profile.RPCError(jsonrpc.CodeInternalError, "Operation '%s' timed out after %dms", op, limit.Milliseconds())
 }
 
 // toolError is what peekaboo answers for a tool's failure: its own coded
@@ -139,5 +124,5 @@ func toolError(err error) error {
 	if rpc, ok := err.(*jsonrpc.Error); ok {
 		return rpc
 	}
-	return rpcError(jsonrpc.CodeInternalError, "Tool execution failed: %v", err)
+	return profile.RPCError(jsonrpc.CodeInternalError, "Tool execution failed: %v", err)
 }

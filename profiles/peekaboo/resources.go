@@ -33,10 +33,10 @@ var traversal = regexp.MustCompile(`(?i)(^|[/\\])\.\.([/\\]|$)|\.\.\.|\x00|%2e%2
 func uriPath(uri string) (string, error) {
 	rest, ok := strings.CutPrefix(uri, "file://")
 	if !ok {
-		return "", rpcError(codeInvalidRequest, msgScheme)
+		return "", profile.RPCError(codeInvalidRequest, msgScheme)
 	}
 	if traversal.MatchString(rest) {
-		return "", rpcError(codeInvalidRequest, msgTraversal)
+		return "", profile.RPCError(codeInvalidRequest, msgTraversal)
 	}
 	// resources/list percent-encodes what a URI path must; a path that
 	// does not decode is taken as written.
@@ -44,7 +44,7 @@ func uriPath(uri string) (string, error) {
 		rest = dec
 	}
 	if traversal.MatchString(rest) {
-		return "", rpcError(codeInvalidRequest, msgTraversal)
+		return "", profile.RPCError(codeInvalidRequest, msgTraversal)
 	}
 	if rest == "" {
 		rest = "."
@@ -65,15 +65,15 @@ func resourceError(err error) error {
 	var big *sandbox.TooLargeError
 	switch {
 	case errors.As(err, &big):
-		return rpcError(codeInvalidRequest, "File '%s' size (%d bytes) exceeds maximum allowed size (%d bytes)", big.Path, big.Size, big.Max)
+		return profile.RPCError(codeInvalidRequest, "File '%s' size (%d bytes) exceeds maximum allowed size (%d bytes)", big.Path, big.Size, big.Max)
 	case fault.KindOf(err) == fault.Outside:
-		return rpcError(codeInvalidRequest, msgTraversal)
+		return profile.RPCError(codeInvalidRequest, msgTraversal)
 	case fault.KindOf(err) == fault.NotFound:
-		return rpcError(codeNotFound, "Failed to read file: File not found: %s", where)
+		return profile.RPCError(codeNotFound, "Failed to read file: File not found: %s", where)
 	case fault.KindOf(err) == fault.IsDir:
-		return rpcError(jsonrpc.CodeInternalError, "Failed to read file: Cannot read directory as file: %s", where)
+		return profile.RPCError(jsonrpc.CodeInternalError, "Failed to read file: Cannot read directory as file: %s", where)
 	}
-	return rpcError(jsonrpc.CodeInternalError, "Failed to read file: %v", err)
+	return profile.RPCError(jsonrpc.CodeInternalError, "Failed to read file: %v", err)
 }
 
 // withMetadata gives each listed resource peekaboo's shape: metadata

@@ -48,11 +48,6 @@ type contentArgs struct {
 	IgnoreCase *bool  `json:"ignoreCase,omitempty" jsonschema:"Case-insensitive search (default: true)"`
 }
 
-func readOnly(title string) *mcp.ToolAnnotations {
-	no := false
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &no}
-}
-
 // require marks parameters required in the advertised schema only (a
 // copy: the validating schema stays as Bind made it), so a missing one
 // reaches the handler, which answers peekaboo's -32600. A *bool field is
@@ -82,10 +77,10 @@ func SearchPath() profile.Tool {
 	return require(profile.Bind(&mcp.Tool{
 		Name:        "search_path",
 		Description: "Search for files and directories by name pattern",
-		Annotations: readOnly("Search paths"),
+		Annotations: profile.ReadOnly("Search paths"),
 	}, func(ctx context.Context, c *profile.Call, in pathArgs) (*mcp.CallToolResult, error) {
 		if in.Pattern == "" {
-			return nil, rpcError(codeInvalidRequest, "Pattern is required")
+			return nil, profile.RPCError(codeInvalidRequest, "Pattern is required")
 		}
 		re, err := pathRegexp(in.Pattern)
 		if err != nil {
@@ -143,10 +138,10 @@ func SearchContent() profile.Tool {
 	return require(profile.Bind(&mcp.Tool{
 		Name:        "search_content",
 		Description: "Search for content within files",
-		Annotations: readOnly("Search content"),
+		Annotations: profile.ReadOnly("Search content"),
 	}, func(ctx context.Context, c *profile.Call, in contentArgs) (*mcp.CallToolResult, error) {
 		if in.Query == "" {
-			return nil, rpcError(codeInvalidRequest, "Query is required")
+			return nil, profile.RPCError(codeInvalidRequest, "Query is required")
 		}
 		sink := &includeSink{roots: c.Sandbox.Roots()}
 		if in.Include != "" {

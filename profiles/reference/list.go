@@ -4,7 +4,6 @@ package reference
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -152,14 +151,11 @@ func directoryTree(ctx context.Context, c *profile.Call, name string, args map[s
 	if err != nil {
 		return nil, nodeErr(c, err, "scandir", p.Abs)
 	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(tree); err != nil {
+	s, err := profile.IndentedJSON(tree)
+	if err != nil {
 		return nil, err
 	}
-	return text(strings.TrimSuffix(b.String(), "\n")), nil
+	return text(s), nil
 }
 
 // match is minimatch(rel, pattern, {dot: true}); a pattern it cannot
