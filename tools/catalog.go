@@ -12,13 +12,6 @@ import (
 	"github.com/fsmcp/fsmcp/profile"
 )
 
-// The seed file-catalog server's error codes (SPEC §6), sent as JSON-RPC
-// errors.
-const (
-	CodeOutputExists   = 1001
-	CodeTargetNotFound = 1002
-)
-
 type catalogIn struct {
 	TargetDir  string `json:"target_dir" jsonschema:"Absolute path of the directory to catalog"`
 	OutputFile string `json:"output_file" jsonschema:"Absolute path of the TSV file to create; it must not exist"`
@@ -57,13 +50,10 @@ func Catalog() profile.Tool {
 // catalogError maps the seed's two errors to their JSON-RPC codes; other
 // errors stay tool errors.
 func catalogError(ctx context.Context, err error, target string) error {
-	var oe *catalog.OutputExistsError
-	var te *catalog.TargetNotFoundError
+	if code, msg, ok := catalog.SeedCode(err); ok {
+		return &jsonrpc.Error{Code: code, Message: msg}
+	}
 	switch {
-	case errors.As(err, &oe):
-		return &jsonrpc.Error{Code: CodeOutputExists, Message: oe.Error()}
-	case errors.As(err, &te):
-		return &jsonrpc.Error{Code: CodeTargetNotFound, Message: te.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("cataloging %s took longer than the time limit (--timeout); no output file was written", target)
 	case ctx.Err() != nil:

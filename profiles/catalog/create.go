@@ -15,11 +15,9 @@ import (
 	"github.com/fsmcp/fsmcp/profile"
 )
 
-// The seed's error codes.
+// The seed's error code for the rest (1001 and 1002 are catalog's).
 const (
-	CodeOutputExists   = 1001
-	CodeTargetNotFound = 1002
-	CodeServerError    = -32000 // "An unexpected error occurred: ..."
+	CodeServerError = -32000 // "An unexpected error occurred: ..."
 )
 
 // createParams are the direct method's params; pointers tell a missing key
@@ -121,7 +119,7 @@ func missing(name string) error {
 // parameter.
 func targetError(dir string, err error) error {
 	if fault.KindOf(err) == fault.Outside {
-		return &jsonrpc.Error{Code: CodeTargetNotFound, Message: fmt.Sprintf("Target directory not found: %s (it is outside the allowed directories)", dir)}
+		return &jsonrpc.Error{Code: catalog.CodeTargetNotFound, Message: fmt.Sprintf("Target directory not found: %s (it is outside the allowed directories)", dir)}
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Invalid parameter 'target_dir': %v", err)}
 }
@@ -139,10 +137,7 @@ func outputError(file string, err error) error {
 // property) reads as the direct method's.
 func mapError(err error) error {
 	var rpc *jsonrpc.Error
-	var oe *catalog.OutputExistsError
-	var te *catalog.TargetNotFoundError
-	switch {
-	case errors.As(err, &rpc):
+	if errors.As(err, &rpc) {
 		if rpc.Code == jsonrpc.CodeInvalidParams && strings.Contains(rpc.Message, "missing properties") {
 			if strings.Contains(rpc.Message, "target_dir") {
 				return missing("target_dir")
@@ -150,14 +145,15 @@ func mapError(err error) error {
 			return missing("output_file")
 		}
 		return rpc
-	case errors.As(err, &oe):
-		return &jsonrpc.Error{Code: CodeOutputExists, Message: oe.Error()}
-	case errors.As(err, &te):
-		return &jsonrpc.Error{Code: CodeTargetNotFound, Message: te.Error()}
+	}
+	if code, msg, ok := catalog.SeedCode(err); ok {
+		return &jsonrpc.Error{Code: code, Message: msg}
+	}
+	switch {
 	case fault.KindOf(err) == fault.NotFound:
 		// The original raises FileNotFoundError, hence 1002, when the
 		// output file's directory is missing too.
-		return &jsonrpc.Error{Code: CodeTargetNotFound, Message: err.Error()}
+		return &jsonrpc.Error{Code: catalog.CodeTargetNotFound, Message: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &jsonrpc.Error{Code: CodeServerError, Message: "An unexpected error occurred: the catalog took longer than the time limit (--timeout); no output file was written"}
 	case errors.Is(err, context.Canceled):
