@@ -88,7 +88,9 @@ const TruncatedMark = "... [truncated]"
 // ReadLines returns up to limit lines starting at line offset (1-based),
 // each cut to maxLine characters, stopping early once the shown text would
 // pass maxChars (0: no budget). It reads the whole file once, so that Total
-// is known, but holds only the window.
+// is known, but holds only the window. A line is ended by "\n" or by the end
+// of the file, wherever the reader's buffer happens to split it; a "\r"
+// before the end is dropped.
 func ReadLines(r io.Reader, offset, limit, maxLine, maxChars int) (Lines, error) {
 	if offset < 1 {
 		offset = 1
@@ -98,24 +100,30 @@ func ReadLines(r io.Reader, offset, limit, maxLine, maxChars int) (Lines, error)
 	var line []byte
 	chars := 0
 	n := 0
+	pending := false // bytes of an unfinished line have been read
 	for {
-		frag, isPrefix, err := br.ReadLine()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+		frag, err := br.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
 			return out, err
+		}
+		ended := err == nil
+		if len(frag) > 0 {
+			pending = true
+		}
+		if err == io.EOF && !pending {
+			break
 		}
 		inWindow := n+1 >= offset && len(out.Text) < limit && !out.Cut
 		if inWindow && len(line) <= 4*maxLine { // keep a little more than needed to count runes
 			line = append(line, frag...)
 		}
-		if isPrefix {
-			continue
+		if !ended && err != io.EOF {
+			continue // ErrBufferFull: the line goes on
 		}
 		n++
+		pending = false
 		if inWindow {
-			s := strings.TrimSuffix(string(line), "\r")
+			s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
 			if cut, ok := cutLine(s, maxLine); ok {
 				s = cut + TruncatedMark
 				out.LongLines++
@@ -128,6 +136,9 @@ func ReadLines(r io.Reader, offset, limit, maxLine, maxChars int) (Lines, error)
 			}
 		}
 		line = line[:0]
+		if err == io.EOF {
+			break
+		}
 	}
 	out.Total = n
 	return out, nil
