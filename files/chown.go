@@ -1,6 +1,8 @@
 package files
 
 import (
+	"math"
+
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -8,9 +10,11 @@ import (
 // Chown sets the owner and group of a file or directory (a symlink's
 // target, which must stay inside the root); -1 keeps one as it is.
 // Errors: NotFound, Outside, Permission (only root may give files away).
+// An id is 32 bits: one past that would be cut by the system call (2^32
+// would become 0, root), so it is refused.
 func Chown(p *sandbox.Path, uid, gid int) error {
-	if uid < -1 || gid < -1 {
-		return fault.Errorf(fault.Invalid, p.Abs, "uid %d and gid %d must be -1 or more", uid, gid)
+	if uid < -1 || gid < -1 || int64(uid) > math.MaxUint32 || int64(gid) > math.MaxUint32 {
+		return fault.Errorf(fault.Invalid, p.Abs, "uid %d and gid %d must be from -1 to 4294967295", uid, gid)
 	}
 	return p.Chown(uid, gid)
 }

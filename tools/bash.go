@@ -57,7 +57,10 @@ func Bash() profile.Tool {
 			return nil, err
 		}
 		defer dirs.Close()
-		res, err := sess.RunIn(ctx, roots, dirs.Files(), in.Command, time.Duration(in.Timeout)*time.Millisecond)
+		// Clamped before it becomes a Duration: milliseconds past ~292
+		// years overflow int64 nanoseconds and would wrap to a short time.
+		timeout := time.Duration(min(in.Timeout, int(shell.MaxTimeout/time.Millisecond))) * time.Millisecond
+		res, err := sess.RunIn(ctx, roots, dirs.Files(), in.Command, timeout)
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.New("the call was cancelled before the shell was free")

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,7 +90,7 @@ func Grep() profile.Tool {
 		if in.HeadLimit > 0 && (limit <= 0 || in.HeadLimit < limit) {
 			limit = in.HeadLimit
 		}
-		r, err := backend.Run(ctx, c.Searcher, q, in.Offset, limit)
+		r, err := backend.Run(ctx, c.Searcher, q, pageOffset(in.Offset), limit)
 		if fault.KindOf(err) == fault.Invalid {
 			return nil, fmt.Errorf("grep error: %v", err) // fsMCP's words for a bad pattern
 		}
@@ -105,6 +106,10 @@ func Grep() profile.Tool {
 		return profile.Text(text + grepNote(r, c.Limits.Timeout.String())), nil
 	})
 }
+
+// pageOffset bounds a paging offset: past any result fsmcp can hold it
+// is past the end all the same, and offset+limit must not overflow.
+func pageOffset(n int) int { return min(n, math.MaxInt32) }
 
 // oneFile reports whether the search was of one file (not a directory),
 // whose lines rg prints without the path: its only path is the path of
