@@ -1,9 +1,14 @@
 package integration
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Issue 20's answers an agent can use whole: each test pins one item
@@ -38,6 +43,9 @@ func TestNumericArgumentsOutOfRange(t *testing.T) {
 	if got := mustCall(t, fs, "fs_grep", map[string]any{"pattern": needle, "offset": 9.2e18, "head_limit": 9.2e18}); !strings.Contains(got, "past the end") {
 		t.Errorf("fs_grep offset 9.2e18 = %q, want the offset past the end", got)
 	}
+	if got := mustCall(t, fs, "fs_glob", map[string]any{"pattern": "**/*.txt", "offset": 9.2e18, "head_limit": 9.2e18}); !strings.Contains(got, "past the end") {
+		t.Errorf("fs_glob offset 9.2e18 = %q, want the offset past the end", got)
+	}
 	if got := mustCall(t, fs, "fs_list", map[string]any{"path": tr.root, "depth": 9.2e18}); !strings.Contains(got, "deeper/d.md") {
 		t.Errorf("fs_list depth 9.2e18 = %q", got)
 	}
@@ -54,5 +62,186 @@ func TestNumericArgumentsOutOfRange(t *testing.T) {
 	lc := connectStdio(t, m, "--profile", "localcowork", tr.root)
 	if got := mustCall(t, lc, "filesystem.search_files", map[string]any{"path": tr.root, "pattern": "*.txt", "max_results": 9.2e18}); !strings.Contains(got, "a.txt") {
 		t.Errorf("search_files max_results 9.2e18 = %q", got)
+	}
+}
+
+// bigTree is a root whose default answers all pass 40,000 characters: a
+// 3,000-line file, 1,500 files for a glob, and 3,000 matching lines.
+func bigTree(t *testing.T) (root, big string) {
+	t.Helper()
+	root = newTree(t).root
+	var b strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&b, "line %04d %s\n", i, strings.Repeat("x", 40))
+	}
+	big = filepath.Join(root, "big.txt")
+	write(t, big, b.String())
+	for i := 0; i < 1500; i++ {
+		write(t, filepath.Join(root, "many", fmt.Sprintf("file-with-a-longish-name-%04d.dat", i)), "")
+	}
+	return root, big
+}
+
+// note is the last paragraph of an answer (its note), and the entries
+// before it.
+func splitNote(t *testing.T, answer string) ([]string, string) {
+	t.Helper()
+	i := strings.LastIndex(answer, "\n\n")
+	if i < 0 {
+		t.Fatalf("no note after a blank line: ...%q", tailOf(answer))
+	}
+	return strings.Split(answer[:i], "\n"), answer[i+2:]
+}
+
+func tailOf(s string) string { return s[max(0, len(s)-300):] }
+
+// nextOffset is N in "offset=N" of a note.
+func nextOffset(t *testing.T, note string) int {
+	t.Helper()
+	m := regexp.MustCompile(`offset=(\d+)`).FindStringSubmatch(note)
+	if m == nil {
+		t.Fatalf("note %q gives no offset", note)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// TestEveryAnswerFitsMaxOutput pins item 4: a default fs_read of a 77 KB
+// file, a content grep and a large glob passed Claude Code's 50,000
+// characters (saved to a file; the model saw a 2 KB preview without the
+// note), and a --max-output cut fell mid-line with no offset. Now each
+// answer, note included, is within --max-output (default 40,000), ends on
+// a whole entry, and its note gives the exact next offset.
+func TestEveryAnswerFitsMaxOutput(t *testing.T) {
+	root, big := bigTree(t)
+	m := modes(t)[0]
+	for _, max := range []int{40000, 5000} {
+		args := []string{root}
+		if max != 40000 {
+			args = []string{"--max-output", strconv.Itoa(max), root}
+		}
+		cs := connectStdio(t, m, args...)
+		whole := connectStdio(t, m, "--max-output", "10000000", "--max-results", "100000", root)
+
+		fits := func(name, got string) {
+			t.Helper()
+			if n := utf8.RuneCountInString(got); n > max {
+				t.Errorf("%s (max %d): %d characters", name, max, n)
+			}
+		}
+
+		// fs_read: whole lines, then the line to read on from.
+		got := mustCall(t, cs, "fs_read", map[string]any{"file_path": big})
+		fits("fs_read", got)
+		lines, note := splitNote(t, got)
+		next := nextOffset(t, note)
+		if want := fmt.Sprintf("%d\tline %04d %s", next-1, next-1, strings.Repeat("x", 40)); strings.TrimLeft(lines[len(lines)-1], " ") != want {
+			t.Errorf("fs_read (max %d) last line %q, want %q (whole, before offset=%d)", max, lines[len(lines)-1], want, next)
+		}
+		if !strings.Contains(note, fmt.Sprintf("of 3000, %d more", 3000-(next-1))) {
+			t.Errorf("fs_read note %q does not count what was left out", note)
+		}
+		page2 := mustCall(t, cs, "fs_read", map[string]any{"file_path": big, "offset": next, "limit": 1})
+		if !strings.Contains(page2, fmt.Sprintf("line %04d ", next)) {
+			t.Errorf("fs_read offset=%d = %.100q", next, page2)
+		}
+
+		// fs_grep content: whole matches, the next offset is the next match.
+		grep := map[string]any{"pattern": "^line", "path": big, "output_mode": "content"}
+		got = mustCall(t, cs, "fs_grep", grep)
+		fits("fs_grep", got)
+		lines, note = splitNote(t, got)
+		next = nextOffset(t, note)
+		if next != len(lines) || lines[next-1] != fmt.Sprintf("%d:line %04d %s", next, next, strings.Repeat("x", 40)) {
+			t.Errorf("fs_grep (max %d): %d lines, last %q, note %q", max, len(lines), lines[len(lines)-1], note)
+		}
+		if !strings.Contains(note, "of 3000") {
+			t.Errorf("fs_grep note %q does not give the total", note)
+		}
+		grep["offset"], grep["head_limit"] = next, 1
+		if got := mustCall(t, cs, "fs_grep", grep); !strings.HasPrefix(got, fmt.Sprintf("%d:line %04d", next+1, next+1)) {
+			t.Errorf("fs_grep offset=%d = %.100q", next, got)
+		}
+
+		// fs_glob: pages of whole paths that add up to every match, once.
+		all := strings.Split(mustCall(t, whole, "fs_glob", map[string]any{"pattern": "many/*.dat"}), "\n")
+		var paged []string
+		offset := 0
+		for page := 0; ; page++ {
+			if page > 200 {
+				t.Fatal("fs_glob pages do not end")
+			}
+			got := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "many/*.dat", "offset": offset})
+			fits("fs_glob", got)
+			if !strings.Contains(got, "\n\n(") {
+				paged = append(paged, strings.Split(got, "\n")...)
+				break
+			}
+			lines, note := splitNote(t, got)
+			paged = append(paged, lines...)
+			if !strings.Contains(note, "of 1500") {
+				t.Errorf("fs_glob note %q does not give the total", note)
+			}
+			if !strings.Contains(note, "offset=") {
+				break
+			}
+			offset = nextOffset(t, note)
+			if offset != len(paged) {
+				t.Fatalf("fs_glob next offset %d after %d paths", offset, len(paged))
+			}
+		}
+		if strings.Join(paged, "\n") != strings.Join(all, "\n") {
+			t.Errorf("fs_glob pages (max %d): %d paths, want the %d of one whole answer", max, len(paged), len(all))
+		}
+
+		// fs_list: whole entries, and how many were left out.
+		got = mustCall(t, cs, "fs_list", map[string]any{"path": filepath.Join(root, "many")})
+		fits("fs_list", got)
+		if !regexp.MustCompile(`\(showing (\d+) of 1500 entries.*, (\d+) left out`).MatchString(got) {
+			t.Errorf("fs_list (max %d) note: ...%q", max, tailOf(got))
+		}
+	}
+}
+
+// TestToolsDeclareResultSize pins item 4's declaration: Claude Code keeps a
+// result whole up to a tool's _meta["anthropic/maxResultSizeChars"]
+// (code.claude.com/docs/en/mcp, "Raise the limit for a specific tool"),
+// so each fsmcp tool declares --max-output there.
+func TestToolsDeclareResultSize(t *testing.T) {
+	tr := newTree(t)
+	m := modes(t)[0]
+	for max, want := range map[string]float64{"": 40000, "12345": 12345, "900000": 500000} {
+		args := []string{tr.root}
+		if max != "" {
+			args = append(args, "--max-output", max)
+		}
+		cs := connectStdio(t, m, args...)
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			if got := tool.Meta["anthropic/maxResultSizeChars"]; got != want {
+				t.Errorf("--max-output %q: %s declares %v, want %v", max, tool.Name, got, want)
+			}
+		}
+	}
+	ref := connectStdio(t, m, "--profile", "reference", tr.root)
+	res, err := ref.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Tools[0].Meta["anthropic/maxResultSizeChars"]; ok {
+		t.Errorf("the reference profile's tools/list is the original's; it declares no size")
+	}
+}
+
+// TestGlobNoMatch pins item 9: no match answered an empty text, which
+// Claude Code shows as "completed with no output".
+func TestGlobNoMatch(t *testing.T) {
+	tr := newTree(t)
+	cs := connectStdio(t, modes(t)[0], tr.root)
+	if got := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "**/*.nothing"}); got != "No files found." {
+		t.Errorf("fs_glob with no match = %q", got)
 	}
 }

@@ -91,6 +91,9 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 			if tab.ExtraArgs == IgnoreExtra {
 				def = lenient(def)
 			}
+			if tab.DeclareResultSize && env.Limits.MaxOutput > 0 {
+				def = withResultSize(def, min(env.Limits.MaxOutput, maxDeclaredResultSize))
+			}
 			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return t.serve(ctx, env, tab, req)
 			})
@@ -183,6 +186,18 @@ func lenient(def *mcp.Tool) *mcp.Tool {
 	sc := *schema
 	sc.AdditionalProperties = nil
 	d.InputSchema = &sc
+	return &d
+}
+
+// withResultSize is def with _meta[MetaMaxResultSize] = n, def itself
+// untouched (a Table's tools are shared).
+func withResultSize(def *mcp.Tool, n int) *mcp.Tool {
+	d := *def
+	d.Meta = mcp.Meta{}
+	for k, v := range def.Meta {
+		d.Meta[k] = v
+	}
+	d.Meta[MetaMaxResultSize] = n
 	return &d
 }
 

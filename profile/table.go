@@ -76,7 +76,22 @@ type Table struct {
 	// servers), or dropped before validation and left out of the schema's
 	// additionalProperties (IgnoreExtra: fsMCP, the official server).
 	ExtraArgs ExtraArgs
+	// DeclareResultSize lists each tool with _meta["anthropic/maxResultSizeChars"]
+	// set to --max-output (at most 500000, Claude Code's ceiling): Claude
+	// Code documents it ("Raise the limit for a specific tool",
+	// code.claude.com/docs/en/mcp) and keeps a result up to that size in
+	// the conversation instead of saving it to a file the model sees only
+	// a 2 KB preview of. Off for drop-ins whose tools/list is the
+	// original's.
+	DeclareResultSize bool
 }
+
+// MetaMaxResultSize is the tools/list _meta key Claude Code reads for the
+// largest text result it keeps whole.
+const MetaMaxResultSize = "anthropic/maxResultSizeChars"
+
+// maxDeclaredResultSize is Claude Code's ceiling for MetaMaxResultSize.
+const maxDeclaredResultSize = 500000
 
 // ExtraArgs is a table's policy for arguments its schemas do not name.
 type ExtraArgs int

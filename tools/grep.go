@@ -98,12 +98,17 @@ func Grep() profile.Tool {
 			return nil, err
 		}
 		lineNumbers := in.LineNumbers == nil || *in.LineNumbers
-		text := backend.Format(r, backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0,
-			NoPath: oneFile(paths, r)})
+		opts := backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0, NoPath: oneFile(paths, r)}
+		// Whole entries, as many as --max-output holds with the note.
+		shown, text := fitRendered(len(r.Entries), budget(c), func(k int) string {
+			page := *r
+			page.Entries = r.Entries[:k]
+			return backend.Format(&page, opts)
+		})
 		if r.Partial && r.Total == 0 {
 			text = "No matches found in the part searched."
 		}
-		return profile.Text(text + grepNote(r, c.Limits.Timeout.String())), nil
+		return profile.Text(text + grepNote(r, shown, c.Limits)), nil
 	})
 }
 
@@ -126,23 +131,27 @@ func oneFile(paths []string, r *backend.Result) bool {
 	return true
 }
 
-// grepNote says what part of the result was shown and how to get more.
-func grepNote(r *backend.Result, timeout string) string {
+// grepNote says what part of the result was shown (the first shown of
+// r.Entries) and the offset of the next page.
+func grepNote(r *backend.Result, shown int, limits profile.Limits) string {
 	var notes []string
 	unit := map[backend.Mode]string{backend.Content: "lines", backend.Count: "files", backend.FilesWithMatches: "files"}[r.Mode]
 	switch {
 	case len(r.Entries) == 0 && r.Total > 0:
 		notes = append(notes, fmt.Sprintf("(offset %d is past the end: the result has %d %s)", r.Offset, r.Total, unit))
-	case r.Truncated() || r.Offset > 0:
-		first, last := r.Offset+1, r.Offset+len(r.Entries)
+	case shown < r.Total-r.Offset || r.Offset > 0:
+		first, last := r.Offset+1, r.Offset+shown
 		n := fmt.Sprintf("(showing %s %d-%d of %d", unit, first, last, r.Total)
+		if shown < len(r.Entries) {
+			n += fmt.Sprintf(", cut to stay within %d characters", limits.MaxOutput)
+		}
 		if last < r.Total {
 			n += fmt.Sprintf("; pass offset=%d for more", last)
 		}
 		notes = append(notes, n+")")
 	}
 	if r.Partial {
-		notes = append(notes, fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the result is partial)", timeout))
+		notes = append(notes, fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the result is partial)", limits.Timeout))
 	}
 	if len(notes) == 0 {
 		return ""

@@ -42,6 +42,9 @@ func Table() *profile.Table {
 		UnknownTool:   func(name string) error { return fmt.Errorf("unknown tool: %s", name) },
 		UnknownMethod: func(method string) string { return "method not found: " + method },
 		ExtraArgs:     profile.IgnoreExtra,
+		// Every answer fits --max-output; Claude Code is told so and
+		// keeps it whole (docs: "Raise the limit for a specific tool").
+		DeclareResultSize: true,
 		// fsMCP answers tools/call without initialize (its own tests and
 		// simple hosts never send it): the plain front lets them.
 		Wire: profile.Plain,
