@@ -245,3 +245,35 @@ func TestGlobNoMatch(t *testing.T) {
 		t.Errorf("fs_glob with no match = %q", got)
 	}
 }
+
+// TestUnknownArgumentsReported pins item 7: fs_grep {"include": "*_test.go"}
+// listed every file as if filtered, fs_list {"recursive": true} gave depth
+// 1, fs_read {"start_line", "end_line"} the whole file, all silently. The
+// call is still answered (fsMCP's clients rely on that), and a last line
+// names what was ignored and the parameter to use.
+func TestUnknownArgumentsReported(t *testing.T) {
+	tr := newTree(t)
+	cs := connectStdio(t, modes(t)[0], tr.root)
+	a := filepath.Join(tr.root, "a.txt")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"fs_grep", map[string]any{"pattern": needle, "include": "*.go"}, "\n\nignored: include (use glob)"},
+		{"fs_list", map[string]any{"path": tr.root, "recursive": true}, "\n\nignored: recursive (use depth)"},
+		{"fs_read", map[string]any{"file_path": a, "start_line": 2, "end_line": 3}, "3\tbeta\n\nignored: end_line (use limit), start_line (use offset)"},
+		{"fs_read", map[string]any{"file_path": a, "bogus": 1}, "\n\nignored: bogus (fs_read takes file_path, offset, limit)"},
+	} {
+		got := mustCall(t, cs, c.tool, c.args)
+		if !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s %v = ...%q, want it to end %q", c.tool, c.args, tailOf(got), c.want)
+		}
+	}
+	// A call that fails for want of the parameter meant says both.
+	mustFail(t, cs, "fs_read", map[string]any{"path": a}, "ignored: path (use file_path)")
+	// No unknown argument, no line.
+	if got := mustCall(t, cs, "fs_read", map[string]any{"file_path": a}); strings.Contains(got, "ignored") {
+		t.Errorf("fs_read with known arguments: %q", got)
+	}
+}

@@ -88,7 +88,7 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 			}
 			served[t.Def.Name] = true
 			def := t.Def
-			if tab.ExtraArgs == IgnoreExtra {
+			if tab.ExtraArgs.drops() {
 				def = lenient(def)
 			}
 			if tab.DeclareResultSize && env.Limits.MaxOutput > 0 {
@@ -176,7 +176,7 @@ func unknownTool(served map[string]bool, answer func(string) error) mcp.Middlewa
 }
 
 // lenient is def with a schema that admits arguments it does not name
-// (additionalProperties dropped), for IgnoreExtra tables.
+// (additionalProperties dropped), for tables that drop unknown arguments.
 func lenient(def *mcp.Tool) *mcp.Tool {
 	schema, ok := def.InputSchema.(*jsonschema.Schema)
 	if !ok || schema.AdditionalProperties == nil {

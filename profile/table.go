@@ -74,7 +74,8 @@ type Table struct {
 	// ExtraArgs is what happens to arguments a tool's schema does not
 	// name: refused with -32602 (RefuseExtra, the default: zod .strict()
 	// servers), or dropped before validation and left out of the schema's
-	// additionalProperties (IgnoreExtra: fsMCP, the official server).
+	// additionalProperties (IgnoreExtra: fsMCP, the official server), and
+	// maybe reported (ReportExtra: fsmcp).
 	ExtraArgs ExtraArgs
 	// DeclareResultSize lists each tool with _meta["anthropic/maxResultSizeChars"]
 	// set to --max-output (at most 500000, Claude Code's ceiling): Claude
@@ -101,7 +102,15 @@ const (
 	RefuseExtra ExtraArgs = iota
 	// IgnoreExtra drops unknown arguments, as JavaScript servers do.
 	IgnoreExtra
+	// ReportExtra drops them too, so a client that relies on that keeps
+	// working, and ends the answer with one line naming them and the
+	// parameter that does what was meant (Tool.Hints): a model that wrote
+	// include for glob learns its filter was not applied.
+	ReportExtra
 )
+
+// drops reports whether unknown arguments are dropped, not refused.
+func (e ExtraArgs) drops() bool { return e != RefuseExtra }
 
 // PathRule says how a profile's tool arguments name files.
 type PathRule int
