@@ -277,3 +277,35 @@ func TestUnknownArgumentsReported(t *testing.T) {
 		t.Errorf("fs_read with known arguments: %q", got)
 	}
 }
+
+// TestRefusalsSayWhereToLook pins item 8: a relative path was refused
+// without the absolute path it would have been, and a missing file
+// without what exists near it.
+func TestRefusalsSayWhereToLook(t *testing.T) {
+	tr := newTree(t)
+	cs := connectStdio(t, modes(t)[0], tr.root)
+	mustFail(t, cs, "fs_read", map[string]any{"file_path": "sub/c.go"},
+		"path must be absolute; under "+tr.root+" that is "+filepath.Join(tr.root, "sub/c.go"))
+	mustFail(t, cs, "fs_write", map[string]any{"file_path": "new.txt", "content": "x"},
+		"file_path must be absolute; under "+tr.root+" that is "+filepath.Join(tr.root, "new.txt"))
+	mustFail(t, cs, "fs_grep", map[string]any{"pattern": "x", "path": "sub"}, "that is "+filepath.Join(tr.root, "sub"))
+
+	two := connectStdio(t, modes(t)[0], tr.root, tr.outside)
+	mustFail(t, two, "fs_list", map[string]any{"path": "sub"},
+		"the allowed directories are "+tr.root+", "+tr.outside+": under "+tr.root+" that is "+filepath.Join(tr.root, "sub"))
+
+	// A near name in the directory.
+	mustFail(t, cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.root, "sub", "C.go")}, "did you mean "+filepath.Join(tr.root, "sub", "c.go")+"?")
+	mustFail(t, cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.root, "sub", "c.txt")}, "did you mean "+filepath.Join(tr.root, "sub", "c.go")+"?")
+	mustFail(t, cs, "fs_stat", map[string]any{"path": filepath.Join(tr.root, "a.tx")}, "did you mean "+filepath.Join(tr.root, "a.txt")+"?")
+	// The directory exists, with nothing close.
+	mustFail(t, cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.root, "sub", "zzzzzzzz")}, filepath.Join(tr.root, "sub")+" exists but has no name close to zzzzzzzz")
+	// A missing directory: the closest that exists, and a near name in it.
+	mustFail(t, cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.root, "sbu", "deeper", "d.md")}, "did you mean "+filepath.Join(tr.root, "sub")+"?")
+	mustFail(t, cs, "fs_glob", map[string]any{"pattern": "*", "path": filepath.Join(tr.root, "sub", "nope", "deeper")}, "the closest directory that exists is "+filepath.Join(tr.root, "sub"))
+	// Outside the roots, nothing is told about what exists there.
+	out, _ := call(t, cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.outside, "secrets.txt")})
+	if strings.Contains(out, "did you mean") || strings.Contains(out, "exists") {
+		t.Errorf("a refusal outside the roots tells what exists there: %q", out)
+	}
+}

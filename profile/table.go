@@ -77,6 +77,10 @@ type Table struct {
 	// additionalProperties (IgnoreExtra: fsMCP, the official server), and
 	// maybe reported (ReportExtra: fsmcp).
 	ExtraArgs ExtraArgs
+	// Explain, when set, may add to a handler's error what the call tells
+	// about it (the absolute path a relative one would have been, the
+	// nearest name that exists); it keeps the error's kind (wrap it).
+	Explain func(c *Call, err error) error
 	// DeclareResultSize lists each tool with _meta["anthropic/maxResultSizeChars"]
 	// set to --max-output (at most 500000, Claude Code's ceiling): Claude
 	// Code documents it ("Raise the limit for a specific tool",

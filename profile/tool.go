@@ -209,5 +209,8 @@ func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRe
 	}
 	c := &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}
 	res, err = t.handle(ctx, c, req)
+	if err != nil && tab.Explain != nil {
+		err = tab.Explain(c, err)
+	}
 	return res, c.ignored, tab.refusal(err, sb)
 }

@@ -51,7 +51,7 @@ func Glob() profile.Tool {
 		}
 		paths, err := c.SearchPaths(path)
 		if fault.KindOf(err) == fault.NotFound {
-			return nil, fmt.Errorf("directory not found: %s", path) // fsMCP's words
+			return nil, fault.Errorf(fault.NotFound, path, "directory not found: %s", path) // fsMCP's words
 		}
 		if err != nil {
 			return nil, err

@@ -37,6 +37,7 @@ func Table() *profile.Table {
 		NameRoots:     true,
 		Instructions:  instructions,
 		Errors:        argumentErrorsAsText,
+		Explain:       explain,
 		Initialize:    advertiseContextSchema,
 		Answers:       map[string]func(mcp.Result) mcp.Result{"tools/list": withCategory},
 		UnknownTool:   func(name string) error { return fmt.Errorf("unknown tool: %s", name) },
