@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -307,5 +308,43 @@ func TestRefusalsSayWhereToLook(t *testing.T) {
 	out, _ := call(t, cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.outside, "secrets.txt")})
 	if strings.Contains(out, "did you mean") || strings.Contains(out, "exists") {
 		t.Errorf("a refusal outside the roots tells what exists there: %q", out)
+	}
+}
+
+// TestFailuresLookLikeFailures pins item 10: a refused cd in fs_bash was a
+// success result, and a wrong HTTP token got a bare Bearer challenge, so
+// clients started OAuth instead of saying the token is wrong.
+func TestFailuresLookLikeFailures(t *testing.T) {
+	tr := newTree(t)
+	m := modes(t)[0]
+	cs := connectStdio(t, m, tr.root)
+	out, isErr := call(t, cs, "fs_bash", map[string]any{"command": "cd " + tr.evil})
+	if !isErr || !strings.Contains(out, "is outside allowed directories") {
+		t.Errorf("refused cd = %v %q, want an isError result", isErr, out)
+	}
+	if out, isErr := call(t, cs, "fs_bash", map[string]any{"command": "pwd"}); isErr || out != tr.root {
+		t.Errorf("after the refused cd: %v %q", isErr, out)
+	}
+
+	url, _ := startHTTP(t, m, "--auth-token", "s3cret", tr.root)
+	for token, want := range map[string]string{
+		"Bearer wrong": `Bearer realm="fsmcp", error="invalid_token"`,
+		"":             `Bearer realm="fsmcp"`,
+	} {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(initBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Get("WWW-Authenticate")
+		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(got, want) || token == "" && strings.Contains(got, "error=") {
+			t.Errorf("Authorization %q: %d, WWW-Authenticate %q, want %q", token, resp.StatusCode, got, want)
+		}
 	}
 }

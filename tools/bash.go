@@ -70,7 +70,9 @@ func Bash() profile.Tool {
 		// fsMCP trims the output's trailing newlines (and spaces).
 		res.Output = strings.TrimRightFunc(res.Output, unicode.IsSpace)
 		out := profile.Text(res.Text())
-		out.IsError = res.Failed()
+		// A refused cd is an error too: the command ran, but not where
+		// the agent will think the next one runs.
+		out.IsError = res.Failed() || res.RefusedCwd != ""
 		return out, nil
 	})
 	t.OwnTimeout = true
