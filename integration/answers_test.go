@@ -1,15 +1,22 @@
+//lint:file-ignore SA1019 MCP roots are deprecated by the 2026-07-28 protocol, but hosts on the legacy protocol still send them.
+
 package integration
 
 import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Issue 20's answers an agent can use whole: each test pins one item
@@ -347,4 +354,36 @@ func TestFailuresLookLikeFailures(t *testing.T) {
 			t.Errorf("Authorization %q: %d, WWW-Authenticate %q, want %q", token, resp.StatusCode, got, want)
 		}
 	}
+}
+
+// TestInstructionsStayTrue pins item 6: started without a DIR under a host
+// that sends its roots after initialize, the instructions said none was
+// set, and nothing said fs_bash reaches where the file tools do not. They
+// now say where the roots come from and where they are named, which stays
+// true once they arrive: a relative path's refusal then names them.
+func TestInstructionsStayTrue(t *testing.T) {
+	tr := newTree(t)
+	m := modes(t)[0]
+	withDir := connectStdio(t, m, tr.root).InitializeResult().Instructions
+	if !strings.Contains(withDir, "allowed directories: "+tr.root+".") || !strings.Contains(withDir, "fs_bash") || len(withDir) > 500 {
+		t.Errorf("instructions with a DIR: %q", withDir)
+	}
+
+	cmd := exec.Command(binary)
+	cmd.Env = append(os.Environ(), "PATH="+m.path)
+	cmd.Stderr = &testLog{t: t, prefix: "fsmcp: "}
+	client := newClient()
+	client.AddRoots(&mcp.Root{URI: fileURI(tr.root), Name: "project"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	got := cs.InitializeResult().Instructions
+	if strings.Contains(got, "none") || !strings.Contains(got, "MCP roots") || !strings.Contains(got, "names them") || !strings.Contains(got, "fs_bash") || len(got) > 500 {
+		t.Errorf("instructions without a DIR: %q", got)
+	}
+	mustFail(t, cs, "fs_read", map[string]any{"file_path": "a.txt"}, "under "+tr.root+" that is "+filepath.Join(tr.root, "a.txt"))
 }

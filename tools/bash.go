@@ -33,7 +33,8 @@ func Bash() profile.Tool {
 			"stdout and stderr come back together, in order; a non-zero exit status is reported as \"Exit code: N\". " +
 			"Output over 30000 characters is cut in the middle. timeout is in milliseconds (default 120000, max 600000); " +
 			"on timeout or cancellation the whole process group is killed. Background processes (cmd &) keep running until the session ends; " +
-			"redirect their output to a file.",
+			"redirect their output to a file. Unlike the file tools, commands can read outside the allowed directories (system directories, toolchains); " +
+			"sandboxed (the default where Linux has Landlock) they write only inside the allowed directories and a private temp directory.",
 		Annotations: profile.Writes("Run shell command", true, false),
 	}, func(ctx context.Context, c *profile.Call, in bashIn) (*mcp.CallToolResult, error) {
 		if in.Timeout < 0 {

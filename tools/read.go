@@ -32,7 +32,8 @@ func Read() profile.Tool {
 		Name: "fs_read",
 		Description: "Read a file. Text comes back in cat -n format (line number, tab, line), " +
 			"2000 lines from offset by default; lines over 2000 characters are cut. " +
-			"Images (PNG, JPEG, GIF, WebP, BMP) come back as image content; other binary files are refused with their size and MIME type.",
+			"Images (PNG, JPEG, GIF, WebP, BMP) come back as image content; other binary files are refused with their size and MIME type. " +
+			"Only files inside the allowed directories; fs_bash, where offered, can read system files.",
 		Annotations: profile.ReadOnly("Read file"),
 	}, func(ctx context.Context, c *profile.Call, in readIn) (*mcp.CallToolResult, error) {
 		if in.Offset < 0 || in.Limit < 0 {
