@@ -27,7 +27,7 @@ type grepIn struct {
 	Context      *int   `json:"-C,omitempty" jsonschema:"Lines of context before and after each match (content mode)"`
 	ContextLines *int   `json:"context,omitempty" jsonschema:"Lines of context around matches (content mode only; the same as -C)"`
 	Multiline    bool   `json:"multiline,omitempty" jsonschema:"Let the pattern span lines; . also matches newlines"`
-	HeadLimit    int    `json:"head_limit,omitempty" jsonschema:"Return at most this many entries (lines, files or counts) of the whole result (default and maximum: --max-results)"`
+	HeadLimit    int    `json:"head_limit,omitempty" jsonschema:"Return at most this many entries (lines, files or counts) of the whole result (default and maximum 1000)"`
 	Offset       int    `json:"offset,omitempty" jsonschema:"Skip this many entries of the whole result first (for paging)"`
 	FixedStrings bool   `json:"fixed_strings,omitempty" jsonschema:"Treat the pattern as a literal string, not a regex"`
 	NoIgnore     bool   `json:"no_ignore,omitempty" jsonschema:"Also search files that .gitignore, .ignore or .rgignore exclude"`
