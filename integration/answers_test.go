@@ -166,6 +166,16 @@ func TestEveryAnswerFitsMaxOutput(t *testing.T) {
 		if !strings.Contains(note, "of 3000") {
 			t.Errorf("fs_grep note %q does not give the total", note)
 		}
+		// Ignored arguments add a line; the note and the line still fit.
+		noisy := map[string]any{"pattern": "^line", "path": big, "output_mode": "content", "include": "*.txt"}
+		for i := range 20 {
+			noisy[fmt.Sprintf("bogus_argument_number_%02d_%s", i, strings.Repeat("z", 80))] = true
+		}
+		got = mustCall(t, cs, "fs_grep", noisy)
+		fits("fs_grep with ignored arguments", got)
+		if !strings.Contains(got, fmt.Sprintf("pass offset=%d for more)\n\nignored: ", next)) || !strings.Contains(got, "ignored: include (use glob), bogus") || !strings.Contains(got, "and 16 more (fs_grep takes pattern,") {
+			t.Errorf("fs_grep with ignored arguments (max %d): ...%q", max, tailOf(got))
+		}
 		grep["offset"], grep["head_limit"] = next, 1
 		if got := mustCall(t, cs, "fs_grep", grep); !strings.HasPrefix(got, fmt.Sprintf("%d:line %04d", next+1, next+1)) {
 			t.Errorf("fs_grep offset=%d = %.100q", next, got)

@@ -67,23 +67,38 @@ func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 	}}
 }
 
-// ignoredLine is ReportExtra's line for the dropped arguments: each with
-// the parameter to use where a hint names one, the rest followed by the
-// parameters the tool has.
+// ignoredLine is ReportExtra's line for the dropped arguments: those a
+// hint knows first, each with the parameter to use, then the rest and the
+// parameters the tool has; at most maxIgnoredNamed names in all.
 func (t Tool) ignoredLine(names []string) string {
 	var parts, unknown []string
 	for _, n := range names {
-		if use, ok := t.Hints[n]; ok {
+		if use, ok := t.Hints[n]; ok && len(parts) < maxIgnoredNamed {
 			parts = append(parts, fmt.Sprintf("%s (use %s)", n, use))
 		} else {
 			unknown = append(unknown, n)
 		}
 	}
 	if len(unknown) > 0 {
-		parts = append(parts, fmt.Sprintf("%s (%s takes %s)", strings.Join(unknown, ", "), t.Def.Name, strings.Join(t.params, ", ")))
+		room := max(maxIgnoredNamed-len(parts), 1)
+		shown := unknown[:min(room, len(unknown))]
+		for i, n := range shown {
+			if len(n) > 64 {
+				shown[i] = n[:64] + "..."
+			}
+		}
+		list := strings.Join(shown, ", ")
+		if len(unknown) > len(shown) {
+			list += fmt.Sprintf(" and %d more", len(unknown)-len(shown))
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s takes %s)", list, t.Def.Name, strings.Join(t.params, ", ")))
 	}
 	return "ignored: " + strings.Join(parts, ", ")
 }
+
+// maxIgnoredNamed bounds the names in the ignored line, so it stays one
+// short line whatever a client sends.
+const maxIgnoredNamed = 5
 
 // appendLine ends res's last text content with line, after a blank line;
 // a result without text gets a text content of its own.

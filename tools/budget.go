@@ -10,8 +10,9 @@ import (
 // noteRoom is the part of --max-output kept for the note that ends a cut
 // answer, so the whole answer, note included, stays within the limit a
 // host passes whole (Claude Code saves a longer one to a file and shows
-// the model a 2 KB preview, which loses the note).
-const noteRoom = 300
+// the model a 2 KB preview, which loses the note). It holds the longest
+// note and the line naming ignored arguments (profile.ReportExtra).
+const noteRoom = 600
 
 // budget is the characters a tool's entries may take: --max-output less
 // the room for its closing note; 0 means no limit.
