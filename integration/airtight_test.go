@@ -1,0 +1,74 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// connectStdioEnv is connectStdio with extra environment variables.
+func connectStdioEnv(t *testing.T, m mode, env []string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(append(os.Environ(), "PATH="+m.path), env...)
+	cmd.Stderr = &testLog{t: t, prefix: "fsmcp: "}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+	defer cancel()
+	cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect over stdio: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestLocalCoworkTrashNeverFollowsALinkOut: with LocalCowork's defaults
+// (the allowed path is $HOME, the trash $HOME/.localcowork/trash), an
+// agent that moves a symlink to outside into $HOME/.localcowork (or puts
+// one at the trash itself) cannot make delete_file put its files outside:
+// the delete is refused and the file stays where it was.
+func TestLocalCoworkTrashNeverFollowsALinkOut(t *testing.T) {
+	tr := newTree(t)
+	m := modes(t)[0]
+	home := tr.path("home")
+	write(t, filepath.Join(home, "keep"), "")
+	cs := connectStdioEnv(t, m, []string{"HOME=" + home, "LOCALCOWORK_DATA_DIR=", "LOCALCOWORK_ALLOWED_PATHS=" + home}, "--profile", "localcowork")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lc := func(name string, args map[string]any) error {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "filesystem." + name, Arguments: args})
+		return err
+	}
+	for _, at := range []string{".localcowork", ".localcowork/trash"} {
+		os.RemoveAll(filepath.Join(home, ".localcowork"))
+		os.MkdirAll(filepath.Dir(filepath.Join(home, at)), 0o755)
+		symlink(t, tr.outside, filepath.Join(home, "evil-link"))
+		if err := lc("move_file", map[string]any{"source": filepath.Join(home, "evil-link"), "destination": filepath.Join(home, at)}); err != nil {
+			t.Fatalf("move_file the link to %s: %v", at, err)
+		}
+		payload := filepath.Join(home, "payload.sh")
+		if err := lc("write_file", map[string]any{"path": payload, "content": "#!/bin/sh\nid\n"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := lc("delete_file", map[string]any{"path": payload}); err == nil {
+			t.Errorf("link at %s: delete_file succeeded", at)
+		}
+		if _, err := os.Stat(payload); err != nil {
+			t.Errorf("link at %s: the file is gone: %v", at, err)
+		}
+		tr.assertOutsideUntouched(t)
+	}
+	// A real data directory in $HOME works, made 0700.
+	os.RemoveAll(filepath.Join(home, ".localcowork"))
+	if err := lc("delete_file", map[string]any{"path": filepath.Join(home, "payload.sh")}); err != nil {
+		t.Fatalf("delete_file with a real trash: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, ".localcowork", "trash")); len(entries) != 1 {
+		t.Errorf("trash holds %v, want the payload", entries)
+	}
+}
