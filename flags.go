@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,6 +136,12 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+	if slices.Contains(positional, "") {
+		return nil, errors.New(`a DIR argument is empty (""), which would allow the working directory; give the directory's path (an unset variable in the host's config?)`)
+	}
+	if slices.Contains(dirs, "") {
+		return nil, errors.New("--allowed-dir is empty, which would allow the working directory; give the directory's path (an unset variable in the host's config?)")
+	}
 	roots, err := expandHome(append(positional, dirs...), userHome)
 	if err != nil {
 		return nil, err
@@ -183,7 +190,11 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 			if t.DefaultRoots == nil {
 				continue
 			}
-			if dirs := t.DefaultRoots(getenv); len(dirs) > 0 {
+			dirs, err := t.DefaultRoots(getenv)
+			if err != nil {
+				return nil, fmt.Errorf("--profile %s: %v", t.Name, err)
+			}
+			if len(dirs) > 0 {
 				o.roots, o.rootsGiven = dirs, true
 				break
 			}

@@ -2,9 +2,11 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,5 +72,33 @@ func TestLocalCoworkTrashNeverFollowsALinkOut(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(home, ".localcowork", "trash")); len(entries) != 1 {
 		t.Errorf("trash holds %v, want the payload", entries)
+	}
+}
+
+// TestEmptyDirArgumentExitsWithUsage: started in /, `fsmcp ""`,
+// `--allowed-dir=` and LocalCowork's LOCALCOWORK_ALLOWED_PATHS with an
+// empty entry exit with status 2 and a sentence naming the empty
+// argument; none serves the working directory.
+func TestEmptyDirArgumentExitsWithUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{""}, "", "DIR argument is empty"},
+		{[]string{"--allowed-dir="}, "", "--allowed-dir is empty"},
+		{[]string{"--profile", "localcowork"}, "LOCALCOWORK_ALLOWED_PATHS=/tmp:", "LOCALCOWORK_ALLOWED_PATHS"},
+		{[]string{"--profile", "localcowork"}, "LOCALCOWORK_ALLOWED_PATHS=:/tmp", "LOCALCOWORK_ALLOWED_PATHS"},
+		{[]string{"--profile", "localcowork"}, "LOCALCOWORK_ALLOWED_PATHS=/tmp::/tmp", "LOCALCOWORK_ALLOWED_PATHS"},
+	} {
+		cmd := exec.Command(binary, c.args...)
+		cmd.Dir = "/"
+		cmd.Env = append(os.Environ(), c.env)
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%q %s: got %v, %s; want status 2 naming %q", c.args, c.env, err, out, c.want)
+		}
 	}
 }
