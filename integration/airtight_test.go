@@ -102,3 +102,23 @@ func TestEmptyDirArgumentExitsWithUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyRefusesDirectMethods: --read-only is one rule for tools and
+// direct methods: with the catalog profile neither the catalog/create
+// tool nor the direct method catalog/create writes the catalog.
+func TestReadOnlyRefusesDirectMethods(t *testing.T) {
+	tr := newTree(t)
+	out := tr.path("ro-catalog.tsv")
+	s := startRaw(t, "--profile", "catalog", "--read-only", tr.root)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"catalog/create","params":{"target_dir":"` + tr.path("sub") + `","output_file":"` + out + `"}}`)
+	if m := s.next(); m["error"] == nil {
+		t.Errorf("the direct method under --read-only: %v", m)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"catalog/create","arguments":{"target_dir":"` + tr.path("sub") + `","output_file":"` + out + `"}}}`)
+	if m := s.next(); m["error"] == nil && !strings.Contains(toJSON(m), `"isError":true`) {
+		t.Errorf("the tool under --read-only: %v", m)
+	}
+	if _, err := os.Lstat(out); err == nil {
+		t.Fatal("--read-only wrote the catalog")
+	}
+}

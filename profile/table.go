@@ -147,7 +147,10 @@ type ResourceShape struct {
 
 // Method is a direct JSON-RPC method; build one with NewMethod.
 type Method struct {
-	Name     string
+	Name string
+	// ReadOnly: the method never changes anything, so --read-only serves
+	// it; a method not marked so is left out there, as a writing tool is.
+	ReadOnly bool
 	register func(s *mcp.Server, env *Env, tab *Table) error
 }
 
