@@ -43,6 +43,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -96,6 +97,12 @@ type GrepQuery struct {
 	// files above a search path are read only inside its root or its git
 	// repository; with no Roots, each path is its own root.
 	Roots []string
+	// RootDirs are the Roots' directories, open (sandbox.OpenDirs), in
+	// the order of Roots; nil where not known. A backend opens a root
+	// from its RootDir, never by name again: a root narrowed by
+	// _meta.allowed_dirs is a directory inside another root, whose name
+	// the agent can swap for a link out.
+	RootDirs []*os.File
 	// Globs have rg --glob semantics (gitignore syntax, matched relative to
 	// each search path; a "!" prefix excludes). Like rg, a glob match
 	// overrides ignore files and types.
@@ -125,7 +132,8 @@ type GrepQuery struct {
 type GlobQuery struct {
 	Pattern  string
 	Paths    []string
-	Roots    []string // as in GrepQuery
+	Roots    []string   // as in GrepQuery
+	RootDirs []*os.File // as in GrepQuery
 	NoIgnore bool
 	Progress func(files int64)
 }
@@ -201,6 +209,17 @@ func rootsOr(roots []string, path string) []string {
 		return []string{path}
 	}
 	return roots
+}
+
+// RootDir returns the open directory of root, one of roots (dirs in the
+// same order), or nil.
+func RootDir(roots []string, dirs []*os.File, root string) *os.File {
+	for i, r := range roots {
+		if r == root && i < len(dirs) {
+			return dirs[i]
+		}
+	}
+	return nil
 }
 
 // RootsOr is rootsOr for the native backend.

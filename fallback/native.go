@@ -41,7 +41,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	}
 	m := newMatcher(pat, q)
 	prog := backend.NewProgress(q.Progress)
-	return walk(ctx, q.Paths, q.Roots, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
+	return walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
 		data, unmap, err := readFile(st, st.dirfd, name)
 		if err != nil {
 			return
@@ -101,7 +101,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			base = base[:len(base)-1]
 		}
 		match := backend.GlobMatcher(pat)
-		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
+		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
 			if !match(path[len(root)+1:]) {
 				return
 			}

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +65,113 @@ func TestRaceMetaDirUnderARootStaysInIt(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(far, "w.txt")); err == nil {
 			t.Fatalf("%s wrote outside the roots", c.tool)
 		}
+	}
+}
+
+// TestRaceSwappedParentOfSearchedFileNeverLeaks: fs_grep on a file path
+// (and fs_watch on a directory) whose parent is swapped with a link out
+// thousands of times a second never answers with a byte or a name from
+// outside, in both backends. Bounded to 2 s or 400 calls per tool.
+func TestRaceSwappedParentOfSearchedFileNeverLeaks(t *testing.T) {
+	tr := newTree(t)
+	sw, swLink := tr.path("sw"), tr.path("swlink")
+	write(t, filepath.Join(sw, "f.txt"), "inside "+needle+"\n")
+	write(t, filepath.Join(sw, "d", "g.txt"), "inside "+needle+"\n")
+	far := filepath.Join(tr.base, "far")
+	write(t, filepath.Join(far, "f.txt"), "zzleak "+needle+"\n")
+	write(t, filepath.Join(far, "d", "g.txt"), "zzleak "+needle+"\n")
+	symlink(t, far, swLink)
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			args := []string{"--timeout", "10s", tr.root}
+			if m.name == "rg" {
+				args = append([]string{"--search-backend", "rg"}, args...)
+			}
+			cs := connectStdio(t, m, args...)
+			for _, c := range []map[string]any{
+				{"pattern": "zzleak|" + needle, "path": filepath.Join(sw, "f.txt"), "output_mode": "content"},
+				{"pattern": "zzleak|" + needle, "path": filepath.Join(sw, "d", "g.txt"), "output_mode": "content"},
+				{"pattern": "zzleak|" + needle, "path": filepath.Join(sw, "d"), "output_mode": "content"},
+			} {
+				stop := swapper(t, sw, swLink)
+				deadline := time.Now().Add(2 * time.Second)
+				n := 0
+				for ; n < 400 && time.Now().Before(deadline); n++ {
+					if out, _ := call(t, cs, "fs_grep", c); strings.Contains(out, "zzleak") {
+						t.Fatalf("fs_grep %v leaked:\n%s", c, out)
+					}
+				}
+				t.Logf("fs_grep %v: %d calls, %d swaps", c["path"], n, stop())
+				unswap(sw, swLink)
+			}
+			// fs_watch of the swapped directory's subdirectory: files
+			// made outside meanwhile never show up in an event.
+			stop := swapper(t, sw, swLink)
+			deadline := time.Now().Add(2 * time.Second)
+			var ids []string
+			for n := 0; n < 60 && time.Now().Before(deadline); n++ {
+				out, _ := call(t, cs, "fs_watch", map[string]any{"path": filepath.Join(sw, "d")})
+				if strings.Contains(out, "zzleak") {
+					t.Fatalf("fs_watch start leaked: %s", out)
+				}
+				if m := watcherID.FindStringSubmatch(out); m != nil {
+					ids = append(ids, m[1])
+				}
+				write(t, filepath.Join(far, "d", fmt.Sprintf("zzleak-new%d.txt", n)), "x")
+				for _, id := range ids {
+					if out, _ := call(t, cs, "fs_watch", map[string]any{"action": "poll", "watcher_id": id}); strings.Contains(out, "zzleak") {
+						t.Fatalf("fs_watch poll leaked:\n%s", out)
+					}
+				}
+				if len(ids) >= 8 { // the per-session cap
+					call(t, cs, "fs_watch", map[string]any{"action": "stop", "watcher_id": ids[0]})
+					ids = ids[1:]
+				}
+			}
+			t.Logf("fs_watch: %d watching at the end, %d swaps", len(ids), stop())
+			unswap(sw, swLink)
+		})
+	}
+}
+
+// TestRaceMetaRootSearchedByRgStaysInIt: a search scoped by
+// _meta.allowed_dirs to a directory inside a root, while that directory is
+// swapped with a link out, never shows an outside byte, in both backends:
+// rg's Landlock rules are built on the roots' open directories, not on
+// names resolved again when rg starts. Bounded to 2 s or 400 calls.
+func TestRaceMetaRootSearchedByRgStaysInIt(t *testing.T) {
+	tr := newTree(t)
+	sw, swLink := tr.path("sw"), tr.path("swlink")
+	write(t, filepath.Join(sw, "f.txt"), "inside "+needle+"\n")
+	far := filepath.Join(tr.base, "far")
+	write(t, filepath.Join(far, "f.txt"), "zzleak "+needle+"\n")
+	symlink(t, far, swLink)
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			args := []string{"--timeout", "10s", tr.root}
+			if m.name == "rg" {
+				args = append([]string{"--search-backend", "rg"}, args...)
+			}
+			cs := connectStdio(t, m, args...)
+			meta := map[string]any{"allowed_dirs": []any{sw}}
+			stop := swapper(t, sw, swLink)
+			deadline := time.Now().Add(2 * time.Second)
+			n, ok := 0, 0
+			for ; n < 400 && time.Now().Before(deadline); n++ {
+				res, err := callRaw(cs, "fs_grep", map[string]any{"pattern": "zzleak|" + needle, "path": sw, "output_mode": "content"}, meta)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := testenv.Text(res)
+				if strings.Contains(out, "zzleak") {
+					t.Fatalf("fs_grep leaked:\n%s", out)
+				}
+				if strings.Contains(out, "inside") {
+					ok++
+				}
+			}
+			t.Logf("%d calls, %d found the inside file, %d swaps", n, ok, stop())
+			unswap(sw, swLink)
+		})
 	}
 }

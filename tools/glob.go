@@ -53,7 +53,12 @@ func Glob() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		g, err := files.Glob(ctx, c.Searcher, backend.GlobQuery{Pattern: pattern, Paths: paths, Roots: c.Sandbox.Roots(), Progress: c.ProgressFunc(ctx)},
+		roots, rootDirs, done, err := c.SearchRoots()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		g, err := files.Glob(ctx, c.Searcher, backend.GlobQuery{Pattern: pattern, Paths: paths, Roots: roots, RootDirs: rootDirs, Progress: c.ProgressFunc(ctx)},
 			files.GlobOptions{Limit: c.Limits.MaxResults, Order: files.Newest})
 		if err != nil {
 			return nil, err

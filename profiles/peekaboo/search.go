@@ -151,8 +151,13 @@ func SearchContent() profile.Tool {
 			}
 			sink.include = re.MatchString
 		}
+		roots, rootDirs, done, err := c.SearchRoots()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 		q := backend.GrepQuery{
-			Pattern: in.Query, Paths: c.Sandbox.Roots(), Roots: c.Sandbox.Roots(), Mode: backend.Content,
+			Pattern: in.Query, Paths: roots, Roots: roots, RootDirs: rootDirs, Mode: backend.Content,
 			IgnoreCase: in.IgnoreCase == nil || *in.IgnoreCase,
 			// peekaboo reads node_modules and the like too.
 			NoIgnore: true,
