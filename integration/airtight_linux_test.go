@@ -175,3 +175,25 @@ func TestRaceMetaRootSearchedByRgStaysInIt(t *testing.T) {
 		})
 	}
 }
+
+// TestChmodItemsRefusesHardLinkToOutside: chmod_items and chown_items on
+// a hard link in the root to a file outside are refused, and the outside
+// file keeps its mode.
+func TestChmodItemsRefusesHardLinkToOutside(t *testing.T) {
+	tr := newTree(t)
+	secret := filepath.Join(tr.outside, "secret.txt")
+	os.Chmod(secret, 0o600)
+	if err := os.Link(secret, tr.path("hard")); err != nil {
+		t.Skip("SKIPPED: no hard links here:", err)
+	}
+	cs := connectStdio(t, modes(t)[0], "--profile", "filesystem-mcp", tr.root)
+	if out := mustCall(t, cs, "chmod_items", map[string]any{"paths": []any{"hard"}, "mode": "777"}); !strings.Contains(out, `"success": false`) || !strings.Contains(out, "hard links") {
+		t.Errorf("chmod_items of a hard link: %s", out)
+	}
+	if out := mustCall(t, cs, "chown_items", map[string]any{"paths": []any{"hard"}, "uid": os.Getuid(), "gid": os.Getgid()}); !strings.Contains(out, `"success": false`) {
+		t.Errorf("chown_items of a hard link: %s", out)
+	}
+	if fi, _ := os.Stat(secret); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the outside file's mode changed: %v", fi.Mode())
+	}
+}
