@@ -122,3 +122,36 @@ func TestReadOnlyRefusesDirectMethods(t *testing.T) {
 		t.Fatal("--read-only wrote the catalog")
 	}
 }
+
+// TestEveryListingEscapesControlCharactersInNames: a directory named
+// "sp\n" holding etc/passwd cannot forge an "/etc/passwd" line, nor break
+// a line, in any listing: fs_list, reference list_directory,
+// list_directory_with_sizes and search_files, peekaboo search_path and
+// search_content. Each prints the name escaped as fs_glob and fs_grep do.
+func TestEveryListingEscapesControlCharactersInNames(t *testing.T) {
+	tr := newTree(t)
+	dir := tr.path("names")
+	write(t, filepath.Join(dir, "sp\n", "etc", "passwd"), "root:x:0:0 "+needle+"\n")
+	m := modes(t)[0]
+	fsmcp := connectStdio(t, m, dir)
+	ref := connectStdio(t, m, "--profile", "reference", dir)
+	peek := connectStdio(t, m, "--profile", "peekaboo", dir)
+	outs := map[string]string{
+		"fs_list":                   mustCall(t, fsmcp, "fs_list", map[string]any{"path": dir, "depth": 5}),
+		"list_directory":            mustCall(t, ref, "list_directory", map[string]any{"path": dir}),
+		"list_directory_with_sizes": mustCall(t, ref, "list_directory_with_sizes", map[string]any{"path": dir}),
+		"search_files":              mustCall(t, ref, "search_files", map[string]any{"path": dir, "pattern": "**/passwd"}),
+		"search_path":               mustCall(t, peek, "search_path", map[string]any{"pattern": "**/passwd"}),
+		"search_content":            mustCall(t, peek, "search_content", map[string]any{"query": needle}),
+	}
+	for tool, out := range outs {
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "/etc/passwd") || strings.HasPrefix(line, "etc/passwd") || strings.HasSuffix(line, " sp") {
+				t.Errorf("%s: a name forged or broke the line %q in:\n%s", tool, line, out)
+			}
+		}
+		if !strings.Contains(out, `sp\n`) {
+			t.Errorf("%s: the escaped name is missing from:\n%s", tool, out)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -109,7 +110,7 @@ func SearchPath() profile.Tool {
 					capped = true
 					break
 				}
-				found = append(found, name)
+				found = append(found, escape.Name(name)) // a name cannot forge a line
 			}
 		}
 		if len(found) == 0 {
@@ -226,7 +227,7 @@ func formatMatches(entries []backend.Entry, name func(string) string) string {
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			fmt.Fprintf(&b, "📄 %s\n", name(e.Path))
+			fmt.Fprintf(&b, "📄 %s\n", escape.Name(name(e.Path)))
 		}
 		fmt.Fprintf(&b, "  Line %d: %s\n", e.Line, strings.TrimFunc(string(e.Text), jsSpace))
 	}
