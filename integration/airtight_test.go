@@ -155,3 +155,29 @@ func TestEveryListingEscapesControlCharactersInNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditLogErrorHoldsNoContents: --audit-log's error field is the
+// error's kind and path: a failed command's output (fs_bash `cat .env;
+// exit 1`) and an edit's unmatched old text (reference edit_file, fs_edit)
+// never reach the log.
+func TestAuditLogErrorHoldsNoContents(t *testing.T) {
+	tr := newTree(t)
+	const secret = "TOKEN=zzsecret42"
+	write(t, tr.path(".env"), secret+"\n")
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	m := modes(t)[0]
+	cs := connectStdio(t, m, "--shell", "on", "--audit-log", log, tr.root)
+	call(t, cs, "fs_bash", map[string]any{"command": "cat .env; exit 1"})
+	call(t, cs, "fs_edit", map[string]any{"file_path": tr.path(".env"), "old_string": secret + "x", "new_string": "y"})
+	ref := connectStdio(t, m, "--profile", "reference", "--audit-log", log, tr.root)
+	call(t, ref, "edit_file", map[string]any{"path": tr.path(".env"), "edits": []any{map[string]any{"oldText": secret + "x", "newText": "y"}}})
+	cs.Close()
+	ref.Close()
+	data := readFile(t, log)
+	if strings.Count(data, "\n") < 3 {
+		t.Fatalf("audit log has too few lines:\n%s", data)
+	}
+	if strings.Contains(data, "zzsecret42") {
+		t.Errorf("the audit log copied file contents:\n%s", data)
+	}
+}

@@ -114,29 +114,32 @@ func ErrorText(err error) *mcp.CallToolResult {
 // mapping, and the --max-output cap.
 func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
-	res, err := t.serveCall(ctx, env, tab, req)
-	env.record(ctx, req, start, res, err)
+	res, err, cause := t.serveCall(ctx, env, tab, req)
+	env.record(ctx, req, start, res, err, cause)
 	return res, err
 }
 
-func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// serveCall runs the call and shapes its error the table's way; cause is
+// the error as the handler returned it (for the audit log).
+func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err, cause error) {
 	if !t.OwnTimeout && env.Limits.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, env.Limits.Timeout)
 		defer cancel()
 	}
-	res, err := t.run(ctx, env, tab, req)
+	res, err = t.run(ctx, env, tab, req)
 	if err != nil {
+		cause = err
 		if tab.Errors != nil {
 			err = tab.Errors(err)
 		}
 		if _, ok := err.(*jsonrpc.Error); ok {
-			return nil, keepMessage(err)
+			return nil, keepMessage(err), cause
 		}
-		return ErrorText(err), nil
+		return ErrorText(err), nil, cause
 	}
 	capResult(res, env.Limits.MaxOutput)
-	return res, nil
+	return res, nil, nil
 }
 
 func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
