@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,5 +181,50 @@ func TestAuditLogErrorHoldsNoContents(t *testing.T) {
 	}
 	if strings.Contains(data, "zzsecret42") {
 		t.Errorf("the audit log copied file contents:\n%s", data)
+	}
+}
+
+// TestRebindingPageCannotExitThePlainFront: with --profile catalog
+// --no-auth, a DNS-rebinding page (Host and Origin evil.example:PORT)
+// posting the plain front's {"method":"exit"} — or any other method — is
+// refused with 403 before the method is looked at, and the server stays
+// up; the same exit from loopback still ends it.
+func TestRebindingPageCannotExitThePlainFront(t *testing.T) {
+	tr := newTree(t)
+	url, cmd := startHTTP(t, modes(t)[0], "--profile", "catalog", tr.root)
+	host := strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://")
+	_, port, _ := strings.Cut(host, ":")
+	send := func(body string, hdr map[string]string) int {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range hdr {
+			if k == "Host" {
+				req.Host = v
+				continue
+			}
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	evil := map[string]string{"Host": "evil.example:" + port, "Origin": "http://evil.example:" + port}
+	for _, body := range []string{`{"jsonrpc":"2.0","method":"exit"}`, `{"jsonrpc":"2.0","id":1,"method":"shutdown"}`, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`} {
+		if code := send(body, evil); code != http.StatusForbidden {
+			t.Errorf("%s from a rebinding page: %d, want 403", body, code)
+		}
+	}
+	if code := send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`, nil); code != http.StatusOK {
+		t.Fatalf("the server stopped answering after the refused exit: %d", code)
+	}
+	if code := send(`{"jsonrpc":"2.0","method":"exit"}`, nil); code != http.StatusAccepted {
+		t.Errorf("exit from loopback: %d, want 202", code)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit from loopback: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/subtle"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -62,7 +63,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		}
 		h = wire.PlainHTTP(h, s.MCP, s.cfg.Plain, onExit, opts.Log)
 	}
-	h = checkOrigin(h)
+	h = checkHost(checkOrigin(h))
 	if opts.AuthToken != "" {
 		h = requireBearer(opts.AuthToken, h)
 	}
@@ -93,8 +94,8 @@ func requireBearer(token string, next http.Handler) http.Handler {
 // checkOrigin refuses a request from a browser page (it has an Origin
 // header) unless the page is on loopback or is the server's own origin: a
 // web site must not drive a file server. Non-browser clients send no
-// Origin. The SDK separately refuses a loopback request whose Host is not a
-// loopback name (DNS rebinding).
+// Origin. checkHost, in front of it, refuses a loopback request whose Host
+// is not a loopback name (DNS rebinding).
 func checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
@@ -104,6 +105,35 @@ func checkOrigin(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// checkHost refuses a request that arrived on a loopback address with a
+// Host that is not a loopback name (DNS rebinding: a page of evil.example
+// whose name now resolves to 127.0.0.1), before any method is looked at.
+// The SDK checks the same, but only for what reaches it: the plain front
+// answers exit and shutdown itself, and a rebinding page's Origin matches
+// its own Host.
+func checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+			if loopbackHost(local.String()) && !loopbackHost(r.Host) {
+				http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether host[:port] names this machine: localhost
+// or a loopback address.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	return strings.EqualFold(host, "localhost") || isLoopbackAddr(host)
 }
 
 func sameOrigin(origin, host string) bool {
