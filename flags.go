@@ -45,7 +45,7 @@ Flags:
   --search-backend KIND   auto|rg|find|native: who serves fs_grep and fs_glob (default auto:
                           rg when it is on PATH at start, else the built-in native scanner)
   --max-file-size SIZE    largest file a whole-file read or edit loads (default 10MiB)
-  --max-output N          characters in one tool result (default 100000)
+  --max-output N          characters in one tool result (default 40000)
   --timeout DURATION      time limit of one tool call (default 30s)
   --max-results N         entries in one search or listing (default 1000)
   --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr;
@@ -86,7 +86,7 @@ type options struct {
 // Defaults of the limits.
 const (
 	defaultMaxFileSize = 10 << 20
-	defaultMaxOutput   = 100000
+	defaultMaxOutput   = 40000
 	defaultTimeout     = 30 * time.Second
 	defaultMaxResults  = 1000
 )

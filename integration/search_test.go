@@ -110,8 +110,8 @@ func TestSearchToolsRefusals(t *testing.T) {
 			if out := mustCall(t, cs, "fs_grep", map[string]any{"pattern": pat}); out != "No matches found." {
 				t.Errorf("fs_grep(%q) = %q, want no match", pat, out)
 			}
-			if out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": pat}); out != "" {
-				t.Errorf("fs_glob(%q) = %q, want nothing", pat, out)
+			if out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": pat}); out != "No files found." {
+				t.Errorf("fs_glob(%q) = %q, want no match", pat, out)
 			}
 		}
 		if out := mustCall(t, cs, "fs_grep", map[string]any{"pattern": "secret", "output_mode": "content", "no_ignore": true}); strings.Contains(out, "top secret") || strings.Contains(out, "more secret") {
@@ -122,7 +122,7 @@ func TestSearchToolsRefusals(t *testing.T) {
 		mustFail(t, cs, "fs_grep", map[string]any{"pattern": "x", "type": "nosuchtype"}, "unrecognized file type")
 		// A symlink out of the root in the pattern's static part is not
 		// followed (fsMCP's fail-closed test, fs_glob "link/*").
-		if out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "dir-out/*"}); out != "" {
+		if out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "dir-out/*"}); out != "No files found." {
 			t.Errorf("fs_glob dir-out/* followed the link out of the root: %q", out)
 		}
 		out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "**/*"})
@@ -235,7 +235,7 @@ func TestSearchMaxResultsCapsHeadLimit(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, want)
 			}
 			got = mustCall(t, cs, "fs_glob", map[string]any{"pattern": "**/*.{go,md}"})
-			if lines := strings.Split(got, "\n"); len(lines) != 4 || lines[2] != "" || lines[3] != "(showing 2 of 3 matches)" {
+			if lines := strings.Split(got, "\n"); len(lines) != 4 || lines[2] != "" || lines[3] != "(showing 2 of 3 matches; pass offset=2 for more)" {
 				t.Errorf("fs_glob: %s", got)
 			}
 		})

@@ -25,8 +25,9 @@ type Call struct {
 	Sandbox *sandbox.Sandbox
 	Req     *mcp.CallToolRequest
 	// Paths is the path rule of the table the tool belongs to.
-	Paths PathRule
-	extra ExtraArgs // the table's policy for unknown arguments
+	Paths   PathRule
+	extra   ExtraArgs // the table's policy for unknown arguments
+	ignored []string  // arguments dropped under ReportExtra
 }
 
 // Progress sends a progress notification when the client asked for them

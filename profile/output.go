@@ -2,14 +2,20 @@ package profile
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// capNoteRoom is the part of max kept for capResult's note, so the answer,
+// note included, stays within max.
+const capNoteRoom = 250
+
 // capResult is the last guard on --max-output: a tool that cuts its own
 // output (with a hint how to page) stays under it; anything longer is cut
-// here, with a note.
+// here, at the end of a line when there is one, with a note saying how
+// much was left out.
 func capResult(res *mcp.CallToolResult, max int) {
 	if res == nil || max <= 0 {
 		return
@@ -25,7 +31,20 @@ func capResult(res *mcp.CallToolResult, max int) {
 			left -= n
 			continue
 		}
-		tc.Text = cutRunes(tc.Text, left) + fmt.Sprintf("\n... [output truncated: %d more characters; the limit is %d (--max-output), narrow the request or page with offset/limit]", n-left, max)
+		kept := cutRunes(tc.Text, left-capNoteRoom)
+		if i := strings.LastIndexByte(kept, '\n'); i >= 0 {
+			kept = kept[:i+1] // whole lines only
+		}
+		rest := tc.Text[len(kept):]
+		lines := strings.Count(rest, "\n")
+		if !strings.HasSuffix(rest, "\n") {
+			lines++
+		}
+		if kept != "" && !strings.HasSuffix(kept, "\n") {
+			kept += "\n" // one line longer than the limit: cut inside it
+		}
+		tc.Text = kept + fmt.Sprintf("... [output truncated: %d more lines (%d characters) left out to stay within %d characters (--max-output); narrow the request or page with offset/limit]",
+			lines, utf8.RuneCountInString(rest), max)
 		left = 0
 	}
 }

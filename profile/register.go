@@ -89,8 +89,11 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 			}
 			served[t.Def.Name] = true
 			def := t.Def
-			if tab.ExtraArgs == IgnoreExtra {
+			if tab.ExtraArgs.drops() {
 				def = lenient(def)
+			}
+			if tab.DeclareResultSize && env.Limits.MaxOutput > 0 {
+				def = withResultSize(def, min(env.Limits.MaxOutput, maxDeclaredResultSize))
 			}
 			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return t.serve(ctx, env, tab, req)
@@ -181,7 +184,7 @@ func unknownTool(served map[string]bool, answer func(string) error) mcp.Middlewa
 }
 
 // lenient is def with a schema that admits arguments it does not name
-// (additionalProperties dropped), for IgnoreExtra tables.
+// (additionalProperties dropped), for tables that drop unknown arguments.
 func lenient(def *mcp.Tool) *mcp.Tool {
 	schema, ok := def.InputSchema.(*jsonschema.Schema)
 	if !ok || schema.AdditionalProperties == nil {
@@ -191,6 +194,18 @@ func lenient(def *mcp.Tool) *mcp.Tool {
 	sc := *schema
 	sc.AdditionalProperties = nil
 	d.InputSchema = &sc
+	return &d
+}
+
+// withResultSize is def with _meta[MetaMaxResultSize] = n, def itself
+// untouched (a Table's tools are shared).
+func withResultSize(def *mcp.Tool, n int) *mcp.Tool {
+	d := *def
+	d.Meta = mcp.Meta{}
+	for k, v := range def.Meta {
+		d.Meta[k] = v
+	}
+	d.Meta[MetaMaxResultSize] = n
 	return &d
 }
 

@@ -75,9 +75,29 @@ type Table struct {
 	// ExtraArgs is what happens to arguments a tool's schema does not
 	// name: refused with -32602 (RefuseExtra, the default: zod .strict()
 	// servers), or dropped before validation and left out of the schema's
-	// additionalProperties (IgnoreExtra: fsMCP, the official server).
+	// additionalProperties (IgnoreExtra: fsMCP, the official server), and
+	// maybe reported (ReportExtra: fsmcp).
 	ExtraArgs ExtraArgs
+	// Explain, when set, may add to a handler's error what the call tells
+	// about it (the absolute path a relative one would have been, the
+	// nearest name that exists); it keeps the error's kind (wrap it).
+	Explain func(c *Call, err error) error
+	// DeclareResultSize lists each tool with _meta["anthropic/maxResultSizeChars"]
+	// set to --max-output (at most 500000, Claude Code's ceiling): Claude
+	// Code documents it ("Raise the limit for a specific tool",
+	// code.claude.com/docs/en/mcp) and keeps a result up to that size in
+	// the conversation instead of saving it to a file the model sees only
+	// a 2 KB preview of. Off for drop-ins whose tools/list is the
+	// original's.
+	DeclareResultSize bool
 }
+
+// MetaMaxResultSize is the tools/list _meta key Claude Code reads for the
+// largest text result it keeps whole.
+const MetaMaxResultSize = "anthropic/maxResultSizeChars"
+
+// maxDeclaredResultSize is Claude Code's ceiling for MetaMaxResultSize.
+const maxDeclaredResultSize = 500000
 
 // ExtraArgs is a table's policy for arguments its schemas do not name.
 type ExtraArgs int
@@ -87,7 +107,15 @@ const (
 	RefuseExtra ExtraArgs = iota
 	// IgnoreExtra drops unknown arguments, as JavaScript servers do.
 	IgnoreExtra
+	// ReportExtra drops them too, so a client that relies on that keeps
+	// working, and ends the answer with one line naming them and the
+	// parameter that does what was meant (Tool.Hints): a model that wrote
+	// include for glob learns its filter was not applied.
+	ReportExtra
 )
+
+// drops reports whether unknown arguments are dropped, not refused.
+func (e ExtraArgs) drops() bool { return e != RefuseExtra }
 
 // PathRule says how a profile's tool arguments name files.
 type PathRule int

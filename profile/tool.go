@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -21,7 +22,11 @@ type Tool struct {
 	// NeedsShell is set by tools that run commands; they are left out when
 	// the shell is off.
 	NeedsShell bool
-	handle     func(ctx context.Context, c *Call, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)
+	// Hints name, for an argument the schema does not have, the parameter
+	// that does what it meant (include: glob), for ReportExtra's line.
+	Hints  map[string]string
+	params []string // the schema's parameters, in its order
+	handle func(ctx context.Context, c *Call, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)
 }
 
 // ReadOnly reports whether the tool never changes anything; --read-only
@@ -52,8 +57,9 @@ func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 	if def.Annotations == nil {
 		panic(fmt.Sprintf("tool %s: annotations must be set explicitly", def.Name))
 	}
-	return Tool{Def: def, handle: func(ctx context.Context, c *Call, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		in, err := decodeArgs[In](resolved, req.Params.Arguments, c.extra)
+	return Tool{Def: def, params: schema.PropertyOrder, handle: func(ctx context.Context, c *Call, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, dropped, err := decodeArgs[In](resolved, req.Params.Arguments, c.extra)
+		c.ignored = dropped
 		if err != nil {
 			return nil, err
 		}
@@ -61,37 +67,82 @@ func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 	}}
 }
 
+// ignoredLine is ReportExtra's line for the dropped arguments: each with
+// the parameter to use where a hint names one, the rest followed by the
+// parameters the tool has.
+func (t Tool) ignoredLine(names []string) string {
+	var parts, unknown []string
+	for _, n := range names {
+		if use, ok := t.Hints[n]; ok {
+			parts = append(parts, fmt.Sprintf("%s (use %s)", n, use))
+		} else {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) > 0 {
+		parts = append(parts, fmt.Sprintf("%s (%s takes %s)", strings.Join(unknown, ", "), t.Def.Name, strings.Join(t.params, ", ")))
+	}
+	return "ignored: " + strings.Join(parts, ", ")
+}
+
+// appendLine ends res's last text content with line, after a blank line;
+// a result without text gets a text content of its own.
+func appendLine(res *mcp.CallToolResult, line string) {
+	for i := len(res.Content) - 1; i >= 0; i-- {
+		if tc, ok := res.Content[i].(*mcp.TextContent); ok {
+			if tc.Text != "" {
+				tc.Text += "\n\n"
+			}
+			tc.Text += line
+			return
+		}
+	}
+	res.Content = append(res.Content, &mcp.TextContent{Text: line})
+}
+
 // decodeArgs validates raw arguments against the schema, then decodes them.
-// Under IgnoreExtra, top-level arguments the schema does not name are
-// dropped first.
-func decodeArgs[In any](schema *jsonschema.Resolved, raw json.RawMessage, extra ExtraArgs) (In, error) {
+// Under IgnoreExtra and ReportExtra, top-level arguments the schema does
+// not name are dropped first; under ReportExtra their names come back,
+// sorted.
+func decodeArgs[In any](schema *jsonschema.Resolved, raw json.RawMessage, extra ExtraArgs) (In, []string, error) {
+	in, dropped, err := decodeKnown[In](schema, raw, extra)
+	if extra != ReportExtra {
+		dropped = nil
+	}
+	return in, dropped, err
+}
+
+func decodeKnown[In any](schema *jsonschema.Resolved, raw json.RawMessage, extra ExtraArgs) (In, []string, error) {
 	var in In
+	var dropped []string
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = json.RawMessage("{}")
 	}
 	var generic map[string]any
 	if err := json.Unmarshal(raw, &generic); err != nil {
-		return in, InvalidParams("arguments must be a JSON object: %v", err)
+		return in, dropped, InvalidParams("arguments must be a JSON object: %v", err)
 	}
-	if extra == IgnoreExtra {
+	if extra.drops() {
 		props := schema.Schema().Properties
 		for k := range generic {
 			if _, ok := props[k]; !ok {
 				delete(generic, k)
+				dropped = append(dropped, k)
 			}
 		}
+		sort.Strings(dropped)
 		var err error
 		if raw, err = json.Marshal(generic); err != nil {
-			return in, InvalidParams("invalid arguments: %v", err)
+			return in, dropped, InvalidParams("invalid arguments: %v", err)
 		}
 	}
 	if err := schema.Validate(generic); err != nil {
-		return in, InvalidParams("invalid arguments: %s", strings.TrimPrefix(err.Error(), "validating root: "))
+		return in, dropped, InvalidParams("invalid arguments: %s", strings.TrimPrefix(err.Error(), "validating root: "))
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
-		return in, InvalidParams("invalid arguments: %v", err)
+		return in, dropped, InvalidParams("invalid arguments: %v", err)
 	}
-	return in, nil
+	return in, dropped, nil
 }
 
 // InvalidParams is a JSON-RPC -32602 error.
@@ -127,7 +178,8 @@ func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.Call
 		ctx, cancel = context.WithTimeout(ctx, env.Limits.Timeout)
 		defer cancel()
 	}
-	res, err = t.run(ctx, env, tab, req)
+	var ignored []string
+	res, ignored, err = t.run(ctx, env, tab, req)
 	if err != nil {
 		cause = err
 		if tab.Errors != nil {
@@ -136,24 +188,33 @@ func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.Call
 		if _, ok := err.(*jsonrpc.Error); ok {
 			return nil, keepMessage(err), cause
 		}
-		return ErrorText(err), nil, cause
+		res = ErrorText(err)
+	}
+	if len(ignored) > 0 && res != nil {
+		appendLine(res, t.ignoredLine(ignored))
 	}
 	capResult(res, env.Limits.MaxOutput)
-	return res, nil, nil
+	return res, nil, cause
 }
 
-func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// run serves the call in its sandbox; ignored are the arguments dropped
+// under ReportExtra.
+func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (res *mcp.CallToolResult, ignored []string, err error) {
 	base, err := env.baseSandbox(ctx, req.Session)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sb, err := env.sandboxFor(base, req)
 	if err != nil {
-		return nil, tab.refusal(err, base)
+		return nil, nil, tab.refusal(err, base)
 	}
 	if sb != base {
 		defer sb.Close()
 	}
-	res, err := t.handle(ctx, &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}, req)
-	return res, tab.refusal(err, sb)
+	c := &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}
+	res, err = t.handle(ctx, c, req)
+	if err != nil && tab.Explain != nil {
+		err = tab.Explain(c, err)
+	}
+	return res, c.ignored, tab.refusal(err, sb)
 }

@@ -77,14 +77,22 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 }
 
 // requireBearer refuses requests without the right bearer token, comparing
-// in constant time.
+// in constant time. A wrong token is answered with RFC 6750's
+// error="invalid_token", so a client says "bad token" rather than
+// starting an OAuth flow fsmcp does not serve; a missing one gets the
+// bare challenge, as RFC 6750 §3.1 asks.
 func requireBearer(token string, next http.Handler) http.Handler {
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="fsmcp"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			if len(got) == 0 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="fsmcp"`)
+				http.Error(w, "missing bearer token: send Authorization: Bearer TOKEN (the token fsmcp printed at start, or --auth-token)", http.StatusUnauthorized)
+				return
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer realm="fsmcp", error="invalid_token", error_description="the bearer token is wrong"`)
+			http.Error(w, "wrong bearer token", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -33,7 +33,8 @@ func Bash() profile.Tool {
 			"stdout and stderr come back together, in order; a non-zero exit status is reported as \"Exit code: N\". " +
 			"Output over 30000 characters is cut in the middle. timeout is in milliseconds (default 120000, max 600000); " +
 			"on timeout or cancellation the whole process group is killed. Background processes (cmd &) keep running until the session ends; " +
-			"redirect their output to a file.",
+			"redirect their output to a file. Unlike the file tools, commands can read outside the allowed directories (system directories, toolchains); " +
+			"sandboxed (the default where Linux has Landlock) they write only inside the allowed directories and a private temp directory.",
 		Annotations: profile.Writes("Run shell command", true, false),
 	}, func(ctx context.Context, c *profile.Call, in bashIn) (*mcp.CallToolResult, error) {
 		if in.Timeout < 0 {
@@ -57,7 +58,10 @@ func Bash() profile.Tool {
 			return nil, err
 		}
 		defer dirs.Close()
-		res, err := sess.RunIn(ctx, roots, dirs.Files(), in.Command, time.Duration(in.Timeout)*time.Millisecond)
+		// Clamped before it becomes a Duration: milliseconds past ~292
+		// years overflow int64 nanoseconds and would wrap to a short time.
+		timeout := time.Duration(min(in.Timeout, int(shell.MaxTimeout/time.Millisecond))) * time.Millisecond
+		res, err := sess.RunIn(ctx, roots, dirs.Files(), in.Command, timeout)
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.New("the call was cancelled before the shell was free")
@@ -67,7 +71,9 @@ func Bash() profile.Tool {
 		// fsMCP trims the output's trailing newlines (and spaces).
 		res.Output = strings.TrimRightFunc(res.Output, unicode.IsSpace)
 		out := profile.Text(res.Text())
-		out.IsError = res.Failed()
+		// A refused cd is an error too: the command ran, but not where
+		// the agent will think the next one runs.
+		out.IsError = res.Failed() || res.RefusedCwd != ""
 		return out, nil
 	})
 	t.OwnTimeout = true

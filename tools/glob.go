@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -18,8 +19,10 @@ import (
 )
 
 type globIn struct {
-	Pattern string `json:"pattern" jsonschema:"Glob pattern relative to path, e.g. **/*.go or src/**/*.{ts,tsx} (doublestar syntax)"`
-	Path    string `json:"path,omitempty" jsonschema:"Absolute directory to search in (default: every allowed directory)"`
+	Pattern   string `json:"pattern" jsonschema:"Glob pattern relative to path, e.g. **/*.go or src/**/*.{ts,tsx} (doublestar syntax)"`
+	Path      string `json:"path,omitempty" jsonschema:"Absolute directory to search in (default: every allowed directory)"`
+	HeadLimit int    `json:"head_limit,omitempty" jsonschema:"Return at most this many paths (default and maximum 1000)"`
+	Offset    int    `json:"offset,omitempty" jsonschema:"Skip this many paths of the whole result first (for paging; the note after a partial list gives the next offset)"`
 }
 
 // Glob is fs_glob: files matching a glob, newest first.
@@ -28,7 +31,7 @@ func Glob() profile.Tool {
 		Name: "fs_glob",
 		Description: "Find files by glob pattern (doublestar: ** crosses directories, {a,b} alternates), relative to path. " +
 			"Lists files only, newest modification first, with the same ignore rules as fs_grep (.gitignore, .ignore, .rgignore; .git skipped; hidden files included). " +
-			"At most --max-results paths are returned.",
+			"At most 1000 paths per call; when there are more, a last note gives the total and the offset of the next page (offset, head_limit). No match: No files found.",
 		Annotations: profile.ReadOnly("Find files by name"),
 	}, func(ctx context.Context, c *profile.Call, in globIn) (*mcp.CallToolResult, error) {
 		pattern, path := in.Pattern, in.Path
@@ -48,43 +51,78 @@ func Glob() profile.Tool {
 		}
 		paths, err := c.SearchPaths(path)
 		if fault.KindOf(err) == fault.NotFound {
-			return nil, fmt.Errorf("directory not found: %s", path) // fsMCP's words
+			return nil, fault.Errorf(fault.NotFound, path, "directory not found: %s", path) // fsMCP's words
 		}
 		if err != nil {
 			return nil, err
 		}
+		if in.HeadLimit < 0 || in.Offset < 0 {
+			return nil, profile.InvalidParams("head_limit and offset must not be negative")
+		}
+		// --max-results bounds every page, as in fs_grep; head_limit can
+		// only lower it. The first offset+limit files are kept, in order.
+		limit := c.Limits.MaxResults
+		if in.HeadLimit > 0 && (limit <= 0 || in.HeadLimit < limit) {
+			limit = in.HeadLimit
+		}
+		offset := pageOffset(in.Offset)
 		roots, rootDirs, done, err := c.SearchRoots()
 		if err != nil {
 			return nil, err
 		}
 		defer done()
 		g, err := files.Glob(ctx, c.Searcher, backend.GlobQuery{Pattern: pattern, Paths: paths, Roots: roots, RootDirs: rootDirs, Progress: c.ProgressFunc(ctx)},
-			files.GlobOptions{Limit: c.Limits.MaxResults, Order: files.Newest})
+			files.GlobOptions{Limit: offset + min(max(limit, 0), math.MaxInt32), Order: files.Newest})
 		if err != nil {
 			return nil, err
 		}
-		if len(g.Files) == 0 && !g.Partial {
-			return profile.Text(""), nil // fsMCP answers no match with an empty text
-		}
-		if len(g.Files) == 0 {
-			return profile.Text(fmt.Sprintf("No files found in the part searched.\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)), nil
-		}
-		var b strings.Builder
-		for i, f := range g.Files {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(escape.Name(f.Path))
-		}
-		if g.Truncated() {
-			fmt.Fprintf(&b, "\n\n(showing %d of %d matches)", len(g.Files), g.Total)
-		}
-		if g.Partial {
-			if !g.Truncated() {
-				b.WriteByte('\n')
-			}
-			fmt.Fprintf(&b, "\n(search stopped early — timeout %s or cancelled — so the list is partial)", c.Limits.Timeout)
-		}
-		return profile.Text(b.String()), nil
+		return profile.Text(formatGlob(g, offset, limit, c.Limits)), nil
 	})
+}
+
+// formatGlob shows the page [offset, offset+limit) of g, as many whole
+// paths of it as the answer holds, and a note with the next offset.
+func formatGlob(g *files.Globbed, offset, limit int, limits profile.Limits) string {
+	partial := fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the list is partial)", limits.Timeout)
+	switch {
+	case g.Total == 0 && !g.Partial:
+		return "No files found."
+	case g.Total == 0:
+		return "No files found in the part searched.\n" + partial
+	case offset >= g.Total:
+		return fmt.Sprintf("(offset %d is past the end: the result has %d matches)", offset, g.Total)
+	}
+	page := g.Files[min(offset, len(g.Files)):]
+	if limit > 0 && len(page) > limit {
+		page = page[:limit]
+	}
+	lines := make([]string, len(page))
+	for i, f := range page {
+		lines[i] = escape.Name(f.Path)
+	}
+	shown := fitLines(lines, entryBudget(limits.MaxOutput))
+	var b strings.Builder
+	b.WriteString(strings.Join(lines[:shown], "\n"))
+	last := offset + shown
+	var notes []string
+	if last < g.Total || offset > 0 {
+		n := fmt.Sprintf("(showing %d of %d matches", shown, g.Total) // fsMCP's words, on the first page
+		if offset > 0 {
+			n = fmt.Sprintf("(showing matches %d-%d of %d", offset+1, last, g.Total)
+		}
+		if shown < len(page) {
+			n += fmt.Sprintf(", cut to stay within %d characters", limits.MaxOutput)
+		}
+		if last < g.Total {
+			n += fmt.Sprintf("; pass offset=%d for more", last)
+		}
+		notes = append(notes, n+")")
+	}
+	if g.Partial {
+		notes = append(notes, partial)
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n\n" + strings.Join(notes, "\n"))
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,7 +27,7 @@ type grepIn struct {
 	Context      *int   `json:"-C,omitempty" jsonschema:"Lines of context before and after each match (content mode)"`
 	ContextLines *int   `json:"context,omitempty" jsonschema:"Lines of context around matches (content mode only; the same as -C)"`
 	Multiline    bool   `json:"multiline,omitempty" jsonschema:"Let the pattern span lines; . also matches newlines"`
-	HeadLimit    int    `json:"head_limit,omitempty" jsonschema:"Return at most this many entries (lines, files or counts) of the whole result (default and maximum: --max-results)"`
+	HeadLimit    int    `json:"head_limit,omitempty" jsonschema:"Return at most this many entries (lines, files or counts) of the whole result (default and maximum 1000)"`
 	Offset       int    `json:"offset,omitempty" jsonschema:"Skip this many entries of the whole result first (for paging)"`
 	FixedStrings bool   `json:"fixed_strings,omitempty" jsonschema:"Treat the pattern as a literal string, not a regex"`
 	NoIgnore     bool   `json:"no_ignore,omitempty" jsonschema:"Also search files that .gitignore, .ignore or .rgignore exclude"`
@@ -94,7 +95,7 @@ func Grep() profile.Tool {
 		if in.HeadLimit > 0 && (limit <= 0 || in.HeadLimit < limit) {
 			limit = in.HeadLimit
 		}
-		r, err := backend.Run(ctx, c.Searcher, q, in.Offset, limit)
+		r, err := backend.Run(ctx, c.Searcher, q, pageOffset(in.Offset), limit)
 		if fault.KindOf(err) == fault.Invalid {
 			return nil, fmt.Errorf("grep error: %v", err) // fsMCP's words for a bad pattern
 		}
@@ -102,14 +103,23 @@ func Grep() profile.Tool {
 			return nil, err
 		}
 		lineNumbers := in.LineNumbers == nil || *in.LineNumbers
-		text := backend.Format(r, backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0,
-			NoPath: oneFile(paths, r)})
+		opts := backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0, NoPath: oneFile(paths, r)}
+		// Whole entries, as many as --max-output holds with the note.
+		shown, text := fitRendered(len(r.Entries), budget(c), func(k int) string {
+			page := *r
+			page.Entries = r.Entries[:k]
+			return backend.Format(&page, opts)
+		})
 		if r.Partial && r.Total == 0 {
 			text = "No matches found in the part searched."
 		}
-		return profile.Text(text + grepNote(r, c.Limits.Timeout.String())), nil
+		return profile.Text(text + grepNote(r, shown, c.Limits)), nil
 	})
 }
+
+// pageOffset bounds a paging offset: past any result fsmcp can hold it
+// is past the end all the same, and offset+limit must not overflow.
+func pageOffset(n int) int { return min(n, math.MaxInt32) }
 
 // oneFile reports whether the search was of one file (not a directory),
 // whose lines rg prints without the path: its only path is the path of
@@ -126,23 +136,27 @@ func oneFile(paths []string, r *backend.Result) bool {
 	return true
 }
 
-// grepNote says what part of the result was shown and how to get more.
-func grepNote(r *backend.Result, timeout string) string {
+// grepNote says what part of the result was shown (the first shown of
+// r.Entries) and the offset of the next page.
+func grepNote(r *backend.Result, shown int, limits profile.Limits) string {
 	var notes []string
 	unit := map[backend.Mode]string{backend.Content: "lines", backend.Count: "files", backend.FilesWithMatches: "files"}[r.Mode]
 	switch {
 	case len(r.Entries) == 0 && r.Total > 0:
 		notes = append(notes, fmt.Sprintf("(offset %d is past the end: the result has %d %s)", r.Offset, r.Total, unit))
-	case r.Truncated() || r.Offset > 0:
-		first, last := r.Offset+1, r.Offset+len(r.Entries)
+	case shown < r.Total-r.Offset || r.Offset > 0:
+		first, last := r.Offset+1, r.Offset+shown
 		n := fmt.Sprintf("(showing %s %d-%d of %d", unit, first, last, r.Total)
+		if shown < len(r.Entries) {
+			n += fmt.Sprintf(", cut to stay within %d characters", limits.MaxOutput)
+		}
 		if last < r.Total {
 			n += fmt.Sprintf("; pass offset=%d for more", last)
 		}
 		notes = append(notes, n+")")
 	}
 	if r.Partial {
-		notes = append(notes, fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the result is partial)", timeout))
+		notes = append(notes, fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the result is partial)", limits.Timeout))
 	}
 	if len(notes) == 0 {
 		return ""

@@ -3,13 +3,16 @@ package tools
 import "strings"
 
 // instructions is the initialize answer's instructions (SPEC §2: the agent
-// is told its roots): what fsmcp is, the allowed directories, and that
-// paths are absolute. With no DIR it says how the roots are given.
+// is told its roots): where the file tools reach, that fs_bash reaches
+// further, and that paths are absolute. Without a DIR the roots are not
+// known yet when initialize is answered (the client's roots come after),
+// so it says where they come from and where they are named, true before
+// and after they arrive. Short: Claude Code keeps 2 KB of it.
 func instructions(roots []string) string {
-	const what = "fsmcp serves a developer's files: its tools read, search and change files only inside the allowed directories"
-	const abs = "Every path you pass must be absolute."
+	const bash = " fs_bash, where offered, can also read system directories (toolchains, /usr); the file tools cannot. Pass absolute paths."
 	if len(roots) == 0 {
-		return what + ", and none is set yet: they are the client's MCP roots, or the directories a tool call names in _meta.allowed_dirs. " + abs
+		return "fsmcp serves a developer's files. Its file tools reach only the allowed directories, which your client gives " +
+			"(its MCP roots, or _meta.allowed_dirs on a call); a refusal of a path outside them or of a relative path names them." + bash
 	}
-	return what + ": " + strings.Join(roots, ", ") + ". " + abs
+	return "fsmcp serves a developer's files. Its file tools reach only the allowed directories: " + strings.Join(roots, ", ") + "." + bash
 }

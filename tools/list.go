@@ -31,7 +31,7 @@ func List() profile.Tool {
 		Name: "fs_list",
 		Description: "List a directory: one line per entry with its type, size in bytes, modification time and path relative to the directory " +
 			"(directories end in /, symlinks show their target and are not followed). depth descends into subdirectories; " +
-			".git and gitignored directories are skipped unless include_ignored. At most --max-results entries are shown.",
+			".git and gitignored directories are skipped unless include_ignored. At most 1000 entries per call; a last note says how many were left out.",
 		Annotations: profile.ReadOnly("List directory"),
 	}, func(ctx context.Context, c *profile.Call, in listIn) (*mcp.CallToolResult, error) {
 		if in.Depth < 0 {
@@ -50,17 +50,20 @@ func List() profile.Tool {
 			}
 			return nil, err
 		}
-		return profile.Text(formatListing(l, in.Filter)), nil
+		return profile.Text(formatListing(l, in.Filter, c.Limits.MaxOutput)), nil
 	})
 }
 
-func formatListing(l *files.Listing, filter string) string {
+// formatListing shows as many whole entries as an answer of maxOutput
+// characters holds, then notes what was left out.
+func formatListing(l *files.Listing, filter string, maxOutput int) string {
 	var b strings.Builder
 	width := 1
 	for _, e := range l.Entries {
 		width = max(width, len(strconv.FormatInt(e.Size, 10)))
 	}
-	for _, e := range l.Entries {
+	rows := make([]string, len(l.Entries))
+	for i, e := range l.Entries {
 		size := "-"
 		if e.Type == files.TypeFile {
 			size = strconv.FormatInt(e.Size, 10)
@@ -72,15 +75,24 @@ func formatListing(l *files.Listing, filter string) string {
 		case files.TypeSymlink:
 			name += " -> " + escape.Name(e.Link)
 		}
-		fmt.Fprintf(&b, "%-9s %*s  %s  %s\n", e.Type, width, size, e.ModTime.Format(time.RFC3339), name)
+		rows[i] = fmt.Sprintf("%-9s %*s  %s  %s", e.Type, width, size, e.ModTime.Format(time.RFC3339), name)
+	}
+	shown := fitLines(rows, entryBudget(maxOutput))
+	for _, r := range rows[:shown] {
+		b.WriteString(r)
+		b.WriteByte('\n')
 	}
 	switch {
 	case l.Total == 0 && filter != "":
 		fmt.Fprintf(&b, "(no entries match %q)\n", filter)
 	case l.Total == 0:
 		b.WriteString("(empty directory)\n")
-	case len(l.Entries) < l.Total:
-		fmt.Fprintf(&b, "\n(showing %d of %d entries; narrow with filter or depth, or raise --max-results)\n", len(l.Entries), l.Total)
+	case shown < l.Total:
+		cut := ""
+		if shown < len(rows) {
+			cut = fmt.Sprintf(", cut to stay within %d characters", maxOutput)
+		}
+		fmt.Fprintf(&b, "\n(showing %d of %d entries%s, %d left out; narrow with filter, or list a subdirectory or a smaller depth)\n", shown, l.Total, cut, l.Total-shown)
 	}
 	if n := l.IgnoredTotal; n > 0 {
 		shown := l.Ignored[:min(n, maxIgnoredShown)]

@@ -32,7 +32,8 @@ func Read() profile.Tool {
 		Name: "fs_read",
 		Description: "Read a file. Text comes back in cat -n format (line number, tab, line), " +
 			"2000 lines from offset by default; lines over 2000 characters are cut. " +
-			"Images (PNG, JPEG, GIF, WebP, BMP) come back as image content; other binary files are refused with their size and MIME type.",
+			"Images (PNG, JPEG, GIF, WebP, BMP) come back as image content; other binary files are refused with their size and MIME type. " +
+			"Only files inside the allowed directories; fs_bash, where offered, can read system files.",
 		Annotations: profile.ReadOnly("Read file"),
 	}, func(ctx context.Context, c *profile.Call, in readIn) (*mcp.CallToolResult, error) {
 		if in.Offset < 0 || in.Limit < 0 {
@@ -46,7 +47,7 @@ func Read() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		lines, info, err := files.ReadText(p, in.Offset, limit, maxLineLen, c.Limits.MaxOutput-200)
+		lines, info, err := files.ReadText(p, in.Offset, limit, maxLineLen, budget(c))
 		if fault.KindOf(err) == fault.IsDir {
 			return nil, errors.New("path is a directory, not a file") // fsMCP's words
 		}
@@ -66,34 +67,35 @@ func Read() profile.Tool {
 		case files.Binary:
 			return nil, fmt.Errorf("cannot read %s: it is a binary file (%d bytes, %s)", p.Abs, info.Size, info.MIME)
 		}
-		return profile.Text(formatLines(p.Abs, lines)), nil
+		return profile.Text(formatLines(p.Abs, lines, c.Limits.MaxOutput)), nil
 	})
 }
 
 // formatLines renders cat -n style: numbers right-aligned to the width of
 // the last shown number, a tab, the line; then a note when there is more.
-func formatLines(path string, l files.Lines) string {
+// The lines stop, whole, where the next would take the answer past
+// maxOutput characters (0: no limit), and the note gives the exact line
+// to read on from.
+func formatLines(path string, l files.Lines, maxOutput int) string {
 	if l.Total == 0 {
 		return fmt.Sprintf("(%s is empty)", path)
 	}
 	if len(l.Text) == 0 {
 		return fmt.Sprintf("(offset %d is past the end of %s, which has %d lines)", l.First, path, l.Total)
 	}
-	last := l.First + len(l.Text) - 1
-	width := len(strconv.Itoa(last))
-	var b strings.Builder
+	width := len(strconv.Itoa(l.First + len(l.Text) - 1))
+	rows := make([]string, len(l.Text))
 	for i, line := range l.Text {
 		num := strconv.Itoa(l.First + i)
-		b.WriteString(strings.Repeat(" ", width-len(num)))
-		b.WriteString(num)
-		b.WriteByte('\t')
-		b.WriteString(line)
-		b.WriteByte('\n')
+		rows[i] = strings.Repeat(" ", width-len(num)) + num + "\t" + line
 	}
-	out := strings.TrimSuffix(b.String(), "\n")
+	shown := fitLines(rows, entryBudget(maxOutput))
+	out := strings.Join(rows[:shown], "\n")
+	last := l.First + shown - 1
 	switch {
-	case l.Cut:
-		out += fmt.Sprintf("\n\n(output cut at line %d of %d to stay within --max-output; use offset=%d to read on)", last, l.Total, last+1)
+	case l.Cut || shown < len(rows):
+		out += fmt.Sprintf("\n\n(output cut at line %d of %d, %d more, to stay within %d characters; use offset=%d to read on)",
+			last, l.Total, l.Total-last, maxOutput, last+1)
 	case last < l.Total:
 		out += fmt.Sprintf("\n\n(showing lines %d-%d of %d; use offset=%d to read on)", l.First, last, l.Total, last+1)
 	}

@@ -32,16 +32,21 @@ const Name = "fsmcp"
 func Table() *profile.Table {
 	return &profile.Table{
 		Name:          Name,
-		Tools:         All(),
+		Tools:         withHints(All()),
 		Paths:         profile.Absolute,
 		NameRoots:     true,
 		Instructions:  instructions,
 		Errors:        argumentErrorsAsText,
+		Explain:       explain,
 		Initialize:    advertiseContextSchema,
 		Answers:       map[string]func(mcp.Result) mcp.Result{"tools/list": withCategory},
 		UnknownTool:   func(name string) error { return fmt.Errorf("unknown tool: %s", name) },
 		UnknownMethod: func(method string) string { return "method not found: " + method },
-		ExtraArgs:     profile.IgnoreExtra,
+		// fsMCP ignores unknown arguments; fsmcp too, and says so.
+		ExtraArgs: profile.ReportExtra,
+		// Every answer fits --max-output; Claude Code is told so and
+		// keeps it whole (docs: "Raise the limit for a specific tool").
+		DeclareResultSize: true,
 		// fsMCP answers tools/call without initialize (its own tests and
 		// simple hosts never send it): the plain front lets them.
 		Wire: profile.Plain,

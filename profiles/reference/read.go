@@ -37,13 +37,13 @@ func readText(ctx context.Context, c *profile.Call, name string, args map[string
 	switch {
 	case in.Tail != 0:
 		// The official tail keeps the last trunc(N) pieces; N below 1 gives "".
-		content, err = files.Tail(p, int(math.Trunc(in.Tail)), c.Limits.MaxFileSize)
+		content, err = files.Tail(p, lineCount(math.Trunc(in.Tail)), c.Limits.MaxFileSize)
 		if err != nil {
 			return nil, nodeErr(c, err, "stat", p.Abs)
 		}
 	case in.Head != 0:
 		// The official head stops once it has at least N lines.
-		content, err = files.Head(p, int(math.Ceil(in.Head)), c.Limits.MaxFileSize)
+		content, err = files.Head(p, lineCount(math.Ceil(in.Head)), c.Limits.MaxFileSize)
 		if err != nil {
 			return nil, nodeErr(c, err, "open", p.Abs)
 		}
@@ -55,6 +55,15 @@ func readText(ctx context.Context, c *profile.Call, name string, args map[string
 		content = string(w.Data)
 	}
 	return text(content), nil
+}
+
+// lineCount is a whole number of lines as an int. zod admits any finite
+// number, and the original's loops take a count past the file's length as
+// the whole file; a float past int's range would convert to a wrong
+// (negative) int and answer "", so it is clamped to a count no file
+// fsmcp reads can reach.
+func lineCount(n float64) int {
+	return int(max(min(n, math.MaxInt32), math.MinInt32))
 }
 
 // mediaTypes is the official server's extension table; anything else is
