@@ -121,7 +121,7 @@ func (g *Gitignore) addLine(line string) bool {
 	case !strings.ContainsAny(actual, globMeta):
 		ig.kind, ig.lit = kindExact, actual
 	default:
-		if !doublestar.ValidatePattern(actual) {
+		if !doublestar.ValidatePattern(actual) || GlobAlternatives(actual) > MaxGlobAlternatives {
 			return false
 		}
 		ig.kind, ig.lit = kindGlob, actual
@@ -401,6 +401,9 @@ func NewFilter(globs, types []string, noIgnore bool) (*Filter, error) {
 	for _, g := range globs {
 		if g == "" {
 			continue
+		}
+		if err := CheckGlob(g); err != nil {
+			return nil, err
 		}
 		if !f.overrides.addLine(g) {
 			return nil, fault.Errorf(fault.Invalid, "", "invalid glob %q", g)
