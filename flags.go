@@ -47,6 +47,9 @@ Flags:
   --max-output N          characters in one tool result (default 100000)
   --timeout DURATION      time limit of one tool call (default 30s)
   --max-results N         entries in one search or listing (default 1000)
+  --max-sessions N        HTTP sessions open at once; one more is answered 503 (default 64)
+  --session-idle DURATION close an HTTP session that sent nothing for this long, ending its
+                          shell and watchers (default 30m)
   --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr;
                           debug logs each tool call (name, duration, outcome)
   --audit-log FILE        append one JSON line per tool call to FILE (env FSMCP_AUDIT_LOG):
@@ -80,6 +83,9 @@ type options struct {
 	logLevel slog.Level
 	auditLog string // --audit-log or FSMCP_AUDIT_LOG
 	version  bool
+	// maxSessions and sessionIdle bound HTTP sessions (server.HTTPOptions).
+	maxSessions int
+	sessionIdle time.Duration
 }
 
 // Defaults of the limits.
@@ -88,6 +94,8 @@ const (
 	defaultMaxOutput   = 100000
 	defaultTimeout     = 30 * time.Second
 	defaultMaxResults  = 1000
+	defaultMaxSessions = 64
+	defaultSessionIdle = 30 * time.Minute
 )
 
 // parseArgs reads flags and DIRs in any order, then fills what is unset
@@ -112,6 +120,8 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	maxOutput := fs.String("max-output", "", "")
 	timeout := fs.String("timeout", "", "")
 	maxResults := fs.String("max-results", "", "")
+	maxSessions := fs.String("max-sessions", "", "")
+	sessionIdle := fs.String("session-idle", "", "")
 	logLevel := fs.String("log-level", "info", "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.StringVar(&o.auditLog, "audit-log", "", "")
@@ -215,6 +225,15 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, err
 	}
 	o.limits.MaxResults = int(res)
+	ms, err := setting(*maxSessions, getenv("FSMCP_MAX_SESSIONS"), "max-sessions", parseCount, defaultMaxSessions)
+	if err != nil {
+		return nil, err
+	}
+	o.maxSessions = int(ms)
+	o.sessionIdle, err = setting(*sessionIdle, getenv("FSMCP_SESSION_IDLE"), "session-idle", parseDuration, defaultSessionIdle)
+	if err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 

@@ -1,8 +1,13 @@
 package integration
 
 import (
+	"context"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestBracePatternsAreBoundedBeforeMatching pins issue 18 item 12: {a,a}
@@ -26,5 +31,53 @@ func TestBracePatternsAreBoundedBeforeMatching(t *testing.T) {
 				t.Fatalf("fs_glob within the bound: %s", out)
 			}
 		})
+	}
+}
+
+// TestHTTPSessionsAreCappedAndIdleOnesReaped pins issue 18 item 11 and
+// issue 25's --session-idle: 10,000 bare sessions were once accepted and
+// kept for 30 minutes. Past --max-sessions a new session gets 503 with one
+// sentence; ending one frees its place; an idle session is closed after
+// --session-idle, which frees its place too.
+func TestHTTPSessionsAreCappedAndIdleOnesReaped(t *testing.T) {
+	tr := newTree(t)
+	m := modes(t)[0]
+	url, _ := startHTTP(t, m, "--max-sessions", "2", tr.root)
+	connect := func() *mcp.ClientSession {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+		defer cancel()
+		cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		return cs
+	}
+	a, b := connect(), connect()
+	defer b.Close()
+	code, body := post(t, url, nil)
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "--max-sessions") {
+		t.Fatalf("a third session: %d %q, want 503 naming --max-sessions", code, body)
+	}
+	mustCall(t, b, "fs_list", map[string]any{"path": tr.root}) // the open ones still work
+	a.Close()                                                  // DELETE ends the session
+	if code, body := post(t, url, nil); code != http.StatusOK {
+		t.Fatalf("a session after one ended: %d %q", code, body)
+	}
+
+	url, _ = startHTTP(t, m, "--max-sessions", "1", "--session-idle", "300ms", tr.root)
+	idle, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	for deadline := time.Now().Add(time.Minute); ; { // only bounds a hang
+		code, _ := post(t, url, nil)
+		if code == http.StatusOK {
+			break // the idle session was reaped
+		}
+		if code != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("status %d while the idle session should be reaped", code)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -58,6 +58,7 @@ type Server struct {
 	// httpExit: a served table lets a plain exit over HTTP end the server.
 	httpExit bool
 	log      *slog.Logger
+	res      *resources // nil: no resources served
 }
 
 // New builds the server and registers its profiles' tools. The error says
@@ -110,7 +111,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if w == profile.Plain && cfg.Plain == nil {
 		cfg.Plain = &wire.Plain{}
 	}
-	srv := &Server{MCP: s, deps: deps, wire: w, cfg: cfg, log: log}
+	srv := &Server{MCP: s, deps: deps, wire: w, cfg: cfg, log: log, res: res}
 	for _, t := range cfg.Profiles {
 		srv.httpExit = srv.httpExit || t.HTTPExit
 	}
