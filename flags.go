@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/shell"
@@ -47,6 +48,10 @@ Flags:
   --max-output N          characters in one tool result (default 100000)
   --timeout DURATION      time limit of one tool call (default 30s)
   --max-results N         entries in one search or listing (default 1000)
+  --max-searches N        searches (fs_grep, fs_glob) running at once; more wait their turn, each
+                          session in turn (default: the cores, at least 2)
+  --search-wait DURATION  longest a search waits for its turn before it is refused as busy;
+                          --timeout counts from its start, not from the wait (default 1m)
   --max-sessions N        HTTP sessions open at once; one more is answered 503 (default 64)
   --session-idle DURATION close an HTTP session that sent nothing for this long, ending its
                           shell and watchers (default 30m)
@@ -86,6 +91,9 @@ type options struct {
 	// maxSessions and sessionIdle bound HTTP sessions (server.HTTPOptions).
 	maxSessions int
 	sessionIdle time.Duration
+	// maxSearches and searchWait bound concurrent searches (backend.Admission).
+	maxSearches int
+	searchWait  time.Duration
 }
 
 // Defaults of the limits.
@@ -121,6 +129,8 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	timeout := fs.String("timeout", "", "")
 	maxResults := fs.String("max-results", "", "")
 	maxSessions := fs.String("max-sessions", "", "")
+	maxSearches := fs.String("max-searches", "", "")
+	searchWait := fs.String("search-wait", "", "")
 	sessionIdle := fs.String("session-idle", "", "")
 	logLevel := fs.String("log-level", "info", "")
 	fs.BoolVar(&o.version, "version", false, "")
@@ -231,6 +241,15 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	}
 	o.maxSessions = int(ms)
 	o.sessionIdle, err = setting(*sessionIdle, getenv("FSMCP_SESSION_IDLE"), "session-idle", parseDuration, defaultSessionIdle)
+	if err != nil {
+		return nil, err
+	}
+	searches, err := setting(*maxSearches, getenv("FSMCP_MAX_SEARCHES"), "max-searches", parseCount, int64(backend.DefaultSearches()))
+	if err != nil {
+		return nil, err
+	}
+	o.maxSearches = int(searches)
+	o.searchWait, err = setting(*searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
 	if err != nil {
 		return nil, err
 	}

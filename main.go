@@ -98,6 +98,8 @@ func run(args []string, stderr *os.File) int {
 		ClientRoots: !opts.rootsGiven,
 		Shell:       opts.shell,
 		Searcher:    searcher,
+		MaxSearches: opts.maxSearches,
+		SearchWait:  opts.searchWait,
 		Profiles:    opts.profiles,
 		Getenv:      os.Getenv,
 		Audit:       audit,

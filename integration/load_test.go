@@ -3,11 +3,14 @@ package integration
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
 )
 
 // TestBracePatternsAreBoundedBeforeMatching pins issue 18 item 12: {a,a}
@@ -79,5 +82,74 @@ func TestHTTPSessionsAreCappedAndIdleOnesReaped(t *testing.T) {
 			t.Fatalf("status %d while the idle session should be reaped", code)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSearchBurstOverHTTPAllComplete pins issue 25's admission control at
+// make test's size: a burst of concurrent searches from many sessions,
+// with at most two running at once, all come back complete and the same
+// as one search alone, and reads made during the burst are answered
+// (make bench runs the full burst of 100 and times the reads).
+func TestSearchBurstOverHTTPAllComplete(t *testing.T) {
+	tr := newTree(t)
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			url, _ := startHTTP(t, m, "--max-searches", "2", tr.root)
+			const sessions, perSession = 6, 4
+			var css []*mcp.ClientSession
+			for range sessions {
+				cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				css = append(css, cs)
+			}
+			grep := map[string]any{"pattern": needle, "path": tr.root}
+			glob := map[string]any{"pattern": "**/*.go", "path": tr.root}
+			wantGrep := mustCall(t, css[0], "fs_grep", grep)
+			wantGlob := mustCall(t, css[0], "fs_glob", glob)
+			type answer struct {
+				name, out string
+				isErr     bool
+				err       error
+			}
+			answers := make(chan answer, sessions*(perSession+1))
+			for _, cs := range css {
+				for i := range perSession {
+					name, args := "fs_grep", grep
+					if i%2 == 1 {
+						name, args = "fs_glob", glob
+					}
+					go func() {
+						res, err := callRaw(cs, name, args, nil)
+						if err != nil {
+							answers <- answer{name: name, err: err}
+							return
+						}
+						answers <- answer{name: name, out: testenv.Text(res), isErr: res.IsError}
+					}()
+				}
+				go func() {
+					res, err := callRaw(cs, "fs_read", map[string]any{"file_path": filepath.Join(tr.root, "a.txt")}, nil)
+					if err != nil {
+						answers <- answer{name: "fs_read", err: err}
+						return
+					}
+					answers <- answer{name: "fs_read", out: testenv.Text(res), isErr: res.IsError}
+				}()
+			}
+			for range sessions * (perSession + 1) {
+				a := <-answers
+				switch {
+				case a.err != nil || a.isErr:
+					t.Fatalf("%s: %v %s", a.name, a.err, a.out)
+				case a.name == "fs_grep" && a.out != wantGrep, a.name == "fs_glob" && a.out != wantGlob:
+					t.Fatalf("%s during the burst:\n%s\nalone:\n%s", a.name, a.out, map[string]string{"fs_grep": wantGrep, "fs_glob": wantGlob}[a.name])
+				case a.name == "fs_read" && !strings.Contains(a.out, "alpha"):
+					t.Fatalf("fs_read during the burst: %s", a.out)
+				}
+			}
+		})
 	}
 }

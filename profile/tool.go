@@ -10,6 +10,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // Tool is one MCP tool of a profile: its definition and how to serve it.
@@ -122,7 +124,8 @@ func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallTool
 func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if !t.OwnTimeout && env.Limits.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, env.Limits.Timeout)
+		// Its clock stops while a search waits for a slot (backend.Admission).
+		ctx, cancel = backend.WithCallTimeout(ctx, env.Limits.Timeout)
 		defer cancel()
 	}
 	res, err := t.run(ctx, env, tab, req)

@@ -38,6 +38,11 @@ type Config struct {
 	Shell shell.Mode
 	// Searcher serves fs_grep and fs_glob (nil: rg if on PATH, else native).
 	Searcher backend.Searcher
+	// MaxSearches bounds the searches running at once, server-wide (0:
+	// backend.DefaultSearches); SearchWait is how long one may wait for a
+	// turn before it is refused as busy (0: backend.DefaultSearchWait).
+	MaxSearches int
+	SearchWait  time.Duration
 	// Plain also serves clients that speak plain JSON-RPC (set by a profile
 	// whose original's clients do; nil: MCP clients only).
 	Plain *wire.Plain
@@ -82,6 +87,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())
 	}
+	deps.Searcher = backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait).Searcher(deps.Searcher)
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
@@ -101,6 +107,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		opts.UnsubscribeHandler = res.unsubscribe
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
+	s.AddReceivingMiddleware(queueBySession)
 	if res != nil {
 		res.register(s)
 	}
@@ -140,6 +147,17 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // drainGrace is the time past --timeout a call in flight at the end of
 // input has to write its answer.
 const drainGrace = 5 * time.Second
+
+// queueBySession marks each request with its session, the queue its
+// searches wait in (backend.Admission).
+func queueBySession(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ss := req.GetSession(); ss != nil {
+			ctx = backend.WithQueue(ctx, ss)
+		}
+		return next(ctx, method, req)
+	}
+}
 
 // quiet keeps the SDK's per-session chatter at debug level: it logs
 // connects and disconnects at info, which is noise for a stdio subprocess.
