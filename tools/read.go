@@ -46,7 +46,7 @@ func Read() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		lines, info, err := files.ReadText(p, in.Offset, limit, maxLineLen, c.Limits.MaxOutput-200)
+		lines, info, err := files.ReadTextContext(ctx, p, in.Offset, limit, maxLineLen, c.Limits.MaxOutput-200)
 		if fault.KindOf(err) == fault.IsDir {
 			return nil, errors.New("path is a directory, not a file") // fsMCP's words
 		}
@@ -91,11 +91,15 @@ func formatLines(path string, l files.Lines) string {
 		b.WriteByte('\n')
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
+	total := strconv.Itoa(l.Total)
+	if l.AtLeast {
+		total = "at least " + total // the time limit ran out while counting
+	}
 	switch {
 	case l.Cut:
-		out += fmt.Sprintf("\n\n(output cut at line %d of %d to stay within --max-output; use offset=%d to read on)", last, l.Total, last+1)
-	case last < l.Total:
-		out += fmt.Sprintf("\n\n(showing lines %d-%d of %d; use offset=%d to read on)", l.First, last, l.Total, last+1)
+		out += fmt.Sprintf("\n\n(output cut at line %d of %s to stay within --max-output; use offset=%d to read on)", last, total, last+1)
+	case last < l.Total || l.AtLeast:
+		out += fmt.Sprintf("\n\n(showing lines %d-%d of %s; use offset=%d to read on)", l.First, last, total, last+1)
 	}
 	return out
 }
