@@ -210,6 +210,9 @@ func Run(ctx context.Context, s Searcher, q GrepQuery, offset, limit int) (*Resu
 func RunCapped(ctx context.Context, s Searcher, q GrepQuery, offset, limit int, caps Caps) (*Result, error) {
 	c := NewCollector(q.Mode, offset, limit)
 	c.SetCaps(caps)
+	if offset > 0 {
+		ctx = LaterPage(ctx) // the result kept from the first page may serve it (Pages)
+	}
 	return c.Result(Grep(ctx, s, q, c))
 }
 

@@ -153,3 +153,46 @@ func TestSearchBurstOverHTTPAllComplete(t *testing.T) {
 		})
 	}
 }
+
+// TestGrepPagesShareOneResult pins issue 25's paging: the pages of one
+// fs_grep, asked one after another with offset, report the same total and
+// together list the whole result once, in order; a write between pages
+// is seen by the next page.
+func TestGrepPagesShareOneResult(t *testing.T) {
+	tr := newTree(t)
+	each(t, func(t *testing.T, connect func(args ...string) *mcp.ClientSession) {
+		cs := connect(tr.root)
+		args := func(off int) map[string]any {
+			return map[string]any{"pattern": needle, "path": tr.root, "output_mode": "content", "head_limit": 2, "offset": off}
+		}
+		whole := mustCall(t, cs, "fs_grep", map[string]any{"pattern": needle, "path": tr.root, "output_mode": "content"})
+		var lines []string
+		total := ""
+		for off := 0; ; off += 2 {
+			out := mustCall(t, cs, "fs_grep", args(off))
+			body, note, _ := strings.Cut(out, "\n\n(showing lines ")
+			lines = append(lines, strings.Split(body, "\n")...)
+			_, of, ok := strings.Cut(note, " of ")
+			if !ok {
+				t.Fatalf("page at %d has no total: %s", off, out)
+			}
+			n, _, _ := strings.Cut(of, ";")
+			n = strings.TrimSuffix(n, ")")
+			if total != "" && n != total {
+				t.Fatalf("page at %d says %s in all, the first said %s", off, n, total)
+			}
+			total = n
+			if !strings.Contains(note, "pass offset=") {
+				break
+			}
+		}
+		if got := strings.Join(lines, "\n"); got != whole {
+			t.Fatalf("pages:\n%s\nwhole:\n%s", got, whole)
+		}
+		mustCall(t, cs, "fs_write", map[string]any{"file_path": filepath.Join(tr.root, "zz-"+strings.ReplaceAll(t.Name(), "/", "-")+".txt"), "content": needle + "\n"})
+		out := mustCall(t, cs, "fs_grep", args(2))
+		if strings.Contains(out, " of "+total+")") || strings.Contains(out, " of "+total+";") {
+			t.Fatalf("a page after a write kept the old total %s: %s", total, out)
+		}
+	})
+}

@@ -117,6 +117,9 @@ func ErrorText(err error) *mcp.CallToolResult {
 func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
 	res, err := t.serveCall(ctx, env, tab, req)
+	if t.Def.Annotations == nil || !t.Def.Annotations.ReadOnlyHint {
+		backend.Changed() // a tool that may write ran: kept search results are stale
+	}
 	env.record(ctx, req, start, res, err)
 	return res, err
 }

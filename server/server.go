@@ -87,7 +87,8 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())
 	}
-	deps.Searcher = backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait).Searcher(deps.Searcher)
+	// Pages of a kept result need no turn; a search does.
+	deps.Searcher = backend.NewPages(0, 0).Searcher(backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait).Searcher(deps.Searcher))
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
