@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,7 @@ type Pages struct {
 	lru   *list.List // of *pageEntry, most recent first
 	byKey map[pageKey]*list.Element
 	bytes int
+	sweep *time.Timer // drops expired results while any are kept
 }
 
 // Page cache settings.
@@ -35,7 +37,7 @@ const (
 	DefaultPagesTTL = time.Minute
 	// DefaultPagesBudget bounds the bytes of cached results server-wide;
 	// one result may take at most a quarter of it.
-	DefaultPagesBudget = 64 << 20
+	DefaultPagesBudget = 32 << 20
 	pageOverhead       = 64 // bytes counted per entry besides its text
 )
 
@@ -108,12 +110,16 @@ type paged struct {
 func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	key := pageKey{ctx.Value(queueKey{}), "grep " + grepKey(q)}
 	if e := s.p.get(ctx, key); e != nil {
+		if t, ok := sink.(interface{ takeFiles([]recordedFile) bool }); ok && t.takeFiles(e.files) {
+			return nil
+		}
 		replayGrep(e, sink)
 		return nil
 	}
 	rec := &recorder{sink: sink, limit: s.p.budget / 4, gen: generation.Load(), at: time.Now()}
 	err := s.Searcher.Grep(ctx, q, rec)
 	if err == nil && ctx.Err() == nil && !rec.spoiled.Load() {
+		sort.Slice(rec.files, func(i, j int) bool { return rec.files[i].path < rec.files[j].path })
 		s.p.put(&pageEntry{key: key, gen: rec.gen, at: rec.at, bytes: int(rec.bytes.Load()), paths: q.Paths, files: rec.files})
 	}
 	return err
@@ -229,6 +235,27 @@ func (p *Pages) put(e *pageEntry) {
 	p.bytes += e.bytes
 	for p.bytes > p.budget {
 		p.removeLocked(p.lru.Back())
+	}
+	if p.sweep == nil {
+		p.sweep = time.AfterFunc(p.ttl, p.expire)
+	}
+}
+
+// expire drops the results past their time, so their memory goes back
+// when no page is asked for again; it runs again while results are kept.
+func (p *Pages) expire() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for el := p.lru.Back(); el != nil; {
+		prev := el.Prev()
+		if time.Since(el.Value.(*pageEntry).at) > p.ttl {
+			p.removeLocked(el)
+		}
+		el = prev
+	}
+	p.sweep = nil
+	if p.lru.Len() > 0 {
+		p.sweep = time.AfterFunc(p.ttl/4, p.expire)
 	}
 }
 

@@ -121,3 +121,49 @@ func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 		t.Fatalf("%d searches: a capped result was kept", inner.searches)
 	}
 }
+
+// TestKeptPagesEqualFreshPages: for every mode, a page taken from the
+// kept result equals the same page of a fresh search, entries and totals;
+// a sink that is not a Collector gets the result replayed file by file.
+func TestKeptPagesEqualFreshPages(t *testing.T) {
+	dir, inner := pagedTree(t, 25)
+	s := NewPages(0, 0).Searcher(inner)
+	ctx := WithQueue(context.Background(), "equal")
+	for _, mode := range []Mode{Content, Count, FilesWithMatches} {
+		q := GrepQuery{Pattern: "match", Paths: []string{dir}, Mode: mode}
+		if _, err := Run(ctx, s, q, 0, 7); err != nil {
+			t.Fatal(err)
+		}
+		for _, off := range []int{3, 7, 20, 40} {
+			kept, err := Run(ctx, s, q, off, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, _ := Run(context.Background(), inner, q, off, 7)
+			if kept.Total != fresh.Total || kept.Files != fresh.Files || len(kept.Entries) != len(fresh.Entries) {
+				t.Fatalf("%v at %d: kept %d/%d/%d, fresh %d/%d/%d", mode, off, kept.Total, kept.Files, len(kept.Entries), fresh.Total, fresh.Files, len(fresh.Entries))
+			}
+			for i := range kept.Entries {
+				k, f := kept.Entries[i], fresh.Entries[i]
+				if k.Path != f.Path || k.Line != f.Line || string(k.Text) != string(f.Text) || k.Count != f.Count {
+					t.Fatalf("%v at %d, entry %d: %+v, fresh %+v", mode, off, i, k, f)
+				}
+			}
+		}
+		files := 0
+		before := inner.searches
+		err := Grep(LaterPage(ctx), s, q, sinkFunc(func(string) FileSink { files++; return discard{} }))
+		if err != nil || files != 25 || inner.searches != before {
+			t.Fatalf("%v replay to a plain sink: err %v, %d files, %d searches", mode, err, files, inner.searches-before)
+		}
+	}
+}
+
+type sinkFunc func(string) FileSink
+
+func (f sinkFunc) File(p string) FileSink { return f(p) }
+
+type discard struct{}
+
+func (discard) Line(int, []byte, bool) bool { return true }
+func (discard) End(int) bool                { return true }
