@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/shell"
@@ -48,6 +49,13 @@ Flags:
   --max-output N          characters in one tool result (default 40000)
   --timeout DURATION      time limit of one tool call (default 30s)
   --max-results N         entries in one search or listing (default 1000)
+  --max-searches N        searches (fs_grep, fs_glob) running at once; more wait their turn, each
+                          session in turn (default: the cores, at least 2)
+  --search-wait DURATION  longest a search waits for its turn before it is refused as busy;
+                          --timeout counts from its start, not from the wait (default 1m)
+  --max-sessions N        HTTP sessions open at once; one more is answered 503 (default 64)
+  --session-idle DURATION close an HTTP session that sent nothing for this long, ending its
+                          shell and watchers (default 30m)
   --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr;
                           debug logs each tool call (name, duration, outcome)
   --audit-log FILE        append one JSON line per tool call to FILE (env FSMCP_AUDIT_LOG):
@@ -81,6 +89,12 @@ type options struct {
 	logLevel slog.Level
 	auditLog string // --audit-log or FSMCP_AUDIT_LOG
 	version  bool
+	// maxSessions and sessionIdle bound HTTP sessions (server.HTTPOptions).
+	maxSessions int
+	sessionIdle time.Duration
+	// maxSearches and searchWait bound concurrent searches (backend.Admission).
+	maxSearches int
+	searchWait  time.Duration
 }
 
 // Defaults of the limits.
@@ -89,6 +103,8 @@ const (
 	defaultMaxOutput   = 40000
 	defaultTimeout     = 30 * time.Second
 	defaultMaxResults  = 1000
+	defaultMaxSessions = 64
+	defaultSessionIdle = 30 * time.Minute
 )
 
 // parseArgs reads flags and DIRs in any order, then fills what is unset
@@ -113,6 +129,10 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	maxOutput := fs.String("max-output", "", "")
 	timeout := fs.String("timeout", "", "")
 	maxResults := fs.String("max-results", "", "")
+	maxSessions := fs.String("max-sessions", "", "")
+	maxSearches := fs.String("max-searches", "", "")
+	searchWait := fs.String("search-wait", "", "")
+	sessionIdle := fs.String("session-idle", "", "")
 	logLevel := fs.String("log-level", "info", "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.StringVar(&o.auditLog, "audit-log", "", "")
@@ -226,6 +246,24 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, err
 	}
 	o.limits.MaxResults = int(res)
+	ms, err := setting(*maxSessions, getenv("FSMCP_MAX_SESSIONS"), "max-sessions", parseCount, defaultMaxSessions)
+	if err != nil {
+		return nil, err
+	}
+	o.maxSessions = int(ms)
+	o.sessionIdle, err = setting(*sessionIdle, getenv("FSMCP_SESSION_IDLE"), "session-idle", parseDuration, defaultSessionIdle)
+	if err != nil {
+		return nil, err
+	}
+	searches, err := setting(*maxSearches, getenv("FSMCP_MAX_SEARCHES"), "max-searches", parseCount, int64(backend.DefaultSearches()))
+	if err != nil {
+		return nil, err
+	}
+	o.maxSearches = int(searches)
+	o.searchWait, err = setting(*searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
+	if err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 

@@ -98,6 +98,8 @@ func run(args []string, stderr *os.File) int {
 		ClientRoots: !opts.rootsGiven,
 		Shell:       opts.shell,
 		Searcher:    searcher,
+		MaxSearches: opts.maxSearches,
+		SearchWait:  opts.searchWait,
 		Profiles:    opts.profiles,
 		Getenv:      os.Getenv,
 		Audit:       audit,
@@ -165,7 +167,8 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 	// A plain client's exit (catalog profile) ends the server.
 	ctx, exit := context.WithCancel(ctx)
 	defer exit()
-	hs := wire.HTTPServer(srv.Handler(server.HTTPOptions{AuthToken: token, Log: log, OnExit: exit}))
+	hs := wire.HTTPServer(srv.Handler(server.HTTPOptions{AuthToken: token, Log: log, OnExit: exit,
+		MaxSessions: opts.maxSessions, SessionIdle: opts.sessionIdle}))
 	endStreams := endStreamsOnShutdown(hs)
 	log.Info("serving Streamable HTTP", "url", url)
 	errc := make(chan error, 1)

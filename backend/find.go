@@ -38,6 +38,9 @@ func (f *Find) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 // Glob implements Searcher.
 func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+	if err := CheckGlob(q.Pattern); err != nil {
+		return err
+	}
 	filter, err := NewFilter(nil, nil, q.NoIgnore)
 	if err != nil {
 		return err

@@ -267,6 +267,9 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 // Glob implements Searcher.
 func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+	if err := CheckGlob(q.Pattern); err != nil {
+		return err
+	}
 	progress := NewProgress(q.Progress)
 	for _, p := range q.Paths {
 		base, pat, ok := globBase(p, q.Pattern)

@@ -69,6 +69,9 @@ func main() {
 	only := flag.String("only", "", "run only the queries whose name contains this")
 	useMCP := flag.Bool("mcp", true, "also time fs_grep/fs_glob through a real MCP client against the built fsmcp binary (stdio), with and without rg on its PATH")
 	inProc := flag.Bool("inprocess", true, "time the backends called in-process")
+	inGit := flag.Bool("git", true, "for the trees the bench makes (100k, linux), also time every row inside a git repository: the same tree with a .git directory, as after git init, so that .gitignore files count")
+	loadN := flag.Int("load", 100, "concurrent fs_grep calls over HTTP for the load row (0: no load row)")
+	paging := flag.Bool("paging", true, "time a later fs_grep page against the first on the largest tree (the last one given)")
 	flag.Parse()
 
 	rgBin, err := exec.LookPath("rg")
@@ -87,6 +90,7 @@ func main() {
 	type treeDir struct {
 		dir, label string
 		queries    []query
+		git        bool // timed with a .git directory made for its rows
 	}
 	var dirs []treeDir
 	for _, t := range strings.Split(*trees, ",") {
@@ -95,16 +99,23 @@ func main() {
 		if t == "linux" {
 			qs = linuxQueries
 		}
-		dirs = append(dirs, treeDir{dir, label, qs})
+		dirs = append(dirs, treeDir{dir, label, qs, false})
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); *inGit && (t == "100k" || t == "linux") && os.IsNotExist(err) {
+			dirs = append(dirs, treeDir{dir, label + " in git", qs, true})
+		}
 	}
 	var servers []*mcpServer
-	if *useMCP {
-		bin, err := buildBinary()
+	var bin string
+	if *useMCP || *loadN > 0 || *paging {
+		var err error
+		bin, err = buildBinary()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: building fsmcp:", err)
 			os.Exit(1)
 		}
 		defer os.RemoveAll(filepath.Dir(bin)) // the build's temp dir
+	}
+	if *useMCP {
 		var roots []string
 		for _, d := range dirs {
 			roots = append(roots, d.dir)
@@ -137,6 +148,13 @@ func main() {
 	var rss []string
 	for _, td := range dirs {
 		dir, label := td.dir, td.label
+		if td.git {
+			// As after git init: rg and fsmcp both look for .git only.
+			if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				continue
+			}
+		}
 		first := true
 		for _, q := range td.queries {
 			if !strings.Contains(q.name, *only) {
@@ -177,6 +195,9 @@ func main() {
 			}
 			fmt.Fprintln(tw)
 		}
+		if td.git {
+			_ = os.Remove(filepath.Join(dir, ".git"))
+		}
 		rss = append(rss, fmt.Sprintf("%s: peak RSS of the bench process (in-process backends): %d MB", label, peakRSS()>>20))
 		if len(servers) == 2 {
 			rss = append(rss, fmt.Sprintf("%s: peak RSS of fsmcp serving the searches: %d MB with rg (rg itself not counted), %d MB native",
@@ -187,6 +208,16 @@ func main() {
 	fmt.Println()
 	for _, l := range rss {
 		fmt.Println(l)
+	}
+	if *loadN > 0 || *paging {
+		fmt.Println()
+	}
+	if *loadN > 0 {
+		loadRow(bin, dirs[0].dir, *loadN)
+	}
+	if *paging {
+		last := dirs[len(dirs)-1]
+		pagingRow(bin, last.dir, strings.TrimSuffix(last.label, " in git"), *runs)
 	}
 }
 

@@ -83,6 +83,9 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 
 // Glob implements backend.Searcher.
 func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
+	if err := backend.CheckGlob(q.Pattern); err != nil {
+		return err
+	}
 	filter, err := backend.NewFilter(nil, nil, q.NoIgnore)
 	if err != nil {
 		return err

@@ -11,6 +11,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // Tool is one MCP tool of a profile: its definition and how to serve it.
@@ -166,6 +168,9 @@ func ErrorText(err error) *mcp.CallToolResult {
 func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
 	res, err, cause := t.serveCall(ctx, env, tab, req)
+	if t.Def.Annotations == nil || !t.Def.Annotations.ReadOnlyHint {
+		backend.Changed() // a tool that may write ran: kept search results are stale
+	}
 	env.record(ctx, req, start, res, err, cause)
 	return res, err
 }
@@ -175,7 +180,8 @@ func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallTool
 func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err, cause error) {
 	if !t.OwnTimeout && env.Limits.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, env.Limits.Timeout)
+		// Its clock stops while a search waits for a slot (backend.Admission).
+		ctx, cancel = backend.WithCallTimeout(ctx, env.Limits.Timeout)
 		defer cancel()
 	}
 	var ignored []string

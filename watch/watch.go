@@ -28,6 +28,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -86,6 +87,9 @@ func ValidPatterns(ps []string) error {
 	for _, p := range ps {
 		if !doublestar.ValidatePattern(p) {
 			return fmt.Errorf("pattern %q is not a valid glob", p)
+		}
+		if err := backend.CheckGlob(p); err != nil {
+			return err
 		}
 	}
 	return nil
