@@ -18,15 +18,23 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 # staticcheck runs once per system (build tags differ by system, not by architecture).
 STATICCHECK_OS ?= linux darwin windows
 
-.PHONY: build test test-unit test-norg bench bench-catalog lint cross run clean test-rg14 conformance clients
+.PHONY: help build test test-unit test-norg bench bench-catalog lint cross run clean test-rg14 conformance clients
 
 ## build: a static binary in bin/fsmcp
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
-## run: serve the current directory over stdio
-run: build
-	./$(BIN) .
+## run: serve the current directory over stdio; stdout is the MCP stream, so make's
+## command lines and the build's output go to stderr (from elsewhere, make -C DIR
+## --no-print-directory run: -C alone prints "Entering directory" on stdout)
+run:
+	@$(MAKE) --no-print-directory build >&2
+	@exec $(abspath $(BIN)) .
+
+## help: the targets and what each does (from these ## comments)
+help:
+	@awk '/^## [A-Za-z0-9_.-]+:/ { sub(/^## /, ""); t = $$0; sub(/:.*/, "", t); d = $$0; sub(/^[^:]*: */, "", d); printf "  %-14s %s\n", t, d; more = 1; next } \
+	  /^## / && more { sub(/^## /, ""); printf "  %-14s %s\n", "", $$0; next } { more = 0 }' $(MAKEFILE_LIST)
 
 ## test: unit tests, then the integration suite with rg on PATH and without it, then
 ## the mark3labs/mcp-go client (its own module, to keep mcp-go out of go.mod)
