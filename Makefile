@@ -127,7 +127,8 @@ IMAGE     ?= fsmcp:$(VERSION)
 ROOTFS    ?= build/rootfs
 DIST      ?= dist
 
-.PHONY: image image-rootfs release clean-ship
+.PHONY: image image-rootfs release clean-ship npm npm-test
+NPM_OUT   ?= $(DIST)/npm
 
 ## image: the container image (Dockerfile) with a container engine; says so when none answers
 image:
@@ -145,6 +146,20 @@ image-rootfs: build
 ## release: static binaries for PLATFORMS in dist/, version stamped, with SHA256SUMS
 release:
 	GO=$(GO) packaging/release.sh $(VERSION) $(DIST) $(PLATFORMS)
+
+## npm: the npm packages from `make release` as tarballs in dist/npm: fsmcp (a launcher,
+## bin/fsmcp.js) and @fsmcp/<os>-<cpu> for the six platforms; VERSION must be semver
+npm:
+	@echo "$(VERSION)" | grep -Eq '^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$$' || \
+	  { echo "make npm: VERSION=$(VERSION) is not semver; npm needs one: make npm VERSION=1.2.3" >&2; exit 2; }
+	@$(MAKE) --no-print-directory release VERSION=$(VERSION)
+	npm/pack.sh $(VERSION) $(DIST) $(NPM_OUT)
+
+## npm-test: make npm, then all seven tarballs offered to npm install --offline in an empty
+## directory, npx fsmcp run and the TypeScript client connected through it (make test packs
+## and checks the host's package only)
+npm-test: npm
+	FSMCP_NPM_DIR=$(abspath $(NPM_OUT)) $(GO) test -count=1 -run TestNPM ./integration/
 
 clean-ship:
 	rm -rf $(DIST) build
