@@ -132,7 +132,7 @@ func (r *Root) addName(names ...string) {
 
 func (s *Sandbox) find(real string) *Root {
 	for _, r := range s.roots {
-		if r.Path == real {
+		if samePath(r.Path, real) {
 			return r
 		}
 	}
@@ -321,18 +321,21 @@ func (s *Sandbox) Contains(p string) bool {
 
 // within reports whether p is base or below it, by whole components, and
 // returns the slash-separated relative path.
+// Names compare as the system does (cutPathPrefix: case-insensitive on
+// Windows).
 func within(base, p string) (string, bool) {
-	if p == base {
+	if samePath(p, base) {
 		return ".", true
 	}
 	prefix := base
 	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
 		prefix += string(filepath.Separator)
 	}
-	if !strings.HasPrefix(p, prefix) {
+	rest, ok := cutPathPrefix(p, prefix)
+	if !ok {
 		return "", false
 	}
-	return filepath.ToSlash(p[len(prefix):]), true
+	return filepath.ToSlash(rest), true
 }
 
 // RealPath resolves every symlink in an absolute client path and checks that
