@@ -21,9 +21,9 @@ const (
 	// candidates); their trigrams would fill a run for one file.
 	maxIndexedSize = 16 << 20
 	// runPairs bounds the build's memory: (trigram, file) pairs are
-	// collected up to this many (8 bytes each, 32 MiB), sorted and
+	// collected up to this many (8 bytes each, 16 MiB), sorted and
 	// spilled to a run file, and the runs are merged at the end.
-	runPairs = 4 << 20
+	runPairs = 2 << 20
 )
 
 // buildStats describes one build.
@@ -188,6 +188,9 @@ func trigrams(data []byte, seen []uint64, out []uint32) []uint32 {
 func (b *builder) add(tris []uint32, id uint32) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.pairs == nil {
+		b.pairs = make([]uint64, 0, runPairs+runPairs/4) // no doubling on the way to a spill
+	}
 	for _, t := range tris {
 		b.pairs = append(b.pairs, uint64(t)<<32|uint64(id))
 	}

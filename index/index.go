@@ -201,16 +201,6 @@ func (s *Searcher) Wait() {
 
 // prepare loads r's cached index, or builds one, and puts it in use.
 func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
-	if err := os.MkdirAll(r.dir, 0o700); err != nil {
-		return err
-	}
-	if err := os.Chmod(r.dir, 0o700); err != nil {
-		return err
-	}
-	if err := outsideRoots(r.dir, s.opts.Roots); err != nil {
-		return err
-	}
-	cleanTemps(r.dir)
 	file := cacheFile(r.dir)
 	cached, err := openIndex(file, r.root)
 	if err == nil {
@@ -224,6 +214,7 @@ func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
 		if cached != nil {
 			return nil // it was worth it once; keep using it
 		}
+		// Nothing is written for a root auto leaves unindexed.
 		s.opts.Log.Info("index: off for this root (auto: fewer files than pay for one)", "root", r.root, "files", len(files), "threshold", s.opts.AutoMin)
 		return nil
 	}
@@ -235,13 +226,23 @@ func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
 		}
 		s.opts.Log.Info("index: rebuilding; the cached one still narrows searches meanwhile", "root", r.root, "changed", changed)
 	}
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(r.dir, 0o700); err != nil {
+		return err
+	}
+	if err := outsideRoots(r.dir, s.opts.Roots); err != nil {
+		return err
+	}
+	cleanTemps(r.dir)
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = f.rel
 	}
 	files = nil
 	b := &builder{root: r.root, dir: r.dir, yield: s.waitIdle, workers: workersFor(), settle: s.opts.Settle}
-	step := max(len(names)/10, 1)
+	step := max(len(names)/4, 1)
 	b.report = func(done, all int) {
 		if done%step == 0 && done < all {
 			s.opts.Log.Info("index: building", "root", r.root, "files", done, "of", all)
@@ -369,6 +370,9 @@ func (s *Searcher) Glob(ctx context.Context, q backend.GlobQuery, fn func(backen
 	defer s.leave()
 	return s.next.Glob(ctx, q, fn)
 }
+
+// Narrows reports whether q would run narrowed by the index now.
+func (s *Searcher) Narrows(q backend.GrepQuery) bool { return s.candidatesFor(q) != nil }
 
 // candidatesFor is q's narrowing, or nil to search unindexed.
 func (s *Searcher) candidatesFor(q backend.GrepQuery) *candidates {
