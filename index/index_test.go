@@ -192,7 +192,7 @@ func TestIndexedAnswersEqualUnindexed(t *testing.T) {
 	f.Close()
 	writeTree(t, root, map[string]string{
 		"new/n.go": "// PM_RESUME new\nstatic int new_probe(void)\n", // created
-		"sub/e.md": "# Title\nERR_SYS only\n",                         // rewritten
+		"sub/e.md": "# Title\nERR_SYS only\n",                        // rewritten
 	})
 	a, err := os.OpenFile(filepath.Join(root, "sub/deep/f.txt"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
