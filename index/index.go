@@ -215,7 +215,7 @@ func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
 			return nil // it was worth it once; keep using it
 		}
 		// Nothing is written for a root auto leaves unindexed.
-		s.opts.Log.Info("index: off for this root (auto: fewer files than pay for one)", "root", r.root, "files", len(files), "threshold", s.opts.AutoMin)
+		s.opts.Log.Debug("index: off for this root (auto: fewer files than pay for one)", "root", r.root, "files", len(files), "threshold", s.opts.AutoMin)
 		return nil
 	}
 	if cached != nil {
