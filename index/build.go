@@ -63,6 +63,17 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	}
 	defer root.Close()
 
+	// Hard links share one content: the first link met is read, the
+	// others only stat'ed. A link is indexed when its metadata is the
+	// content's as read (a change in between moves the shared times).
+	type content struct {
+		m  meta
+		ok bool
+	}
+	var contents []content
+	byInode := map[[2]uint64]uint32{}
+	cids := make([]uint32, len(names))
+
 	var next, done int
 	var mu sync.Mutex
 	var firstErr error
@@ -83,24 +94,43 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 				if i >= len(names) || ctx.Err() != nil {
 					return
 				}
-				m, data, ok := readForIndex(root, names[i], b.settle, &buf)
+				f, m, key, err := openForIndex(root, names[i])
 				metas[i] = m
+				mu.Lock()
+				cid, shared := byInode[key]
+				shared = shared && err == nil && key[1] != 0
+				if !shared {
+					cid = uint32(len(contents))
+					contents = append(contents, content{m: m})
+					if err == nil && key[1] != 0 {
+						byInode[key] = cid
+					}
+				}
+				cids[i] = cid
+				mu.Unlock()
+				var data []byte
+				ok := false
+				if err == nil {
+					if !shared {
+						data, ok = readForIndex(f, m, b.settle, &buf)
+					}
+					f.Close()
+				}
 				if ok {
 					tris = trigrams(data, seen, tris[:0])
-					if err := b.add(tris, uint32(i)); err != nil {
+					if err := b.add(tris, cid); err != nil {
 						mu.Lock()
 						firstErr = cmpOr(firstErr, err)
 						mu.Unlock()
 						return
 					}
-					indexed[i] = true
 				}
 				mu.Lock()
-				done++
 				if ok {
-					st.Indexed++
+					contents[cid].ok = true
 					st.Bytes += int64(len(data))
 				}
+				done++
 				if b.report != nil {
 					b.report(done, len(names))
 				}
@@ -115,7 +145,13 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	if firstErr != nil {
 		return st, firstErr
 	}
-	if err := b.write(names, metas, indexed, out); err != nil {
+	for i, cid := range cids {
+		c := contents[cid]
+		if indexed[i] = c.ok && c.m == metas[i]; indexed[i] {
+			st.Indexed++
+		}
+	}
+	if err := b.write(names, metas, indexed, cids, len(contents), out); err != nil {
 		return st, err
 	}
 	st.Took = time.Since(start)
@@ -129,24 +165,32 @@ func cmpOr(a, b error) error {
 	return b
 }
 
-// readForIndex reads the file at rel if its content can be indexed: a
-// regular file of at most maxIndexedSize bytes, valid UTF-8 (as the
-// pattern's classes then match exactly the runes the trigrams spell), not
-// changed within settle of now. m is its metadata when it was read.
-func readForIndex(root *os.Root, rel string, settle time.Duration, buf *[]byte) (m meta, data []byte, ok bool) {
-	now := time.Now()
+// openForIndex opens the regular file at rel and returns its metadata
+// and (device, inode) key.
+func openForIndex(root *os.Root, rel string) (*os.File, meta, [2]uint64, error) {
 	f, err := openRegular(root, rel)
 	if err != nil {
-		return meta{}, nil, false
+		return nil, meta{}, [2]uint64{}, err
 	}
-	defer f.Close()
-	m, err = fileMetaOf(f)
-	if err != nil || m.size > maxIndexedSize {
-		return m, nil, false
+	m, dev, err := fileMetaOf(f)
+	if err != nil {
+		f.Close()
+		return nil, meta{}, [2]uint64{}, err
 	}
-	edge := now.Add(-settle).UnixNano()
+	return f, m, [2]uint64{dev, m.ino}, nil
+}
+
+// readForIndex reads f, whose metadata is m, if its content can be
+// indexed: at most maxIndexedSize bytes, valid UTF-8 (as the pattern's
+// classes then match exactly the runes the trigrams spell), not changed
+// within settle of now, and the size m says.
+func readForIndex(f *os.File, m meta, settle time.Duration, buf *[]byte) (data []byte, ok bool) {
+	if m.size > maxIndexedSize {
+		return nil, false
+	}
+	edge := time.Now().Add(-settle).UnixNano()
 	if m.mtime >= edge || m.ctime >= edge {
-		return m, nil, false
+		return nil, false
 	}
 	if cap(*buf) < int(m.size)+1 {
 		*buf = make([]byte, int(m.size)+1)
@@ -154,13 +198,13 @@ func readForIndex(root *os.Root, rel string, settle time.Duration, buf *[]byte) 
 	b := (*buf)[:m.size+1]
 	n, err := io.ReadFull(f, b)
 	if err != io.ErrUnexpectedEOF || int64(n) != m.size { // it grew or shrank meanwhile
-		return m, nil, false
+		return nil, false
 	}
 	data = b[:n]
 	if !utf8.Valid(data) {
-		return m, nil, false
+		return nil, false
 	}
-	return m, data, true
+	return data, true
 }
 
 // trigrams appends the distinct trigrams of data to out, using seen (a
@@ -184,7 +228,7 @@ func trigrams(data []byte, seen []uint64, out []uint32) []uint32 {
 	return out
 }
 
-// add records that file id holds tris, spilling a full run to disk.
+// add records that content id holds tris, spilling a full run to disk.
 func (b *builder) add(tris []uint32, id uint32) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -231,7 +275,7 @@ func (b *builder) cleanRuns() {
 
 // write merges the runs and the pairs in memory into the index file out,
 // written beside it under a temporary name and renamed into place.
-func (b *builder) write(names []string, metas []meta, indexed []bool, out string) (err error) {
+func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uint32, ncontent int, out string) (err error) {
 	slices.Sort(b.pairs)
 	src := &merger{}
 	for _, r := range b.runs {
@@ -315,7 +359,7 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, out string
 	}
 	le := binary.LittleEndian
 	hdr := []byte(magic)
-	for _, v := range []uint64{uint64(len(names)), uint64(len(table) / trigRecSize), nnames, postLen, uint64(len(b.root))} {
+	for _, v := range []uint64{uint64(len(names)), uint64(ncontent), uint64(len(table) / trigRecSize), nnames, postLen, uint64(len(b.root))} {
 		hdr = le.AppendUint64(hdr, v)
 	}
 	w.Write(hdr)
@@ -335,6 +379,7 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, out string
 		le.PutUint64(rec[24:], uint64(m.mtime))
 		le.PutUint64(rec[32:], uint64(m.ctime))
 		le.PutUint64(rec[40:], m.ino)
+		le.PutUint32(rec[48:], cids[i])
 		w.Write(rec[:])
 		off += uint64(len(n))
 	}

@@ -11,24 +11,26 @@ import (
 
 // The on-disk index of one root, little-endian, memory-mapped whole:
 //
-//	header   magic "fsmcpix1", then u64: files, trigrams, names length,
-//	         postings length, root length; the root's path
+//	header   magic "fsmcpix2", then u64: files, contents, trigrams, names
+//	         length, postings length, root length; the root's path
 //	files    one fileRecSize record per file, sorted by name:
 //	         name offset u64, name length u32, flags u32, size i64,
-//	         mtime ns i64, ctime ns i64, inode u64
+//	         mtime ns i64, ctime ns i64, inode u64, content id u32, 0 u32
 //	names    the files' paths relative to the root, '/'-separated
 //	trigrams one trigRecSize record per trigram, ascending:
-//	         trigram u32, file count u32, postings offset u64
-//	postings per trigram, its file ids ascending as uvarint deltas
+//	         trigram u32, content count u32, postings offset u64
+//	postings per trigram, its content ids ascending as uvarint deltas
 //
-// A file whose flags lack flagIndexed is listed but its content is not in
-// the postings (unreadable, not UTF-8, too big, or changed while it was
+// Postings name contents, not files: hard links to one inode (a tree
+// copied with cp -al, a pnpm store) are read and indexed once. A file
+// whose flags lack flagIndexed is listed but its content is not in the
+// postings (unreadable, not UTF-8, too big, or changed while it was
 // read): it is always a candidate.
 
 const (
-	magic        = "fsmcpix1"
-	headerFixed  = len(magic) + 5*8
-	fileRecSize  = 48
+	magic        = "fsmcpix2"
+	headerFixed  = len(magic) + 6*8
+	fileRecSize  = 56
 	trigRecSize  = 16
 	flagIndexed  = 1
 	maxTrigram   = 1 << 24
@@ -48,6 +50,7 @@ type Index struct {
 	data     []byte
 	unmap    func() error
 	nfiles   int
+	ncontent int
 	ntrig    int
 	files    []byte // file records
 	names    []byte
@@ -78,17 +81,17 @@ func parseIndex(data []byte, root string) (*Index, error) {
 		return nil, errFormat
 	}
 	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[len(magic)+8*i:]) }
-	nfiles, ntrig, nnames, npost, nroot := u(0), u(1), u(2), u(3), u(4)
+	nfiles, ncontent, ntrig, nnames, npost, nroot := u(0), u(1), u(2), u(3), u(4), u(5)
 	off := uint64(headerFixed)
 	need := off + nroot + nfiles*fileRecSize + nnames + ntrig*trigRecSize + npost
-	if nfiles > 1<<32 || ntrig > maxTrigram || nnames > maxNameBytes || npost > 1<<40 || nroot > 1<<16 || need != uint64(len(data)) {
+	if nfiles > 1<<32 || ncontent > nfiles || ntrig > maxTrigram || nnames > maxNameBytes || npost > 1<<40 || nroot > 1<<16 || need != uint64(len(data)) {
 		return nil, errFormat
 	}
 	if string(data[off:off+nroot]) != root {
 		return nil, errFormat
 	}
 	off += nroot
-	ix := &Index{root: root, data: data, nfiles: int(nfiles), ntrig: int(ntrig)}
+	ix := &Index{root: root, data: data, nfiles: int(nfiles), ncontent: int(ncontent), ntrig: int(ntrig)}
 	take := func(n uint64) []byte { b := data[off : off+n]; off += n; return b }
 	ix.files = take(nfiles * fileRecSize)
 	ix.names = take(nnames)
@@ -96,7 +99,7 @@ func parseIndex(data []byte, root string) (*Index, error) {
 	ix.postings = take(npost)
 	for i := range ix.nfiles { // names must lie in the blob, or lookups could fault
 		o, n := ix.nameAt(i)
-		if o+n > uint64(len(ix.names)) {
+		if o+n > uint64(len(ix.names)) || ix.content(i) >= ix.ncontent {
 			return nil, errFormat
 		}
 	}
@@ -124,16 +127,13 @@ func (ix *Index) nameAt(i int) (off, n uint64) {
 	return binary.LittleEndian.Uint64(r), uint64(binary.LittleEndian.Uint32(r[8:]))
 }
 
-// name is file i's path relative to the root.
-func (ix *Index) name(i int) string {
-	o, n := ix.nameAt(i)
-	return string(ix.names[o : o+n])
-}
-
 func (ix *Index) nameBytes(i int) []byte {
 	o, n := ix.nameAt(i)
 	return ix.names[o : o+n]
 }
+
+// content is file i's content id.
+func (ix *Index) content(i int) int { return int(binary.LittleEndian.Uint32(ix.rec(i)[48:])) }
 
 // fileMeta returns file i's recorded metadata, and whether its content is
 // in the postings.
@@ -157,7 +157,7 @@ func (ix *Index) lookup(rel string) (int, bool) {
 	return 0, false
 }
 
-// posting returns the ids of the files holding trigram t, ascending.
+// posting returns the ids of the contents holding trigram t, ascending.
 func (ix *Index) posting(t uint32) []uint32 {
 	le := binary.LittleEndian
 	i := sort.Search(ix.ntrig, func(i int) bool { return le.Uint32(ix.trigrams[i*trigRecSize:]) >= t })
@@ -182,7 +182,7 @@ func (ix *Index) posting(t uint32) []uint32 {
 		}
 		p = p[k:]
 		id += uint32(d)
-		if int(id) >= ix.nfiles {
+		if int(id) >= ix.ncontent {
 			break
 		}
 		out = append(out, id)

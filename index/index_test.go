@@ -283,7 +283,7 @@ func TestPlanNeverDropsAMatch(t *testing.T) {
 			if !ok {
 				t.Fatalf("f%03d not listed", i)
 			}
-			if _, indexed := ix.fileMeta(id); indexed && !in[uint32(id)] {
+			if _, indexed := ix.fileMeta(id); indexed && !in[uint32(ix.content(id))] {
 				t.Fatalf("pattern %q (-i %v, multiline %v) matches %q but its query %v drops the file", q.Pattern, q.IgnoreCase, q.Multiline, text, cq)
 			}
 		}
@@ -360,4 +360,36 @@ func TestIndexReusedAcrossRestarts(t *testing.T) {
 	if len(left) > 0 {
 		t.Fatalf("a build left %v", left)
 	}
+}
+
+// TestHardLinksIndexedOnce: links to one inode share one content in the
+// index (a tree copied with cp -al is read once), and an edit through
+// one link makes every link a candidate again.
+func TestHardLinksIndexedOnce(t *testing.T) {
+	root := gitRoot(t)
+	writeTree(t, root, fixtureFiles)
+	for _, copy := range []string{"copy1", "copy2"} {
+		for rel := range fixtureFiles {
+			dst := filepath.Join(root, copy, rel)
+			os.MkdirAll(filepath.Dir(dst), 0o755)
+			if err := os.Link(filepath.Join(root, rel), dst); err != nil {
+				t.Skip("no hard links here:", err)
+			}
+		}
+	}
+	settled()
+	native := fallback.New()
+	s := newIndexed(t, native, root)
+	ix := s.roots[0].ix.Load()
+	if ix.ncontent*2 > ix.nfiles {
+		t.Fatalf("%d contents for %d files: links were indexed separately", ix.ncontent, ix.nfiles)
+	}
+	compare(t, root, []backend.Searcher{s}, []backend.Searcher{native})
+	f, err := os.OpenFile(filepath.Join(root, "copy2", "c.txt"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("PM_RESUME see"), 0) // same size, through one link
+	f.Close()
+	compare(t, root, []backend.Searcher{s}, []backend.Searcher{native})
 }

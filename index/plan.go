@@ -34,7 +34,7 @@ func plan(q backend.GrepQuery) *csindex.Query {
 	return cq
 }
 
-// eval returns the ids of the files that satisfy cq, ascending; all is
+// eval returns the ids of the contents that satisfy cq, ascending; all is
 // true when cq holds for every file.
 func (ix *Index) eval(cq *csindex.Query) (ids []uint32, all bool) {
 	switch cq.Op {
@@ -152,7 +152,10 @@ func (c *candidates) Keep(dirfd int, name, path string) bool {
 	}
 	rel, _ := ix.rel(path)
 	id, ok := ix.lookup(rel)
-	if !ok || hits[id>>6]&(1<<(id&63)) != 0 {
+	if !ok {
+		return true
+	}
+	if cid := ix.content(id); hits[cid>>6]&(1<<(cid&63)) != 0 {
 		return true
 	}
 	m, indexed := ix.fileMeta(id)
@@ -181,10 +184,10 @@ func narrow(idx []*Index, cq *csindex.Query, maxShare int) *candidates {
 	c := &candidates{}
 	for _, ix := range idx {
 		ids, all := ix.eval(cq)
-		if all || len(ids)*maxShare > ix.nfiles {
+		if all || len(ids)*maxShare > ix.ncontent {
 			return nil
 		}
-		bits := make([]uint64, (ix.nfiles+63)/64)
+		bits := make([]uint64, (ix.ncontent+63)/64)
 		for _, id := range ids {
 			bits[id>>6] |= 1 << (id & 63)
 		}

@@ -27,21 +27,21 @@ func metaOf(st *unix.Stat_t) meta {
 	return meta{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: uint64(st.Ino)}
 }
 
-// fileMetaOf is f's metadata.
-func fileMetaOf(f *os.File) (meta, error) {
+// fileMetaOf is f's metadata and device.
+func fileMetaOf(f *os.File) (meta, uint64, error) {
 	var st unix.Stat_t
 	raw, err := f.SyscallConn()
 	if err != nil {
-		return meta{}, err
+		return meta{}, 0, err
 	}
 	var serr error
 	if err := raw.Control(func(fd uintptr) { serr = unix.Fstat(int(fd), &st) }); err != nil {
-		return meta{}, err
+		return meta{}, 0, err
 	}
 	if serr != nil {
-		return meta{}, serr
+		return meta{}, 0, serr
 	}
-	return metaOf(&st), nil
+	return metaOf(&st), uint64(st.Dev), nil
 }
 
 // statAt is the metadata of name in the open directory dirfd (path is

@@ -30,12 +30,13 @@ func metaOfInfo(fi os.FileInfo) meta {
 	return meta{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 }
 
-func fileMetaOf(f *os.File) (meta, error) {
+// fileMetaOf is f's metadata; no device (no inode to share content by).
+func fileMetaOf(f *os.File) (meta, uint64, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return meta{}, err
+		return meta{}, 0, err
 	}
-	return metaOfInfo(fi), nil
+	return metaOfInfo(fi), 0, nil
 }
 
 // statAt stats path (the walk on Windows goes by path).
