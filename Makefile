@@ -101,6 +101,14 @@ bench-linux:
 	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
 	$(GO) run ./bench -trees linux -inprocess=false -runs 5
 
+## bench-mono: issue 22's queries on 12 hard-linked copies of the Linux 6.12 source under one
+## git init (about 1M files; built in $TMPDIR/fsmcp-bench-mono, removed afterwards), through
+## MCP with --index on (timed once each server's index is ready) against rg alone
+.PHONY: bench-mono
+bench-mono:
+	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
+	$(GO) run ./bench -trees mono -inprocess=false -runs 5 -index on; s=$$?; rm -rf "$${TMPDIR:-/tmp}/fsmcp-bench-mono"; exit $$s
+
 ## bench-catalog: fs_catalog on a generated 100,000-file tree (median of 7 runs, peak heap)
 bench-catalog:
 	$(GO) run ./bench/catalog -runs 7

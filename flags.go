@@ -45,6 +45,9 @@ Flags:
                           the kernel has Landlock), on (unconfined; the default elsewhere), off (no fs_bash)
   --search-backend KIND   auto|rg|find|native: who serves fs_grep and fs_glob (default auto:
                           rg when it is on PATH at start, else the built-in native scanner)
+  --index auto|on|off     a trigram index of each DIR in front of fs_grep, built in the background
+                          and kept in the user cache directory (default auto: for a DIR of 50,000
+                          files or more)
   --max-file-size SIZE    largest file a whole-file read or edit loads (default 10MiB)
   --max-output N          characters in one tool result (default 40000)
   --timeout DURATION      time limit of one tool call (default 30s)
@@ -82,6 +85,8 @@ type options struct {
 	resources  bool
 	// searchBackend is auto, rg, find or native (backend.Select checks it).
 	searchBackend string
+	// index is auto, on or off (--index).
+	index string
 	// profiles are the tables --profile named, checked to go together.
 	profiles []*profile.Table
 	shell    shell.Mode
@@ -123,6 +128,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
 	fs.BoolVar(&o.resources, "resources", false, "")
 	fs.StringVar(&o.searchBackend, "search-backend", "auto", "")
+	fs.StringVar(&o.index, "index", "auto", "")
 	profileList := fs.String("profile", "", "")
 	shellMode := fs.String("shell", "", "")
 	maxFileSize := fs.String("max-file-size", "", "")
@@ -173,6 +179,11 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	case "auto", "rg", "find", "native":
 	default:
 		return nil, fmt.Errorf("--search-backend must be auto, rg, find or native, not %q", o.searchBackend)
+	}
+	switch o.index {
+	case "auto", "on", "off":
+	default:
+		return nil, fmt.Errorf("--index must be auto, on or off, not %q", o.index)
 	}
 	set := map[string]bool{} // the flags given on the command line
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

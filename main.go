@@ -60,7 +60,8 @@ func run(args []string, stderr *os.File) int {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
 
-	searcher, err := backend.Select(opts.searchBackend, fallback.New())
+	native := fallback.New()
+	searcher, err := backend.Select(opts.searchBackend, native)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: --search-backend %s: %v\n", opts.searchBackend, err)
 		return exitUsage
@@ -77,6 +78,13 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	defer sb.Close()
+
+	searcher, stopIndex, err := withIndex(opts.index, searcher, native, sb.Roots(), log)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmcp: --index on: %v\n", err)
+		return exitUsage
+	}
+	defer stopIndex()
 
 	audit, err := openAudit(opts.auditLog)
 	if err != nil {

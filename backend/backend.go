@@ -125,6 +125,23 @@ type GrepQuery struct {
 	// scanned so far (rg backend: files with matches so far). It may be
 	// called from several goroutines, never concurrently.
 	Progress func(files int64)
+
+	// Candidates, if set, narrows the search: a file the walk keeps is
+	// read only if Keep says it could match. It is a stage in front of
+	// the backend (package index), never a filter of its own: ignore
+	// rules, globs and types still decide as without it, so an answer
+	// can only lose files that cannot match. The native scanner honours
+	// it; rg, which cannot take a file list without changing how it
+	// treats those files, ignores it and searches them all.
+	Candidates Candidates
+}
+
+// Candidates says which walked files could hold a match (see
+// GrepQuery.Candidates). Keep is called from many goroutines at once;
+// dirfd is the open directory holding name (on Windows, where the walk
+// goes by path, only path counts).
+type Candidates interface {
+	Keep(dirfd int, name, path string) bool
 }
 
 // GlobQuery lists files whose path relative to a search path matches a

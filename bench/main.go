@@ -1,6 +1,6 @@
 // Command bench times fsmcp's search backends against rg alone.
 //
-//	go run ./bench [-runs 7] [-trees goroot,100k] [-limit 1000] [-mcp=true]
+//	go run ./bench [-runs 7] [-trees goroot,100k] [-limit 1000] [-mcp=true] [-index off|on]
 //
 // Run it from the module root. For each tree and query it runs, warm, the
 // same search several ways, one column each (a runner):
@@ -64,7 +64,7 @@ type runner struct {
 
 func main() {
 	runs := flag.Int("runs", 7, "timed runs per cell (median reported); one warm-up run precedes them")
-	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, linux (issue 14's queries on the Linux 6.12 source), or directories")
+	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, linux (issue 14's queries on the Linux 6.12 source), mono (issue 22's: 12 hard-linked copies of it under one git init), or directories")
 	limit := flag.Int("limit", 1000, "entries kept per search (the in-process collector's page; fs_grep's head_limit)")
 	only := flag.String("only", "", "run only the queries whose name contains this")
 	useMCP := flag.Bool("mcp", true, "also time fs_grep/fs_glob through a real MCP client against the built fsmcp binary (stdio), with and without rg on its PATH")
@@ -72,6 +72,7 @@ func main() {
 	inGit := flag.Bool("git", true, "for the trees the bench makes (100k, linux), also time every row inside a git repository: the same tree with a .git directory, as after git init, so that .gitignore files count")
 	loadN := flag.Int("load", 100, "concurrent fs_grep calls over HTTP for the load row (0: no load row)")
 	paging := flag.Bool("paging", true, "time a later fs_grep page against the first on the largest tree (the last one given)")
+	index := flag.String("index", "off", "the servers' --index: off, or on (wait for each root's index before timing)")
 	flag.Parse()
 
 	rgBin, err := exec.LookPath("rg")
@@ -96,8 +97,11 @@ func main() {
 	for _, t := range strings.Split(*trees, ",") {
 		dir, label := resolveTree(t)
 		qs := queries
-		if t == "linux" {
+		switch t {
+		case "linux":
 			qs = linuxQueries
+		case "mono":
+			qs = monoQueries
 		}
 		dirs = append(dirs, treeDir{dir, label, qs, false})
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); *inGit && (t == "100k" || t == "linux") && os.IsNotExist(err) {
@@ -121,7 +125,7 @@ func main() {
 			roots = append(roots, d.dir)
 		}
 		for _, withRG := range []bool{true, false} {
-			s, err := startMCP(bin, withRG, roots)
+			s, err := startMCP(bin, withRG, roots, *index)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "bench: starting fsmcp:", err)
 				os.Exit(1)
@@ -299,6 +303,13 @@ func resolveTree(t string) (dir, label string) {
 			os.Exit(1)
 		}
 		return dir, "linux-6.12"
+	case "mono":
+		dir, err := monoTree()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return dir, "mono (12x linux)"
 	}
 	return t, filepath.Base(t)
 }

@@ -42,6 +42,9 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	m := newMatcher(pat, q)
 	prog := backend.NewProgress(q.Progress)
 	return walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
+		if q.Candidates != nil && !explicit && !q.Candidates.Keep(st.dirfd, name, path) {
+			return // the index knows it cannot match
+		}
 		data, unmap, err := readFile(st, st.dirfd, name)
 		if err != nil {
 			return
