@@ -18,15 +18,23 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 # staticcheck runs once per system (build tags differ by system, not by architecture).
 STATICCHECK_OS ?= linux darwin windows
 
-.PHONY: build test test-unit test-norg bench bench-catalog lint cross run clean test-rg14 conformance clients
+.PHONY: help build test test-unit test-norg bench bench-catalog lint cross run clean test-rg14 conformance clients
 
 ## build: a static binary in bin/fsmcp
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
-## run: serve the current directory over stdio
-run: build
-	./$(BIN) .
+## run: serve the current directory over stdio; stdout is the MCP stream, so make's
+## command lines and the build's output go to stderr (from elsewhere, make -C DIR
+## --no-print-directory run: -C alone prints "Entering directory" on stdout)
+run:
+	@$(MAKE) --no-print-directory build >&2
+	@exec $(abspath $(BIN)) .
+
+## help: the targets and what each does (from these ## comments)
+help:
+	@awk '/^## [A-Za-z0-9_.-]+:/ { sub(/^## /, ""); t = $$0; sub(/:.*/, "", t); d = $$0; sub(/^[^:]*: */, "", d); printf "  %-14s %s\n", t, d; more = 1; next } \
+	  /^## / && more { sub(/^## /, ""); printf "  %-14s %s\n", "", $$0; next } { more = 0 }' $(MAKEFILE_LIST)
 
 ## test: unit tests, then the integration suite with rg on PATH and without it, then
 ## the mark3labs/mcp-go client (its own module, to keep mcp-go out of go.mod)
@@ -93,6 +101,14 @@ bench-linux:
 	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
 	$(GO) run ./bench -trees linux -inprocess=false -runs 5
 
+## bench-mono: issue 22's queries on 12 hard-linked copies of the Linux 6.12 source under one
+## git init (about 1M files; built in $TMPDIR/fsmcp-bench-mono, removed afterwards), through
+## MCP with --index on (timed once each server's index is ready) against rg alone
+.PHONY: bench-mono
+bench-mono:
+	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
+	$(GO) run ./bench -trees mono -inprocess=false -runs 5 -index on; s=$$?; rm -rf "$${TMPDIR:-/tmp}/fsmcp-bench-mono"; exit $$s
+
 ## bench-catalog: fs_catalog on a generated 100,000-file tree (median of 7 runs, peak heap)
 bench-catalog:
 	$(GO) run ./bench/catalog -runs 7
@@ -119,7 +135,8 @@ IMAGE     ?= fsmcp:$(VERSION)
 ROOTFS    ?= build/rootfs
 DIST      ?= dist
 
-.PHONY: image image-rootfs release clean-ship
+.PHONY: image image-rootfs release clean-ship npm npm-test
+NPM_OUT   ?= $(DIST)/npm
 
 ## image: the container image (Dockerfile) with a container engine; says so when none answers
 image:
@@ -137,6 +154,20 @@ image-rootfs: build
 ## release: static binaries for PLATFORMS in dist/, version stamped, with SHA256SUMS
 release:
 	GO=$(GO) packaging/release.sh $(VERSION) $(DIST) $(PLATFORMS)
+
+## npm: the npm packages from `make release` as tarballs in dist/npm: fsmcp (a launcher,
+## bin/fsmcp.js) and @fsmcp/<os>-<cpu> for the six platforms; VERSION must be semver
+npm:
+	@echo "$(VERSION)" | grep -Eq '^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$$' || \
+	  { echo "make npm: VERSION=$(VERSION) is not semver; npm needs one: make npm VERSION=1.2.3" >&2; exit 2; }
+	@$(MAKE) --no-print-directory release VERSION=$(VERSION)
+	npm/pack.sh $(VERSION) $(DIST) $(NPM_OUT)
+
+## npm-test: make npm, then all seven tarballs offered to npm install --offline in an empty
+## directory, npx fsmcp run and the TypeScript client connected through it (make test packs
+## and checks the host's package only)
+npm-test: npm
+	FSMCP_NPM_DIR=$(abspath $(NPM_OUT)) $(GO) test -count=1 -run TestNPM ./integration/
 
 clean-ship:
 	rm -rf $(DIST) build

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/shell"
@@ -43,10 +45,20 @@ Flags:
                           the kernel has Landlock), on (unconfined; the default elsewhere), off (no fs_bash)
   --search-backend KIND   auto|rg|find|native: who serves fs_grep and fs_glob (default auto:
                           rg when it is on PATH at start, else the built-in native scanner)
+  --index auto|on|off     a trigram index of each DIR in front of fs_grep, built in the background
+                          and kept in the user cache directory (default auto: for a DIR of 50,000
+                          files or more)
   --max-file-size SIZE    largest file a whole-file read or edit loads (default 10MiB)
   --max-output N          characters in one tool result (default 40000)
   --timeout DURATION      time limit of one tool call (default 30s)
   --max-results N         entries in one search or listing (default 1000)
+  --max-searches N        searches (fs_grep, fs_glob) running at once; more wait their turn, each
+                          session in turn (default: the cores, at least 2)
+  --search-wait DURATION  longest a search waits for its turn before it is refused as busy;
+                          --timeout counts from its start, not from the wait (default 1m)
+  --max-sessions N        HTTP sessions open at once; one more is answered 503 (default 64)
+  --session-idle DURATION close an HTTP session that sent nothing for this long, ending its
+                          shell and watchers (default 30m)
   --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr;
                           debug logs each tool call (name, duration, outcome)
   --audit-log FILE        append one JSON line per tool call to FILE (env FSMCP_AUDIT_LOG):
@@ -73,6 +85,8 @@ type options struct {
 	resources  bool
 	// searchBackend is auto, rg, find or native (backend.Select checks it).
 	searchBackend string
+	// index is auto, on or off (--index).
+	index string
 	// profiles are the tables --profile named, checked to go together.
 	profiles []*profile.Table
 	shell    shell.Mode
@@ -80,6 +94,12 @@ type options struct {
 	logLevel slog.Level
 	auditLog string // --audit-log or FSMCP_AUDIT_LOG
 	version  bool
+	// maxSessions and sessionIdle bound HTTP sessions (server.HTTPOptions).
+	maxSessions int
+	sessionIdle time.Duration
+	// maxSearches and searchWait bound concurrent searches (backend.Admission).
+	maxSearches int
+	searchWait  time.Duration
 }
 
 // Defaults of the limits.
@@ -88,6 +108,8 @@ const (
 	defaultMaxOutput   = 40000
 	defaultTimeout     = 30 * time.Second
 	defaultMaxResults  = 1000
+	defaultMaxSessions = 64
+	defaultSessionIdle = 30 * time.Minute
 )
 
 // parseArgs reads flags and DIRs in any order, then fills what is unset
@@ -106,12 +128,17 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
 	fs.BoolVar(&o.resources, "resources", false, "")
 	fs.StringVar(&o.searchBackend, "search-backend", "auto", "")
+	fs.StringVar(&o.index, "index", "auto", "")
 	profileList := fs.String("profile", "", "")
 	shellMode := fs.String("shell", "", "")
 	maxFileSize := fs.String("max-file-size", "", "")
 	maxOutput := fs.String("max-output", "", "")
 	timeout := fs.String("timeout", "", "")
 	maxResults := fs.String("max-results", "", "")
+	maxSessions := fs.String("max-sessions", "", "")
+	maxSearches := fs.String("max-searches", "", "")
+	searchWait := fs.String("search-wait", "", "")
+	sessionIdle := fs.String("session-idle", "", "")
 	logLevel := fs.String("log-level", "info", "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.StringVar(&o.auditLog, "audit-log", "", "")
@@ -135,6 +162,12 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+	if slices.Contains(positional, "") {
+		return nil, errors.New(`a DIR argument is empty (""), which would allow the working directory; give the directory's path (an unset variable in the host's config?)`)
+	}
+	if slices.Contains(dirs, "") {
+		return nil, errors.New("--allowed-dir is empty, which would allow the working directory; give the directory's path (an unset variable in the host's config?)")
+	}
 	roots, err := expandHome(append(positional, dirs...), userHome)
 	if err != nil {
 		return nil, err
@@ -146,6 +179,11 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	case "auto", "rg", "find", "native":
 	default:
 		return nil, fmt.Errorf("--search-backend must be auto, rg, find or native, not %q", o.searchBackend)
+	}
+	switch o.index {
+	case "auto", "on", "off":
+	default:
+		return nil, fmt.Errorf("--index must be auto, on or off, not %q", o.index)
 	}
 	set := map[string]bool{} // the flags given on the command line
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -183,7 +221,11 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 			if t.DefaultRoots == nil {
 				continue
 			}
-			if dirs := t.DefaultRoots(getenv); len(dirs) > 0 {
+			dirs, err := t.DefaultRoots(getenv)
+			if err != nil {
+				return nil, fmt.Errorf("--profile %s: %v", t.Name, err)
+			}
+			if len(dirs) > 0 {
 				o.roots, o.rootsGiven = dirs, true
 				break
 			}
@@ -215,6 +257,24 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, err
 	}
 	o.limits.MaxResults = int(res)
+	ms, err := setting(*maxSessions, getenv("FSMCP_MAX_SESSIONS"), "max-sessions", parseCount, defaultMaxSessions)
+	if err != nil {
+		return nil, err
+	}
+	o.maxSessions = int(ms)
+	o.sessionIdle, err = setting(*sessionIdle, getenv("FSMCP_SESSION_IDLE"), "session-idle", parseDuration, defaultSessionIdle)
+	if err != nil {
+		return nil, err
+	}
+	searches, err := setting(*maxSearches, getenv("FSMCP_MAX_SEARCHES"), "max-searches", parseCount, int64(backend.DefaultSearches()))
+	if err != nil {
+		return nil, err
+	}
+	o.maxSearches = int(searches)
+	o.searchWait, err = setting(*searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
+	if err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 

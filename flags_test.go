@@ -130,3 +130,32 @@ func TestProfileDefaultRoots(t *testing.T) {
 		t.Errorf("another profile took the variable: %v", o.roots)
 	}
 }
+
+// TestEmptyDirArgumentIsAUsageError: an empty DIR, --allowed-dir= or an
+// empty entry in LOCALCOWORK_ALLOWED_PATHS ("a:", ":a", "a::b") — an unset
+// ${VAR} in a host's config — is refused, naming it, instead of serving
+// the working directory.
+func TestEmptyDirArgumentIsAUsageError(t *testing.T) {
+	none := func(string) string { return "" }
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{""}, "a DIR argument is empty"},
+		{[]string{"/a", ""}, "a DIR argument is empty"},
+		{[]string{"--", ""}, "a DIR argument is empty"},
+		{[]string{"--allowed-dir="}, "--allowed-dir is empty"},
+		{[]string{"--allowed-dir", "", "/a"}, "--allowed-dir is empty"},
+	} {
+		if _, err := parseArgs(c.args, none); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.args, err, c.want)
+		}
+	}
+	for _, v := range []string{"/a:", ":/a", "/a::/b", ":"} {
+		getenv := func(k string) string { return map[string]string{"LOCALCOWORK_ALLOWED_PATHS": v}[k] }
+		_, err := parseArgs([]string{"--profile", "localcowork"}, getenv)
+		if err == nil || !strings.Contains(err.Error(), "LOCALCOWORK_ALLOWED_PATHS") || !strings.Contains(err.Error(), "empty entry") {
+			t.Errorf("LOCALCOWORK_ALLOWED_PATHS=%q: got %v", v, err)
+		}
+	}
+}

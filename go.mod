@@ -8,15 +8,16 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gabriel-vasile/mimetype v1.4.16
+	github.com/google/codesearch v1.2.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/sourcegraph/conc v0.3.0
 	golang.org/x/sys v0.49.0
-	golang.org/x/text v0.34.0
 	golang.org/x/term v0.47.0
-	golang.org/x/tools v0.42.0
+	golang.org/x/text v0.39.0
+	golang.org/x/tools v0.47.0
 )
 
 require (
@@ -27,7 +28,7 @@ require (
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sync v0.21.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )

@@ -60,7 +60,8 @@ func run(args []string, stderr *os.File) int {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
 
-	searcher, err := backend.Select(opts.searchBackend, fallback.New())
+	native := fallback.New()
+	searcher, err := backend.Select(opts.searchBackend, native)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: --search-backend %s: %v\n", opts.searchBackend, err)
 		return exitUsage
@@ -77,6 +78,13 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	defer sb.Close()
+
+	searcher, stopIndex, err := withIndex(opts.index, searcher, native, sb.Roots(), log)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmcp: --index on: %v\n", err)
+		return exitUsage
+	}
+	defer stopIndex()
 
 	audit, err := openAudit(opts.auditLog)
 	if err != nil {
@@ -98,6 +106,8 @@ func run(args []string, stderr *os.File) int {
 		ClientRoots: !opts.rootsGiven,
 		Shell:       opts.shell,
 		Searcher:    searcher,
+		MaxSearches: opts.maxSearches,
+		SearchWait:  opts.searchWait,
 		Profiles:    opts.profiles,
 		Getenv:      os.Getenv,
 		Audit:       audit,
@@ -165,7 +175,8 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 	// A plain client's exit (catalog profile) ends the server.
 	ctx, exit := context.WithCancel(ctx)
 	defer exit()
-	hs := wire.HTTPServer(srv.Handler(server.HTTPOptions{AuthToken: token, Log: log, OnExit: exit}))
+	hs := wire.HTTPServer(srv.Handler(server.HTTPOptions{AuthToken: token, Log: log, OnExit: exit,
+		MaxSessions: opts.maxSessions, SessionIdle: opts.sessionIdle}))
 	endStreams := endStreamsOnShutdown(hs)
 	log.Info("serving Streamable HTTP", "url", url)
 	errc := make(chan error, 1)

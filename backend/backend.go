@@ -43,6 +43,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -96,6 +97,12 @@ type GrepQuery struct {
 	// files above a search path are read only inside its root or its git
 	// repository; with no Roots, each path is its own root.
 	Roots []string
+	// RootDirs are the Roots' directories, open (sandbox.OpenDirs), in
+	// the order of Roots; nil where not known. A backend opens a root
+	// from its RootDir, never by name again: a root narrowed by
+	// _meta.allowed_dirs is a directory inside another root, whose name
+	// the agent can swap for a link out.
+	RootDirs []*os.File
 	// Globs have rg --glob semantics (gitignore syntax, matched relative to
 	// each search path; a "!" prefix excludes). Like rg, a glob match
 	// overrides ignore files and types.
@@ -118,6 +125,23 @@ type GrepQuery struct {
 	// scanned so far (rg backend: files with matches so far). It may be
 	// called from several goroutines, never concurrently.
 	Progress func(files int64)
+
+	// Candidates, if set, narrows the search: a file the walk keeps is
+	// read only if Keep says it could match. It is a stage in front of
+	// the backend (package index), never a filter of its own: ignore
+	// rules, globs and types still decide as without it, so an answer
+	// can only lose files that cannot match. The native scanner honours
+	// it; rg, which cannot take a file list without changing how it
+	// treats those files, ignores it and searches them all.
+	Candidates Candidates
+}
+
+// Candidates says which walked files could hold a match (see
+// GrepQuery.Candidates). Keep is called from many goroutines at once;
+// dirfd is the open directory holding name (on Windows, where the walk
+// goes by path, only path counts).
+type Candidates interface {
+	Keep(dirfd int, name, path string) bool
 }
 
 // GlobQuery lists files whose path relative to a search path matches a
@@ -125,7 +149,8 @@ type GrepQuery struct {
 type GlobQuery struct {
 	Pattern  string
 	Paths    []string
-	Roots    []string // as in GrepQuery
+	Roots    []string   // as in GrepQuery
+	RootDirs []*os.File // as in GrepQuery
 	NoIgnore bool
 	Progress func(files int64)
 }
@@ -201,6 +226,17 @@ func rootsOr(roots []string, path string) []string {
 		return []string{path}
 	}
 	return roots
+}
+
+// RootDir returns the open directory of root, one of roots (dirs in the
+// same order), or nil.
+func RootDir(roots []string, dirs []*os.File, root string) *os.File {
+	for i, r := range roots {
+		if r == root && i < len(dirs) {
+			return dirs[i]
+		}
+	}
+	return nil
 }
 
 // RootsOr is rootsOr for the native backend.

@@ -69,6 +69,44 @@ type Collector struct {
 	total  int
 	files  int
 	capped bool
+	// window, when windowed, is the page itself, taken from a kept
+	// result (takeFiles) rather than collected.
+	window   []Entry
+	windowed bool
+}
+
+// takeFiles collects a whole result kept by Pages, its files in path
+// order, straight into the page: no heap, no sort, only the page's lines
+// copied. false (nothing taken) when caps apply, which only a stream
+// honours.
+func (c *Collector) takeFiles(files []recordedFile) bool {
+	if c.caps != (Caps{}) {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	inPage := func(i int) bool { return i >= c.offset && (c.limit == 0 || i < c.offset+c.limit) }
+	for _, f := range files {
+		if f.count <= 0 && len(f.lines) == 0 {
+			continue
+		}
+		c.files++
+		if c.mode != Content {
+			if inPage(c.total) {
+				c.window = append(c.window, Entry{Path: f.path, Count: f.count})
+			}
+			c.total++
+			continue
+		}
+		for _, l := range f.lines {
+			if inPage(c.total) {
+				c.window = append(c.window, Entry{Path: f.path, Line: l.num, Context: l.context, Text: AppendLine(nil, l.text)})
+			}
+			c.total++
+		}
+	}
+	c.windowed = true
+	return true
 }
 
 // SetCaps sets caps that end the search early; call before the search.
@@ -189,6 +227,10 @@ func (c *Collector) Result(err error) (*Result, error) {
 		}
 		r.Partial = true
 	}
+	if c.windowed {
+		r.Entries = c.window
+		return r, nil
+	}
 	all := make([]Entry, len(c.h))
 	copy(all, c.h)
 	sort.Slice(all, func(i, j int) bool { return entryLess(all[i], all[j]) })
@@ -210,6 +252,9 @@ func Run(ctx context.Context, s Searcher, q GrepQuery, offset, limit int) (*Resu
 func RunCapped(ctx context.Context, s Searcher, q GrepQuery, offset, limit int, caps Caps) (*Result, error) {
 	c := NewCollector(q.Mode, offset, limit)
 	c.SetCaps(caps)
+	if offset > 0 {
+		ctx = LaterPage(ctx) // the result kept from the first page may serve it (Pages)
+	}
 	return c.Result(Grep(ctx, s, q, c))
 }
 

@@ -38,6 +38,9 @@ func (f *Find) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 // Glob implements Searcher.
 func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+	if err := CheckGlob(q.Pattern); err != nil {
+		return err
+	}
 	filter, err := NewFilter(nil, nil, q.NoIgnore)
 	if err != nil {
 		return err
@@ -66,7 +69,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		match := GlobMatcher(pat)
 		// %y type, %T@ mtime, %s size, %p path; NUL-terminated records.
 		args := []string{"-P", base, "-mindepth", "1", "-printf", `%y %T@ %s %p\0`}
-		err := rg.run(ctx, runSpec{dir: "/", pol: readPolicy(q.Roots, p), args: args}, func(out *bufio.Reader) error {
+		err := rg.run(ctx, runSpec{dir: "/", pol: readPolicy(q.Roots, q.RootDirs, p), args: args}, func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				rec, err := rd.until(0)

@@ -5,6 +5,7 @@ package backend
 import (
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -72,4 +73,46 @@ func openRegular(path string) (*os.File, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	return os.NewFile(uintptr(fd), path), nil
+}
+
+// openRegularBeneath is openRegular for path inside root (both absolute,
+// cleaned): every directory below root is opened relative to its parent's
+// descriptor without following a symlink, so a parent swapped for a link
+// out of the root is refused, never followed. root itself is opened by
+// name unless rootDir, its open directory, is given; a path outside root
+// goes from "/" the same way.
+func openRegularBeneath(root string, rootDir *os.File, path string) (*os.File, error) {
+	rel, ok := strings.CutPrefix(path, strings.TrimSuffix(root, "/"))
+	if !ok || rel == "" || rel[0] != '/' {
+		root, rel = "/", path
+	}
+	const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NONBLOCK | unix.O_CLOEXEC
+	var fd int
+	var err error
+	if rootDir != nil && root != "/" {
+		fd, err = unix.Openat(int(rootDir.Fd()), ".", dirFlags, 0)
+	} else {
+		fd, err = unix.Open(root, dirFlags, 0)
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	els := strings.Split(strings.Trim(rel, "/"), "/")
+	for _, el := range els[:len(els)-1] {
+		if el == "" || el == "." {
+			continue
+		}
+		next, err := unix.Openat(fd, el, dirFlags|unix.O_NOFOLLOW, 0)
+		unix.Close(fd)
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		fd = next
+	}
+	f, _, err := OpenRegularAt(fd, els[len(els)-1])
+	unix.Close(fd)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(f), path), nil
 }

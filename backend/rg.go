@@ -182,9 +182,11 @@ func FilesArgs(noIgnore bool) []string {
 }
 
 // searchTarget is how rg searches one path: a directory as "./" from
-// inside it; a file as "-", on rg's standard input, opened here without
-// following a link and without blocking (a FIFO swapped in for it is
-// refused instead of hanging rg). skip is true for an explicit binary
+// inside it; a file as "-", on rg's standard input, opened here beneath
+// its root without following a link at any step below it (a parent
+// swapped for a link out is refused: rg's Landlock rules do not cover
+// what fsmcp opens for it) and without blocking (a FIFO swapped in for
+// it is refused instead of hanging rg). skip is true for an explicit binary
 // file or a path that is not a regular file or directory.
 type searchTarget struct {
 	dir, arg string
@@ -193,7 +195,7 @@ type searchTarget struct {
 	skip     bool
 }
 
-func newSearchTarget(p string) (searchTarget, error) {
+func newSearchTarget(roots []string, dirs []*os.File, p string) (searchTarget, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return searchTarget{}, err
@@ -201,7 +203,8 @@ func newSearchTarget(p string) (searchTarget, error) {
 	if fi.IsDir() {
 		return searchTarget{dir: p, arg: "./", path: p}, nil
 	}
-	f, err := openRegular(p)
+	root := RootOf(rootsOr(roots, p), p)
+	f, err := openRegularBeneath(root, RootDir(roots, dirs, root), p)
 	if err != nil || explicitBinary(f) {
 		if f != nil {
 			f.Close()
@@ -243,14 +246,14 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	patterns, _ := patternInput(q)
 	seen := NewProgress(q.Progress)
 	for _, p := range q.Paths {
-		t, err := newSearchTarget(p)
+		t, err := newSearchTarget(q.Roots, q.RootDirs, p)
 		if err != nil {
 			return err
 		}
 		if t.skip {
 			continue
 		}
-		err = r.run(ctx, runSpec{dir: t.dir, pol: readPolicy(q.Roots, p), args: append(args[:len(args):len(args)], t.arg), stdin: t.file, patterns: patterns},
+		err = r.run(ctx, runSpec{dir: t.dir, pol: readPolicy(q.Roots, q.RootDirs, p), args: append(args[:len(args):len(args)], t.arg), stdin: t.file, patterns: patterns},
 			func(out *bufio.Reader) error { return parseGrep(out, q, t.name, sink, seen) })
 		if t.file != nil {
 			t.file.Close()
@@ -264,6 +267,9 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 // Glob implements Searcher.
 func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+	if err := CheckGlob(q.Pattern); err != nil {
+		return err
+	}
 	progress := NewProgress(q.Progress)
 	for _, p := range q.Paths {
 		base, pat, ok := globBase(p, q.Pattern)
@@ -277,7 +283,7 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 		if err != nil {
 			continue // the base went away since globBase looked
 		}
-		err = r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, p), args: args}, func(out *bufio.Reader) error {
+		err = r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, q.RootDirs, p), args: args}, func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				name, err := rd.until(0)
@@ -372,10 +378,28 @@ func GlobBase(path, pattern string) (base, rest string, ok bool) { return globBa
 
 // readPolicy is what rg may read while it searches path: the root
 // holding it and the ignore files above that root inside its repository
-// (vetted regular and small; nothing else of the ancestors).
-func readPolicy(roots []string, path string) confine.Policy {
+// (vetted regular and small; nothing else of the ancestors). The root's
+// rule is built on its open directory (/proc/self/fd/N, which Landlock
+// opens as that very directory) when there is one, so a root's name
+// swapped for a link out before rg starts cannot widen it.
+func readPolicy(roots []string, dirs []*os.File, path string) confine.Policy {
 	root := RootOf(rootsOr(roots, path), path)
-	return confine.Policy{Dirs: []string{root}, Files: AncestorIgnoreFiles(path, root)}
+	rule := root
+	if d := RootDir(roots, dirs, root); d != nil {
+		if p := fdPath(d); p != "" {
+			rule = p
+		}
+	}
+	return confine.Policy{Dirs: []string{rule}, Files: AncestorIgnoreFiles(path, root)}
+}
+
+// fdPath is /proc/self/fd/N for f, or "" where there is no such path.
+func fdPath(f *os.File) string {
+	p := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
 }
 
 // runSpec is one rg run.

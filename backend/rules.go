@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -37,23 +38,145 @@ const (
 type globKind int8
 
 const (
-	kindGlob   globKind = iota // doublestar on the relative path
-	kindName                   // base name equals lit
-	kindSuffix                 // base name ends with lit
-	kindExact                  // relative path equals lit
+	kindGlob         globKind = iota // doublestar on the relative path
+	kindName                         // base name equals lit
+	kindSuffix                       // base name ends with lit
+	kindExact                        // relative path equals lit
+	kindPrefix                       // base name starts with lit (".*")
+	kindPrefixSuffix                 // base name is lit, anything, lit2 ("cscope.*.out")
+	kindNameGlob                     // doublestar on the base name ("*.o.*", "*.tab.[ch]")
 )
 
+// The kinds are ripgrep's globset strategies, in the same spirit: most
+// lines of a big .gitignore (Linux's: ".*", "*.o.*", "*.asn1.[ch]") name a
+// file by its base name alone, and a string test or a glob over the name
+// is far cheaper than a "**/" glob over the whole path, which took half
+// of a walk's CPU inside a git repository. A glob kind first checks a
+// literal every match must contain (need), as globset's required literals
+// do.
 type ignoreGlob struct {
 	kind      globKind
-	lit       string // kindName, kindSuffix, kindExact; the glob for kindGlob
+	lit       string // the literal, or the glob for kindGlob and kindNameGlob
+	lit2      string // kindPrefixSuffix's suffix
+	need      string // a substring every match holds ("": none known)
 	dirOnly   bool
 	whitelist bool
+}
+
+// classifyName sets ig to match base names against x, a glob without '/'.
+func (ig *ignoreGlob) classifyName(x string) {
+	star := strings.IndexByte(x, '*')
+	switch {
+	case !strings.ContainsAny(x, globMeta):
+		ig.kind, ig.lit = kindName, x
+	case star == 0 && len(x) > 1 && !strings.ContainsAny(x[1:], globMeta):
+		ig.kind, ig.lit = kindSuffix, x[1:]
+	case star > 0 && !strings.ContainsAny(x[:star], globMeta) && !strings.ContainsAny(x[star+1:], globMeta):
+		if star == len(x)-1 {
+			ig.kind, ig.lit = kindPrefix, x[:star]
+		} else {
+			ig.kind, ig.lit, ig.lit2 = kindPrefixSuffix, x[:star], x[star+1:]
+		}
+	default:
+		ig.kind, ig.lit, ig.need = kindNameGlob, x, globLiteral(x)
+	}
+}
+
+// globLiteral is the longest run of plain (or escaped) characters in
+// glob, which every match contains; "" when braces make that unsure.
+func globLiteral(glob string) string {
+	if strings.ContainsAny(glob, "{}") {
+		return ""
+	}
+	// "**/" and "/**" may match nothing, their slash included.
+	glob = strings.ReplaceAll(strings.ReplaceAll(glob, "**/", "*"), "/**", "*")
+	var best, cur []byte
+	cut := func() {
+		if len(cur) > len(best) {
+			best = cur
+		}
+		cur = nil
+	}
+	for i := 0; i < len(glob); i++ {
+		switch c := glob[i]; c {
+		case '\\':
+			if i+1 < len(glob) {
+				i++
+				cur = append(cur, glob[i])
+			}
+		case '*', '?':
+			cut()
+		case '[':
+			cut()
+			j := i + 1
+			if j < len(glob) && (glob[j] == '!' || glob[j] == '^') {
+				j++
+			}
+			if j < len(glob) && glob[j] == ']' {
+				j++
+			}
+			for j < len(glob) && glob[j] != ']' {
+				j++
+			}
+			i = j
+		default:
+			cur = append(cur, c)
+		}
+	}
+	cut()
+	return string(best)
+}
+
+// match applies ig to an entry (rel relative to the rule's directory).
+func (ig *ignoreGlob) match(rel, name string) bool {
+	switch ig.kind {
+	case kindName:
+		return name == ig.lit
+	case kindSuffix:
+		return strings.HasSuffix(name, ig.lit)
+	case kindExact:
+		return rel == ig.lit
+	case kindPrefix:
+		return strings.HasPrefix(name, ig.lit)
+	case kindPrefixSuffix:
+		return len(name) >= len(ig.lit)+len(ig.lit2) && strings.HasPrefix(name, ig.lit) && strings.HasSuffix(name, ig.lit2)
+	case kindNameGlob:
+		return (ig.need == "" || strings.Contains(name, ig.need)) && doublestar.MatchUnvalidated(ig.lit, name)
+	default:
+		return (ig.need == "" || strings.Contains(rel, ig.need)) && doublestar.MatchUnvalidated(ig.lit, rel)
+	}
 }
 
 // Gitignore is the rule set of one ignore file (or of a list of globs).
 type Gitignore struct {
 	globs      []ignoreGlob
 	numIgnores int
+
+	once sync.Once // builds idx at the first Match, after the last line
+	idx  gitIndex
+}
+
+// gitIndex finds the lines that can match a name without trying each, as
+// globset's literal and extension maps do: a 90-line .gitignore is
+// mostly "name" and "*.ext" lines.
+type gitIndex struct {
+	names map[string][]int32 // kindName lines by their name
+	exts  map[string][]int32 // kindSuffix lines of a plain ".ext", by it
+	rest  []int32            // every other line, in order
+}
+
+func (g *Gitignore) index() {
+	g.idx = gitIndex{names: map[string][]int32{}, exts: map[string][]int32{}}
+	for i, ig := range g.globs {
+		switch {
+		case ig.kind == kindName:
+			g.idx.names[ig.lit] = append(g.idx.names[ig.lit], int32(i))
+		case ig.kind == kindSuffix && len(ig.lit) > 1 && strings.LastIndexByte(ig.lit, '.') == 0:
+			g.idx.exts[ig.lit] = append(g.idx.exts[ig.lit], int32(i))
+		default:
+			g.idx.rest = append(g.idx.rest, int32(i))
+		}
+	}
 }
 
 // ParseGitignore parses gitignore text the way ripgrep does. Lines that
@@ -112,19 +235,18 @@ func (g *Gitignore) addLine(line string) bool {
 	if strings.HasSuffix(actual, "/**") {
 		actual += "/*"
 	}
+	if !doublestar.ValidatePattern(actual) || GlobAlternatives(actual) > MaxGlobAlternatives {
+		return false
+	}
 	rest, isBase := strings.CutPrefix(actual, "**/")
 	switch {
-	case isBase && rest != "" && !strings.ContainsAny(rest, globMeta+"/"):
-		ig.kind, ig.lit = kindName, rest
-	case isBase && len(rest) > 1 && rest[0] == '*' && !strings.ContainsAny(rest[1:], globMeta+"/"):
-		ig.kind, ig.lit = kindSuffix, rest[1:]
+	case isBase && rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, "**"):
+		// "**/" then one element: the base name decides.
+		ig.classifyName(rest)
 	case !strings.ContainsAny(actual, globMeta):
 		ig.kind, ig.lit = kindExact, actual
 	default:
-		if !doublestar.ValidatePattern(actual) {
-			return false
-		}
-		ig.kind, ig.lit = kindGlob, actual
+		ig.kind, ig.lit, ig.need = kindGlob, actual, globLiteral(actual)
 	}
 	g.globs = append(g.globs, ig)
 	if !ig.whitelist {
@@ -140,30 +262,34 @@ func (g *Gitignore) Match(rel, name string, isDir bool) MatchKind {
 	if g == nil {
 		return MatchNone
 	}
-	for i := len(g.globs) - 1; i >= 0; i-- {
-		ig := &g.globs[i]
-		if ig.dirOnly && !isDir {
-			continue
-		}
-		var ok bool
-		switch ig.kind {
-		case kindName:
-			ok = name == ig.lit
-		case kindSuffix:
-			ok = strings.HasSuffix(name, ig.lit)
-		case kindExact:
-			ok = rel == ig.lit
-		default:
-			ok = doublestar.MatchUnvalidated(ig.lit, rel)
-		}
-		if ok {
-			if ig.whitelist {
-				return MatchWhitelist
+	g.once.Do(g.index)
+	best := int32(-1) // the last line that matches
+	last := func(lines []int32) {
+		for i := len(lines) - 1; i >= 0 && lines[i] > best; i-- {
+			if !g.globs[lines[i]].dirOnly || isDir {
+				best = lines[i]
+				return
 			}
-			return MatchIgnore
 		}
 	}
-	return MatchNone
+	last(g.idx.names[name])
+	if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+		last(g.idx.exts[name[dot:]])
+	}
+	for i := len(g.idx.rest) - 1; i >= 0 && g.idx.rest[i] > best; i-- {
+		ig := &g.globs[g.idx.rest[i]]
+		if (!ig.dirOnly || isDir) && ig.match(rel, name) {
+			best = g.idx.rest[i]
+			break
+		}
+	}
+	switch {
+	case best < 0:
+		return MatchNone
+	case g.globs[best].whitelist:
+		return MatchWhitelist
+	}
+	return MatchIgnore
 }
 
 // Names of the ignore files, in increasing precedence.
@@ -401,6 +527,9 @@ func NewFilter(globs, types []string, noIgnore bool) (*Filter, error) {
 	for _, g := range globs {
 		if g == "" {
 			continue
+		}
+		if err := CheckGlob(g); err != nil {
+			return nil, err
 		}
 		if !f.overrides.addLine(g) {
 			return nil, fault.Errorf(fault.Invalid, "", "invalid glob %q", g)

@@ -61,6 +61,12 @@ func (f *stopFile) End(count int) bool {
 	return !f.s.stopped.Load()
 }
 
+// takeFiles passes a kept result to a Collector below (Pages).
+func (s *stopSink) takeFiles(files []recordedFile) bool {
+	c, ok := s.sink.(*Collector)
+	return ok && c.takeFiles(files)
+}
+
 // dropped is a file that arrived after the stop.
 type dropped struct{}
 

@@ -1,6 +1,6 @@
 // Command bench times fsmcp's search backends against rg alone.
 //
-//	go run ./bench [-runs 7] [-trees goroot,100k] [-limit 1000] [-mcp=true]
+//	go run ./bench [-runs 7] [-trees goroot,100k] [-limit 1000] [-mcp=true] [-index off|on]
 //
 // Run it from the module root. For each tree and query it runs, warm, the
 // same search several ways, one column each (a runner):
@@ -64,11 +64,15 @@ type runner struct {
 
 func main() {
 	runs := flag.Int("runs", 7, "timed runs per cell (median reported); one warm-up run precedes them")
-	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, linux (issue 14's queries on the Linux 6.12 source), or directories")
+	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, linux (issue 14's queries on the Linux 6.12 source), mono (issue 22's: 12 hard-linked copies of it under one git init), or directories")
 	limit := flag.Int("limit", 1000, "entries kept per search (the in-process collector's page; fs_grep's head_limit)")
 	only := flag.String("only", "", "run only the queries whose name contains this")
 	useMCP := flag.Bool("mcp", true, "also time fs_grep/fs_glob through a real MCP client against the built fsmcp binary (stdio), with and without rg on its PATH")
 	inProc := flag.Bool("inprocess", true, "time the backends called in-process")
+	inGit := flag.Bool("git", true, "for the trees the bench makes (100k, linux), also time every row inside a git repository: the same tree with a .git directory, as after git init, so that .gitignore files count")
+	loadN := flag.Int("load", 100, "concurrent fs_grep calls over HTTP for the load row (0: no load row)")
+	paging := flag.Bool("paging", true, "time a later fs_grep page against the first on the largest tree (the last one given)")
+	index := flag.String("index", "off", "the servers' --index: off, or on (wait for each root's index before timing)")
 	flag.Parse()
 
 	rgBin, err := exec.LookPath("rg")
@@ -87,30 +91,41 @@ func main() {
 	type treeDir struct {
 		dir, label string
 		queries    []query
+		git        bool // timed with a .git directory made for its rows
 	}
 	var dirs []treeDir
 	for _, t := range strings.Split(*trees, ",") {
 		dir, label := resolveTree(t)
 		qs := queries
-		if t == "linux" {
+		switch t {
+		case "linux":
 			qs = linuxQueries
+		case "mono":
+			qs = monoQueries
 		}
-		dirs = append(dirs, treeDir{dir, label, qs})
+		dirs = append(dirs, treeDir{dir, label, qs, false})
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); *inGit && (t == "100k" || t == "linux") && os.IsNotExist(err) {
+			dirs = append(dirs, treeDir{dir, label + " in git", qs, true})
+		}
 	}
 	var servers []*mcpServer
-	if *useMCP {
-		bin, err := buildBinary()
+	var bin string
+	if *useMCP || *loadN > 0 || *paging {
+		var err error
+		bin, err = buildBinary()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: building fsmcp:", err)
 			os.Exit(1)
 		}
 		defer os.RemoveAll(filepath.Dir(bin)) // the build's temp dir
+	}
+	if *useMCP {
 		var roots []string
 		for _, d := range dirs {
 			roots = append(roots, d.dir)
 		}
 		for _, withRG := range []bool{true, false} {
-			s, err := startMCP(bin, withRG, roots)
+			s, err := startMCP(bin, withRG, roots, *index)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "bench: starting fsmcp:", err)
 				os.Exit(1)
@@ -137,6 +152,13 @@ func main() {
 	var rss []string
 	for _, td := range dirs {
 		dir, label := td.dir, td.label
+		if td.git {
+			// As after git init: rg and fsmcp both look for .git only.
+			if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				continue
+			}
+		}
 		first := true
 		for _, q := range td.queries {
 			if !strings.Contains(q.name, *only) {
@@ -177,6 +199,9 @@ func main() {
 			}
 			fmt.Fprintln(tw)
 		}
+		if td.git {
+			_ = os.Remove(filepath.Join(dir, ".git"))
+		}
 		rss = append(rss, fmt.Sprintf("%s: peak RSS of the bench process (in-process backends): %d MB", label, peakRSS()>>20))
 		if len(servers) == 2 {
 			rss = append(rss, fmt.Sprintf("%s: peak RSS of fsmcp serving the searches: %d MB with rg (rg itself not counted), %d MB native",
@@ -187,6 +212,16 @@ func main() {
 	fmt.Println()
 	for _, l := range rss {
 		fmt.Println(l)
+	}
+	if *loadN > 0 || *paging {
+		fmt.Println()
+	}
+	if *loadN > 0 {
+		loadRow(bin, dirs[0].dir, *loadN)
+	}
+	if *paging {
+		last := dirs[len(dirs)-1]
+		pagingRow(bin, last.dir, strings.TrimSuffix(last.label, " in git"), *runs)
 	}
 }
 
@@ -268,6 +303,13 @@ func resolveTree(t string) (dir, label string) {
 			os.Exit(1)
 		}
 		return dir, "linux-6.12"
+	case "mono":
+		dir, err := monoTree()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return dir, "mono (12x linux)"
 	}
 	return t, filepath.Base(t)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -35,11 +36,42 @@ func buildBinary() (string, error) {
 	return bin, cmd.Run()
 }
 
-// startMCP starts the binary on roots. withRG false hides rg from PATH,
-// so the server's auto backend is the native scanner.
-func startMCP(bin string, withRG bool, roots []string) (*mcpServer, error) {
-	cmd := exec.Command(bin, roots...)
+// startMCP starts the binary on roots with --index index. withRG false
+// hides rg from PATH, so the server's auto backend is the native
+// scanner. With --index on it returns once every root's index is ready
+// (the server says so on stderr), so no build runs while searches are
+// timed.
+func startMCP(bin string, withRG bool, roots []string, index string) (*mcpServer, error) {
+	cmd := exec.Command(bin, append([]string{"--index", index}, roots...)...)
 	cmd.Stderr = nil // the server's start-up line is not part of the table
+	var ready chan struct{}
+	if index == "on" {
+		ready = make(chan struct{})
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stderr = w
+		go func() {
+			sc := bufio.NewScanner(r)
+			left := len(roots)
+			for sc.Scan() {
+				line := sc.Text()
+				if strings.Contains(line, "index:") {
+					fmt.Fprintln(os.Stderr, "bench: fsmcp:", line)
+				}
+				if strings.Contains(line, "index: ready") || strings.Contains(line, "index: reusing") || strings.Contains(line, "index: not built") {
+					if left--; left == 0 {
+						close(ready)
+					}
+				}
+			}
+			if left > 0 { // the server ended first: do not wait forever
+				close(ready)
+			}
+		}()
+		defer w.Close() // the child holds its copy
+	}
 	path := os.Getenv("PATH")
 	if !withRG {
 		path = os.TempDir() + "/fsmcp-bench-empty-path"
@@ -50,6 +82,9 @@ func startMCP(bin string, withRG bool, roots []string) (*mcpServer, error) {
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		return nil, err
+	}
+	if ready != nil {
+		<-ready
 	}
 	return &mcpServer{cmd: cmd, cs: cs}, nil
 }

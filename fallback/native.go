@@ -41,7 +41,10 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	}
 	m := newMatcher(pat, q)
 	prog := backend.NewProgress(q.Progress)
-	return walk(ctx, q.Paths, q.Roots, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
+	return walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
+		if q.Candidates != nil && !explicit && !q.Candidates.Keep(st.dirfd, name, path) {
+			return // the index knows it cannot match
+		}
 		data, unmap, err := readFile(st, st.dirfd, name)
 		if err != nil {
 			return
@@ -83,6 +86,9 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 
 // Glob implements backend.Searcher.
 func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
+	if err := backend.CheckGlob(q.Pattern); err != nil {
+		return err
+	}
 	filter, err := backend.NewFilter(nil, nil, q.NoIgnore)
 	if err != nil {
 		return err
@@ -101,7 +107,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			base = base[:len(base)-1]
 		}
 		match := backend.GlobMatcher(pat)
-		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
+		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
 			if !match(path[len(root)+1:]) {
 				return
 			}

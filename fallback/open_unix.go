@@ -3,6 +3,7 @@
 package fallback
 
 import (
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -34,14 +35,21 @@ func openat(dirfd int, name string, flags int) (int, error) {
 
 // openBeneath opens directory path, which lies in root (both absolute,
 // cleaned), one element at a time from root's descriptor, refusing a
-// symlink anywhere below root. A path outside root is opened from "/" the
-// same way.
-func openBeneath(root, path string) (int, error) {
+// symlink anywhere below root. root is opened from rootDir, its open
+// directory, when given (a narrowed root's name can be swapped), else by
+// name. A path outside root is opened from "/" the same way.
+func openBeneath(root string, rootDir *os.File, path string) (int, error) {
 	rel, ok := strings.CutPrefix(path, strings.TrimSuffix(root, "/"))
 	if !ok || (rel != "" && rel[0] != '/') {
-		root, rel = "/", path
+		root, rel, rootDir = "/", path, nil
 	}
-	fd, err := openat(unix.AT_FDCWD, root, dirFlags&^unix.O_NOFOLLOW)
+	var fd int
+	var err error
+	if rootDir != nil {
+		fd, err = openat(int(rootDir.Fd()), ".", dirFlags)
+	} else {
+		fd, err = openat(unix.AT_FDCWD, root, dirFlags&^unix.O_NOFOLLOW)
+	}
 	if err != nil {
 		return -1, err
 	}

@@ -91,8 +91,9 @@ func openDir(dirfd int, name string) (int, error) {
 
 // openBeneath opens directory path, which lies in root (both absolute,
 // cleaned), checking each element below root; a path outside root is
-// checked from its volume's root.
-func openBeneath(root, path string) (int, error) {
+// checked from its volume's root. Without openat, rootDir is not used:
+// the root is checked by name.
+func openBeneath(root string, _ *os.File, path string) (int, error) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil || !filepath.IsLocal(rel) {
 		root = filepath.VolumeName(path) + `\`

@@ -67,9 +67,10 @@ type walker struct {
 }
 
 // walk visits every kept file under paths; roots (see
-// backend.GrepQuery.Roots) bound the ignore files read above them. It returns ctx.Err() if ctx
+// backend.GrepQuery.Roots) bound the ignore files read above them, and
+// each root is opened from its open directory in rootDirs when given. It returns ctx.Err() if ctx
 // ended first.
-func walk(ctx context.Context, paths, roots []string, filter *backend.Filter, noIgnore bool, visit visitFunc) error {
+func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filter *backend.Filter, noIgnore bool, visit visitFunc) error {
 	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit}
 	w.cond = sync.NewCond(&w.mu)
 	st0 := &workerState{dirfd: -1}
@@ -79,8 +80,9 @@ func walk(ctx context.Context, paths, roots []string, filter *backend.Filter, no
 			return err
 		}
 		root := backend.RootOf(roots, p)
+		rootDir := backend.RootDir(roots, rootDirs, root)
 		if fi.IsDir() {
-			fd, err := openBeneath(root, p)
+			fd, err := openBeneath(root, rootDir, p)
 			if err != nil {
 				return err
 			}
@@ -95,7 +97,7 @@ func walk(ctx context.Context, paths, roots []string, filter *backend.Filter, no
 		}
 		if fi.Mode().IsRegular() {
 			dir, name := filepath.Split(p)
-			fd, err := openBeneath(root, filepath.Clean(dir))
+			fd, err := openBeneath(root, rootDir, filepath.Clean(dir))
 			if err != nil {
 				return err
 			}

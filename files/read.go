@@ -6,6 +6,7 @@ package files
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +76,9 @@ type Lines struct {
 	Text  []string // the lines shown, without line endings
 	First int      // 1-based number of Text[0]
 	Total int      // lines in the whole file
+	// AtLeast: the time limit ran out while the lines after the window
+	// were being counted, so Total is a lower bound.
+	AtLeast bool
 	// Cut says the window stopped early because the shown text reached
 	// the character budget; the next line to read is First+len(Text).
 	Cut bool
@@ -92,6 +96,17 @@ const TruncatedMark = "... [truncated]"
 // of the file, wherever the reader's buffer happens to split it; a "\r"
 // before the end is dropped.
 func ReadLines(r io.Reader, offset, limit, maxLine, maxChars int) (Lines, error) {
+	return ReadLinesContext(context.Background(), r, offset, limit, maxLine, maxChars)
+}
+
+// ctxEvery is how many bytes ReadLinesContext reads between looks at its
+// context.
+const ctxEvery = 64 << 10
+
+// ReadLinesContext is ReadLines that stops when ctx ends: with the window
+// complete, it returns it with the lines counted so far (AtLeast); before
+// that, a Timeout error.
+func ReadLinesContext(ctx context.Context, r io.Reader, offset, limit, maxLine, maxChars int) (Lines, error) {
 	if offset < 1 {
 		offset = 1
 	}
@@ -101,10 +116,21 @@ func ReadLines(r io.Reader, offset, limit, maxLine, maxChars int) (Lines, error)
 	chars := 0
 	n := 0
 	pending := false // bytes of an unfinished line have been read
+	unchecked := 0   // bytes read since ctx was last looked at
 	for {
 		frag, err := br.ReadSlice('\n')
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
 			return out, err
+		}
+		if unchecked += len(frag); unchecked >= ctxEvery {
+			unchecked = 0
+			if ctx.Err() != nil {
+				if len(out.Text) < limit && !out.Cut {
+					return out, fault.Errorf(fault.Timeout, "", "stopped at line %d before the lines asked for: the time limit (--timeout) ran out", n+1)
+				}
+				out.Total, out.AtLeast = n, true
+				return out, nil
+			}
 		}
 		ended := err == nil
 		if len(frag) > 0 {
@@ -162,6 +188,11 @@ func cutLine(s string, max int) (string, bool) {
 // ReadText opens p, refuses directories and non-text content, and reads a
 // window of lines.
 func ReadText(p *sandbox.Path, offset, limit, maxLine, maxChars int) (Lines, Info, error) {
+	return ReadTextContext(context.Background(), p, offset, limit, maxLine, maxChars)
+}
+
+// ReadTextContext is ReadText under ctx (ReadLinesContext).
+func ReadTextContext(ctx context.Context, p *sandbox.Path, offset, limit, maxLine, maxChars int) (Lines, Info, error) {
 	f, err := p.Open()
 	if err != nil {
 		return Lines{}, Info{}, err
@@ -184,7 +215,7 @@ func ReadText(p *sandbox.Path, offset, limit, maxLine, maxChars int) (Lines, Inf
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return Lines{}, info, err
 	}
-	lines, err := ReadLines(f, offset, limit, maxLine, maxChars)
+	lines, err := ReadLinesContext(ctx, f, offset, limit, maxLine, maxChars)
 	if err != nil {
 		return lines, info, fmt.Errorf("reading %s: %v", p.Abs, err)
 	}

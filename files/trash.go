@@ -17,17 +17,18 @@ import (
 // Trash moves the regular file p into trashDir as "<ms>_<name>" (ms: now
 // in Unix milliseconds, LocalCowork's Date.now()) and returns the trash
 // file's absolute path. trashDir is the host's own data directory, given
-// by configuration, not by a client, so it may lie outside the roots: it
-// is created if missing (0700) and opened as a root of its own. Where the
-// kernel allows (Linux), the move is one renameat2(RENAME_NOREPLACE)
-// between the file's parent directory, opened through the sandbox, and the
-// trash directory's handle, so no symlink is followed on either side;
-// elsewhere, or across file systems, the file is copied into the trash
-// (created exclusively, synced) and then removed.
+// by configuration, not by a client; it is created if missing (0700) and
+// opened once, as a root of its own (OpenTrash), and every later step goes
+// through that handle, never through its name again. Where the kernel
+// allows (Linux), the move is one renameat2(RENAME_NOREPLACE) between the
+// file's parent directory, opened through the sandbox, and the trash's
+// handle, so no symlink is followed on either side; elsewhere, or across
+// file systems, the file is copied into the trash (created exclusively,
+// synced) and then removed.
 // Errors: NotFound, Outside, NotDir (p is not a regular file), Exists (a
 // trash file of that name, an unlikely clash), Invalid (a relative
 // trashDir), or the I/O error.
-func Trash(p *sandbox.Path, trashDir string, now time.Time) (string, error) {
+func Trash(p *sandbox.Path, trashDir string, now time.Time, within ...*sandbox.Sandbox) (string, error) {
 	fi, err := p.Lstat()
 	if err != nil {
 		return "", err
@@ -35,15 +36,14 @@ func Trash(p *sandbox.Path, trashDir string, now time.Time) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fault.Errorf(fault.NotDir, p.Abs, "not a file: %s", p.Abs)
 	}
-	if !filepath.IsAbs(trashDir) {
-		return "", fault.Errorf(fault.Invalid, trashDir, "the trash directory %q is not an absolute path", trashDir)
+	trash, err := OpenTrash(trashDir, within...)
+	if err != nil {
+		return "", err
 	}
-	if err := os.MkdirAll(trashDir, 0o700); err != nil {
-		return "", fmt.Errorf("creating the trash directory %s: %v", trashDir, sandbox.Cause(err))
-	}
+	defer trash.Close()
 	name := strconv.FormatInt(now.UnixMilli(), 10) + "_" + filepath.Base(p.Abs)
-	dest := filepath.Join(trashDir, name)
-	moved, err := renameIntoTrash(p, trashDir, name)
+	dest := filepath.Join(filepath.Clean(trashDir), name)
+	moved, err := renameIntoTrash(p, trash, name)
 	switch {
 	case moved:
 		return dest, nil
@@ -54,23 +54,65 @@ func Trash(p *sandbox.Path, trashDir string, now time.Time) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("moving %s to the trash: %v", p.Abs, sandbox.Cause(err))
 	}
-	if err := copyToTrash(p, trashDir, name); err != nil {
+	if err := copyToTrash(p, trash, dest, name); err != nil {
 		return "", err
 	}
 	if err := p.Remove(); err != nil {
-		if trash, rerr := os.OpenRoot(trashDir); rerr == nil {
-			trash.Remove(name)
-			trash.Close()
-		}
+		trash.Remove(name)
 		return "", fmt.Errorf("removing %s after copying it to the trash: %v", p.Abs, sandbox.Cause(err))
 	}
 	return dest, nil
 }
 
+// OpenTrash makes (0700) and opens the trash directory dir as a root of
+// its own. A dir inside a root of any of the within sandboxes (LocalCowork
+// defaults to ~/.localcowork/trash with ~ allowed) is a path the agent can
+// change — it may put a link out at ~/.localcowork — so it is made and
+// opened beneath that root's handle, which never follows a link out of the
+// root (a link out is refused as Outside). Only a dir outside every root is
+// made and opened by name: the host named it, the agent cannot touch it.
+func OpenTrash(dir string, within ...*sandbox.Sandbox) (*os.Root, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fault.Errorf(fault.Invalid, dir, "the trash directory %q is not an absolute path", dir)
+	}
+	for _, sb := range within {
+		if sb == nil {
+			continue
+		}
+		tp, err := sb.Resolve(dir)
+		if err != nil {
+			continue
+		}
+		h := tp.Root.FS()
+		if err := h.MkdirAll(tp.Rel, 0o700); err != nil {
+			if sandbox.IsOutside(err) {
+				return nil, fault.Errorf(fault.Outside, dir, "the trash directory %s leads out of the allowed directories (a symlink); it is not used", dir)
+			}
+			return nil, fmt.Errorf("creating the trash directory %s: %v", dir, sandbox.Cause(err))
+		}
+		r, err := h.OpenRoot(tp.Rel)
+		if sandbox.IsOutside(err) {
+			return nil, fault.Errorf(fault.Outside, dir, "the trash directory %s leads out of the allowed directories (a symlink); it is not used", dir)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("opening the trash directory %s: %v", dir, sandbox.Cause(err))
+		}
+		return r, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the trash directory %s: %v", dir, sandbox.Cause(err))
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the trash directory %s: %v", dir, sandbox.Cause(err))
+	}
+	return r, nil
+}
+
 // copyToTrash copies p (opened through the sandbox, checked regular on
 // its handle) to name in the trash, created exclusively and synced; a
 // failure leaves no trash file.
-func copyToTrash(p *sandbox.Path, trashDir, name string) error {
+func copyToTrash(p *sandbox.Path, trash *os.Root, dest, name string) error {
 	src, err := p.Open()
 	if err != nil {
 		return err
@@ -79,15 +121,10 @@ func copyToTrash(p *sandbox.Path, trashDir, name string) error {
 	if fi, err := src.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return fault.Errorf(fault.NotDir, p.Abs, "not a file: %s", p.Abs)
 	}
-	trash, err := os.OpenRoot(trashDir)
-	if err != nil {
-		return fmt.Errorf("opening the trash directory %s: %v", trashDir, sandbox.Cause(err))
-	}
-	defer trash.Close()
 	dst, err := trash.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fault.Errorf(fault.Exists, filepath.Join(trashDir, name), "the trash already holds %s", filepath.Join(trashDir, name))
+			return fault.Errorf(fault.Exists, dest, "the trash already holds %s", dest)
 		}
 		return fmt.Errorf("creating %s in the trash: %v", name, sandbox.Cause(err))
 	}

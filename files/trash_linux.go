@@ -12,10 +12,10 @@ import (
 
 // renameIntoTrash renames p to name in trashDir with renameat2
 // (RENAME_NOREPLACE) between two directory handles: p's parent opened
-// through the sandbox, and the trash. moved is false, with no error, when
+// through the sandbox, and the trash's handle. moved is false, with no error, when
 // they are on different file systems (the caller copies instead).
-func renameIntoTrash(p *sandbox.Path, trashDir, name string) (moved bool, err error) {
-	trash, err := os.Open(trashDir)
+func renameIntoTrash(p *sandbox.Path, trashRoot *os.Root, name string) (moved bool, err error) {
+	trash, err := trashRoot.Open(".")
 	if err != nil {
 		return false, err
 	}

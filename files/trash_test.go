@@ -129,21 +129,67 @@ func fmtList(s []string) string {
 func TestCopyToTrash(t *testing.T) {
 	root, _, sb := trashTree(t)
 	trash := t.TempDir()
+	h, err := os.OpenRoot(trash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
 	p, _ := sb.Resolve(filepath.Join(root, "a.txt"))
-	if err := copyToTrash(p, trash, "1_a.txt"); err != nil {
+	if err := copyToTrash(p, h, filepath.Join(trash, "1_a.txt"), "1_a.txt"); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(trash, "1_a.txt")); string(data) != "a" {
 		t.Errorf("copied %q", data)
 	}
-	if err := copyToTrash(p, trash, "1_a.txt"); fault.KindOf(err) != fault.Exists {
+	if err := copyToTrash(p, h, filepath.Join(trash, "1_a.txt"), "1_a.txt"); fault.KindOf(err) != fault.Exists {
 		t.Errorf("a clash: %v", err)
 	}
 	link, _ := sb.Resolve(filepath.Join(root, "link-out"))
-	if err := copyToTrash(link, trash, "2_link"); err == nil {
+	if err := copyToTrash(link, h, filepath.Join(trash, "2_link"), "2_link"); err == nil {
 		t.Errorf("a link out was copied")
 	}
 	if _, err := os.Lstat(filepath.Join(trash, "2_link")); !os.IsNotExist(err) {
 		t.Errorf("a refused copy left a file: %v", err)
+	}
+}
+
+// TestTrashInsideARootNeverFollowsALinkOut: LocalCowork's default trash
+// (~/.localcowork/trash, ~ allowed) is a path the agent can change. With
+// a link out at its data directory, or at the trash itself, delete is
+// refused and nothing lands outside; a link that stays in the root is
+// followed (the file stays in the roots).
+func TestTrashInsideARootNeverFollowsALinkOut(t *testing.T) {
+	root, outside, sb := trashTree(t)
+	now := time.UnixMilli(1700000000123)
+	data := filepath.Join(root, ".localcowork")
+	for _, link := range []string{data, filepath.Join(data, "trash")} {
+		os.RemoveAll(data)
+		os.MkdirAll(filepath.Dir(link), 0o755)
+		if err := os.Symlink(outside, link); err != nil {
+			t.Fatal(err)
+		}
+		p, _ := sb.Resolve(filepath.Join(root, "a.txt"))
+		if _, err := Trash(p, filepath.Join(data, "trash"), now, sb); fault.KindOf(err) != fault.Outside {
+			t.Errorf("link out at %s: got %v, want Outside", link, err)
+		}
+		entries, _ := os.ReadDir(outside)
+		for _, e := range entries {
+			if e.Name() != "secret.txt" {
+				t.Errorf("link out at %s: %s was put outside", link, e.Name())
+			}
+		}
+		if _, err := os.Stat(filepath.Join(root, "a.txt")); err != nil {
+			t.Errorf("link out at %s: the file is gone: %v", link, err)
+		}
+	}
+	// A real data directory in the root is made there, 0700.
+	os.RemoveAll(data)
+	p, _ := sb.Resolve(filepath.Join(root, "a.txt"))
+	got, err := Trash(p, filepath.Join(data, "trash"), now, sb)
+	if err != nil || got != filepath.Join(data, "trash", "1700000000123_a.txt") {
+		t.Fatalf("a real trash in the root: %s %v", got, err)
+	}
+	if fi, err := os.Stat(filepath.Join(data, "trash")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("trash made as %v %v, want 0700", fi, err)
 	}
 }

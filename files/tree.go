@@ -144,7 +144,8 @@ func openSource(src *sandbox.Path) (*os.File, error) {
 }
 
 // copyData copies in to out in chunks, checking ctx between them, and
-// gives out src's permission bits.
+// gives out src's permission bits (set-uid and set-gid only as
+// specialBits allows).
 func copyData(ctx context.Context, src *sandbox.Path, in, out *os.File, fi fs.FileInfo) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -161,7 +162,11 @@ func copyData(ctx context.Context, src *sandbox.Path, in, out *os.File, fi fs.Fi
 			break
 		}
 	}
-	return out.Chmod(fi.Mode().Perm() | fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
+	ofi, err := out.Stat()
+	if err != nil {
+		return fmt.Errorf("copying %s: %v", src.Abs, sandbox.Cause(err))
+	}
+	return out.Chmod(fi.Mode().Perm() | specialBits(fi, ofi))
 }
 
 // Move moves src to dst: a rename within one root and file system, else a
@@ -350,7 +355,11 @@ func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final
 				return err
 			}
 		}
-		if err := dst.Chmod(mode.Perm() | mode&(fs.ModeSticky|fs.ModeSetgid)); err != nil {
+		dfi, err := dst.Lstat()
+		if err != nil {
+			return err
+		}
+		if err := dst.Chmod(mode.Perm() | specialBits(fi, dfi)&^fs.ModeSetuid); err != nil {
 			return err
 		}
 		return dst.Chtimes(atime(fi), fi.ModTime())

@@ -40,6 +40,9 @@ func (w *walker) walk(dir *sandbox.Path, rel string, depth int, ig *Ignores) (st
 	}
 	SortByPath(ents)
 	for _, de := range ents {
+		if err := w.ctx.Err(); err != nil { // a big directory is many matches
+			return true, err
+		}
 		name := de.Name()
 		crel := path.Join(rel, name)
 		child := dir.Join(name)

@@ -116,11 +116,20 @@ func runEntry(t *testing.T, m mode, dir string, e hostEntry) {
 	var transport mcp.Transport
 	switch {
 	case e.Command != "":
-		if !strings.HasSuffix(e.Command, "fsmcp") {
+		snippetArgs := e.Args
+		switch {
+		case e.Command == "npx":
+			// npx -y fsmcp ARGS runs the fsmcp binary with ARGS (the npm
+			// package itself is pinned by TestNPMPackageInstallsOfflineAndServes).
+			if len(snippetArgs) < 2 || snippetArgs[0] != "-y" || snippetArgs[1] != "fsmcp" {
+				t.Fatalf("npx %v does not run the fsmcp package (want npx -y fsmcp ...)", snippetArgs)
+			}
+			snippetArgs = snippetArgs[2:]
+		case !strings.HasSuffix(e.Command, "fsmcp"):
 			t.Fatalf("command %q does not run fsmcp", e.Command)
 		}
-		args := make([]string, len(e.Args))
-		for i, a := range e.Args {
+		args := make([]string, len(snippetArgs))
+		for i, a := range snippetArgs {
 			if strings.HasPrefix(a, "/") || placeholder.MatchString(a) {
 				a = dir // the user's project
 			}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/fault"
 )
 
 // Audit writes one JSON line per tool call (--audit-log). A line names
@@ -66,7 +68,9 @@ type AuditEntry struct {
 	DurationMS float64        `json:"duration_ms"`
 	Outcome    string         `json:"outcome"` // ok, isError or protocol error
 	Code       int64          `json:"code,omitempty"`
-	Error      string         `json:"error,omitempty"`
+	// Error is the error's kind and the path it concerns (auditError),
+	// never its text.
+	Error string `json:"error,omitempty"`
 }
 
 func (a *Audit) write(e *AuditEntry) {
@@ -115,26 +119,44 @@ func summarize(raw json.RawMessage) (keys []string, paths map[string]any) {
 	return keys, paths
 }
 
+// auditError is what the audit log says of a failed call: the error's
+// kind and the path it concerns, never its text, which can quote a
+// file's contents (an edit's unmatched old text), a command's output or
+// an argument.
+func auditError(err error) string {
+	if err == nil {
+		return ""
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && fault.KindOf(err) == fault.Other {
+		return "invalid" // an argument refused; the code says how
+	}
+	s := fault.KindOf(err).String()
+	if p := fault.PathOf(err); p != "" {
+		s += ": " + p
+	}
+	return s
+}
+
 // record logs one finished call: at debug level on the log, and as a line
-// of the audit log when there is one.
-func (e *Env) record(ctx context.Context, req *mcp.CallToolRequest, start time.Time, res *mcp.CallToolResult, err error) {
+// of the audit log when there is one. cause is the handler's own error
+// (nil when it answered, an isError result included).
+func (e *Env) record(ctx context.Context, req *mcp.CallToolRequest, start time.Time, res *mcp.CallToolResult, err, cause error) {
 	d := time.Since(start)
-	outcome, code, msg := "ok", int64(0), ""
+	outcome, code := "ok", int64(0)
 	var rpcErr *jsonrpc.Error
 	switch {
 	case errors.As(err, &rpcErr):
-		outcome, code, msg = "protocol error", rpcErr.Code, rpcErr.Message
+		outcome, code = "protocol error", rpcErr.Code
 	case err != nil:
-		outcome, msg = "protocol error", err.Error()
+		outcome = "protocol error"
 	case res != nil && res.IsError:
 		outcome = "isError"
-		for _, c := range res.Content {
-			if t, ok := c.(*mcp.TextContent); ok {
-				msg = t.Text
-				break
-			}
-		}
 	}
+	if cause == nil {
+		cause = err
+	}
+	msg := auditError(cause)
 	if e.Log != nil {
 		attrs := []any{"tool", req.Params.Name, "duration", d, "outcome", outcome}
 		if code != 0 {

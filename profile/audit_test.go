@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/fault"
 )
 
 type nopCloser struct{ strings.Builder }
@@ -23,8 +25,9 @@ func TestAuditLine(t *testing.T) {
 	env := &Env{Audit: NewAudit(&out)}
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fs_write",
 		Arguments: json.RawMessage(`{"file_path":"/a/b","content":"SECRET","paths":["/x","/y"],"edits":[{"old":"SECRET"}]}`)}}
-	env.record(context.Background(), req, time.Now(), ErrorText(errors.New("no such file")), nil)
-	env.record(context.Background(), req, time.Now(), nil, InvalidParams("bad"))
+	cause := fault.Errorf(fault.NotFound, "/a/b", "no such file")
+	env.record(context.Background(), req, time.Now(), ErrorText(cause), nil, cause)
+	env.record(context.Background(), req, time.Now(), nil, InvalidParams("bad"), InvalidParams("bad"))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 2 || strings.Contains(out.String(), "SECRET") {
 		t.Fatalf("audit lines:\n%s", out.String())
@@ -33,12 +36,40 @@ func TestAuditLine(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[0]), &e); err != nil {
 		t.Fatal(err)
 	}
-	if e.Tool != "fs_write" || e.Outcome != "isError" || e.Error != "no such file" ||
+	if e.Tool != "fs_write" || e.Outcome != "isError" || e.Error != "not found: /a/b" ||
 		strings.Join(e.ArgKeys, ",") != "content,edits,file_path,paths" || e.Paths["file_path"] != "/a/b" || len(e.Paths) != 2 {
 		t.Errorf("entry %+v", e)
 	}
 	if err := json.Unmarshal([]byte(lines[1]), &e); err != nil || e.Outcome != "protocol error" || e.Code != -32602 {
 		t.Errorf("protocol error entry %+v (%v)", e, err)
+	}
+}
+
+// TestAuditErrorIsKindAndPathOnly: the audit line's error is the error's
+// kind and path, never its text: an edit whose old text does not match
+// quotes it, a failed command's error carries its output, and an isError
+// answer (fs_bash's output) is not copied either.
+func TestAuditErrorIsKindAndPathOnly(t *testing.T) {
+	var out nopCloser
+	env := &Env{Audit: NewAudit(&out)}
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "edit_file", Arguments: json.RawMessage(`{"path":"/r/.env"}`)}}
+	for _, c := range []struct {
+		res   *mcp.CallToolResult
+		err   error
+		cause error
+		want  string
+	}{
+		{ErrorText(errors.New("x")), nil, fault.Errorf(fault.Invalid, "/r/.env", "could not find exact match for edit:\nTOKEN=SECRET"), "invalid: /r/.env"},
+		{ErrorText(errors.New("x")), nil, errors.New("exit status 1: SECRET"), "other"},
+		{&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "TOKEN=SECRET\nexit 1"}}}, nil, nil, ""},
+		{nil, InvalidParams("bad value SECRET"), InvalidParams("bad value SECRET"), "invalid"},
+	} {
+		out.Reset()
+		env.record(context.Background(), req, time.Now(), c.res, c.err, c.cause)
+		var e AuditEntry
+		if err := json.Unmarshal([]byte(out.String()), &e); err != nil || e.Error != c.want || strings.Contains(out.String(), "SECRET") {
+			t.Errorf("cause %v: line %s (%v), want error %q", c.cause, out.String(), err, c.want)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package profile
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,6 +109,20 @@ func (c *Call) SearchPaths(path string) ([]string, error) {
 		return nil, c.noRoots(err)
 	}
 	return []string{real}, nil
+}
+
+// SearchRoots returns the call's roots and their directories, open
+// through the roots' handles, in the same order, for a search query
+// (backend.GrepQuery.Roots and RootDirs): the backends open a root, and
+// build rg's Landlock rules, from these, never by name again, so a root
+// narrowed by _meta.allowed_dirs and swapped for a link out cannot lead
+// a search outside. Call done when the search is over.
+func (c *Call) SearchRoots() (roots []string, dirs []*os.File, done func(), err error) {
+	d, err := c.Sandbox.OpenDirs()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return c.Sandbox.Roots(), d.Files(), func() { d.Close() }, nil
 }
 
 // ProgressFunc forwards a backend's file count as progress notifications

@@ -69,7 +69,8 @@ func Resources(tables []*Table) *ResourceShape {
 
 // Register serves the union of tables on s: their tools (with readOnly,
 // only those that change nothing; with the shell off, none that runs
-// commands), their direct methods, their initialize shapes, and the
+// commands), their direct methods (with readOnly, only those marked
+// ReadOnly), their initialize shapes, and the
 // per-session notifier the runtime needs.
 func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 	if err := Check(tables); err != nil {
@@ -83,7 +84,7 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 			unknown = tab.UnknownTool
 		}
 		for _, t := range tab.Tools {
-			if readOnly && !t.ReadOnly() || t.NeedsShell && env.ShellOff() {
+			if refusedReadOnly(readOnly, t.ReadOnly()) || t.NeedsShell && env.ShellOff() {
 				continue
 			}
 			served[t.Def.Name] = true
@@ -99,6 +100,9 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 			})
 		}
 		for _, m := range tab.Methods {
+			if refusedReadOnly(readOnly, m.ReadOnly) {
+				continue
+			}
 			if err := m.register(s, env, tab); err != nil {
 				return fmt.Errorf("profile %s: method %s: %v", tab.Name, m.Name, err)
 			}
@@ -119,6 +123,10 @@ func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
 	s.AddSendingMiddleware(SessionNotifier)
 	return nil
 }
+
+// refusedReadOnly is --read-only's one rule, for tools and direct methods
+// alike: an operation that may change anything is not served.
+func refusedReadOnly(readOnly, opReadOnly bool) bool { return readOnly && !opReadOnly }
 
 // reshapeInitialize applies the tables' Initialize shapes, in order, to the
 // initialize and server/discover answers; an initialize the plain front

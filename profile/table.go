@@ -50,8 +50,9 @@ type Table struct {
 	// DefaultRoots, when set, gives the allowed directories from the
 	// environment when the command line names none (LocalCowork's
 	// LOCALCOWORK_ALLOWED_PATHS); nil or an empty answer keeps fsmcp's
-	// default.
-	DefaultRoots func(getenv func(string) string) []string
+	// default. An entry that names no directory is an error naming the
+	// variable: an empty path would serve the working directory.
+	DefaultRoots func(getenv func(string) string) ([]string, error)
 	// Resources, when --resources is on, shapes the resource answers.
 	Resources *ResourceShape
 	// Wire is the framing the profile's clients speak.
@@ -174,7 +175,10 @@ type ResourceShape struct {
 
 // Method is a direct JSON-RPC method; build one with NewMethod.
 type Method struct {
-	Name     string
+	Name string
+	// ReadOnly: the method never changes anything, so --read-only serves
+	// it; a method not marked so is left out there, as a writing tool is.
+	ReadOnly bool
 	register func(s *mcp.Server, env *Env, tab *Table) error
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // Tool is one MCP tool of a profile: its definition and how to serve it.
@@ -180,24 +182,32 @@ func ErrorText(err error) *mcp.CallToolResult {
 // mapping, and the --max-output cap.
 func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start := time.Now()
-	res, err := t.serveCall(ctx, env, tab, req)
-	env.record(ctx, req, start, res, err)
+	res, err, cause := t.serveCall(ctx, env, tab, req)
+	if t.Def.Annotations == nil || !t.Def.Annotations.ReadOnlyHint {
+		backend.Changed() // a tool that may write ran: kept search results are stale
+	}
+	env.record(ctx, req, start, res, err, cause)
 	return res, err
 }
 
-func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// serveCall runs the call and shapes its error the table's way; cause is
+// the error as the handler returned it (for the audit log).
+func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err, cause error) {
 	if !t.OwnTimeout && env.Limits.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, env.Limits.Timeout)
+		// Its clock stops while a search waits for a slot (backend.Admission).
+		ctx, cancel = backend.WithCallTimeout(ctx, env.Limits.Timeout)
 		defer cancel()
 	}
-	res, ignored, err := t.run(ctx, env, tab, req)
+	var ignored []string
+	res, ignored, err = t.run(ctx, env, tab, req)
 	if err != nil {
+		cause = err
 		if tab.Errors != nil {
 			err = tab.Errors(err)
 		}
 		if _, ok := err.(*jsonrpc.Error); ok {
-			return nil, keepMessage(err)
+			return nil, keepMessage(err), cause
 		}
 		res = ErrorText(err)
 	}
@@ -205,7 +215,7 @@ func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.Call
 		appendLine(res, t.ignoredLine(ignored))
 	}
 	capResult(res, env.Limits.MaxOutput)
-	return res, nil
+	return res, nil, cause
 }
 
 // run serves the call in its sandbox; ignored are the arguments dropped

@@ -132,7 +132,7 @@ func (r *Root) addName(names ...string) {
 
 func (s *Sandbox) find(real string) *Root {
 	for _, r := range s.roots {
-		if r.Path == real {
+		if samePath(r.Path, real) {
 			return r
 		}
 	}
@@ -239,9 +239,12 @@ func sameDir(h *os.Root, real, client string) error {
 }
 
 // Extend returns a sandbox with this one's roots plus dirs (the
-// `--trust-meta` rule). Close it after use. The new roots are opened by
-// name, as the command line's are: --trust-meta says whoever sends
-// _meta is trusted with any directory, so there is nothing to race for.
+// `--trust-meta` rule). Close it after use. A dir outside every root is an
+// addition, opened by name as the command line's are: --trust-meta says
+// whoever sends _meta is trusted with any directory it names. A dir under
+// an existing root is a path the agent can change (swap it for a link
+// out), so it stays within that root: it is opened beneath the root's
+// handle as Narrow opens it, never following a link out.
 func (s *Sandbox) Extend(dirs []string) (*Sandbox, error) {
 	out := &Sandbox{}
 	for _, r := range s.roots {
@@ -252,7 +255,13 @@ func (s *Sandbox) Extend(dirs []string) (*Sandbox, error) {
 			out.Close()
 			return nil, fmt.Errorf("allowed_dirs entry %q: %w", d, ErrNotAbsolute)
 		}
-		r, err := openRoot(d)
+		var r *Root
+		var err error
+		if s.Contains(d) {
+			r, err = s.openBelow(d)
+		} else {
+			r, err = openRoot(d)
+		}
 		if err != nil {
 			out.Close()
 			return nil, err
@@ -312,18 +321,21 @@ func (s *Sandbox) Contains(p string) bool {
 
 // within reports whether p is base or below it, by whole components, and
 // returns the slash-separated relative path.
+// Names compare as the system does (cutPathPrefix: case-insensitive on
+// Windows).
 func within(base, p string) (string, bool) {
-	if p == base {
+	if samePath(p, base) {
 		return ".", true
 	}
 	prefix := base
 	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
 		prefix += string(filepath.Separator)
 	}
-	if !strings.HasPrefix(p, prefix) {
+	rest, ok := cutPathPrefix(p, prefix)
+	if !ok {
 		return "", false
 	}
-	return filepath.ToSlash(p[len(prefix):]), true
+	return filepath.ToSlash(rest), true
 }
 
 // RealPath resolves every symlink in an absolute client path and checks that

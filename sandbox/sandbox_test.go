@@ -253,6 +253,26 @@ func TestNarrowAndExtend(t *testing.T) {
 	}
 }
 
+// TestExtendUnderARootNeverFollowsALinkOut: a trusted _meta.allowed_dirs
+// entry that lies under an existing root is a path the agent can change;
+// a link out there is refused, not added as a root (an entry outside every
+// root is still added by name).
+func TestExtendUnderARootNeverFollowsALinkOut(t *testing.T) {
+	f := newFixture(t)
+	if e, err := f.sb.Extend([]string{filepath.Join(f.root, "dirlink")}); !IsOutside(err) {
+		if err == nil {
+			e.Close()
+		}
+		t.Fatalf("Extend(link out under a root) = %v, want outside", err)
+	}
+	e, err := f.sb.Extend([]string{filepath.Join(f.root, "sub"), filepath.Join(f.base, "root_evil")})
+	must(t, err)
+	defer e.Close()
+	if !e.Contains(filepath.Join(f.root, "sub", "x")) || !e.Contains(filepath.Join(f.base, "root_evil", "x")) || !e.Contains(filepath.Join(f.root, "a.txt")) {
+		t.Fatalf("extended roots: %v", e.Roots())
+	}
+}
+
 func TestRemoveRefusesRoot(t *testing.T) {
 	f := newFixture(t)
 	p := f.sb.mustResolve(t, ".")

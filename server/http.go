@@ -2,10 +2,12 @@ package server
 
 import (
 	"crypto/subtle"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +23,9 @@ type HTTPOptions struct {
 	// SessionIdle closes a session that sent no request for this long,
 	// ending its shell and watchers (0: DefaultSessionIdle).
 	SessionIdle time.Duration
+	// MaxSessions bounds the sessions open at once (0:
+	// DefaultMaxSessions); a client that would open one more gets 503.
+	MaxSessions int
 	// OnExit is called when a plain JSON-RPC client sends exit (only with
 	// Config.Plain); it should end the server.
 	OnExit func()
@@ -30,6 +35,11 @@ type HTTPOptions struct {
 // is closed: a client that vanished without ending its session must not
 // keep a shell and watchers alive for the life of the server.
 const DefaultSessionIdle = 30 * time.Minute
+
+// DefaultMaxSessions bounds the HTTP sessions open at once. A bare session
+// costs little, one with its 64 subscriptions and 8 watches some MiB, and
+// sessions are otherwise unbounded: 10,000 were once accepted.
+const DefaultMaxSessions = 64
 
 // EventStoreBytes bounds the SSE events kept, over all sessions, for
 // clients that resume a broken stream.
@@ -54,7 +64,11 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		SessionTimeout: idle,
 		EventStore:     events,
 	})
-	var h http.Handler = answerDiscover(withRetry(mcpHandler))
+	max := opts.MaxSessions
+	if max <= 0 {
+		max = DefaultMaxSessions
+	}
+	var h http.Handler = answerDiscover(withRetry(s.capSessions(max, mcpHandler)))
 	if s.cfg.Plain != nil {
 		onExit := opts.OnExit
 		if !s.httpExit {
@@ -62,7 +76,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		}
 		h = wire.PlainHTTP(h, s.MCP, s.cfg.Plain, onExit, opts.Log)
 	}
-	h = checkOrigin(h)
+	h = checkHost(checkOrigin(h))
 	if opts.AuthToken != "" {
 		h = requireBearer(opts.AuthToken, h)
 	}
@@ -73,6 +87,40 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		w.Write([]byte("ok\n"))
 	})
 	return mux
+}
+
+// capSessions answers 503 to a request that would open a session past
+// max (a POST without Mcp-Session-Id, the way every session starts);
+// requests of open sessions pass. Sessions that are starting count too,
+// so a burst of initializes cannot overshoot.
+func (s *Server) capSessions(max int, next http.Handler) http.Handler {
+	var mu sync.Mutex
+	starting := 0
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		n := starting
+		for range s.MCP.Sessions() {
+			n++
+		}
+		if n >= max {
+			mu.Unlock()
+			w.Header().Set("Retry-After", "10")
+			http.Error(w, fmt.Sprintf("fsmcp already serves %d sessions, the most allowed (--max-sessions); end an idle session (HTTP DELETE) or retry later", max), http.StatusServiceUnavailable)
+			return
+		}
+		starting++
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			starting--
+			mu.Unlock()
+		}()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // requireBearer refuses requests without the right bearer token, comparing
@@ -101,8 +149,8 @@ func requireBearer(token string, next http.Handler) http.Handler {
 // checkOrigin refuses a request from a browser page (it has an Origin
 // header) unless the page is on loopback or is the server's own origin: a
 // web site must not drive a file server. Non-browser clients send no
-// Origin. The SDK separately refuses a loopback request whose Host is not a
-// loopback name (DNS rebinding).
+// Origin. checkHost, in front of it, refuses a loopback request whose Host
+// is not a loopback name (DNS rebinding).
 func checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
@@ -112,6 +160,35 @@ func checkOrigin(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// checkHost refuses a request that arrived on a loopback address with a
+// Host that is not a loopback name (DNS rebinding: a page of evil.example
+// whose name now resolves to 127.0.0.1), before any method is looked at.
+// The SDK checks the same, but only for what reaches it: the plain front
+// answers exit and shutdown itself, and a rebinding page's Origin matches
+// its own Host.
+func checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+			if loopbackHost(local.String()) && !loopbackHost(r.Host) {
+				http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether host[:port] names this machine: localhost
+// or a loopback address.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	return strings.EqualFold(host, "localhost") || isLoopbackAddr(host)
 }
 
 func sameOrigin(origin, host string) bool {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,13 +60,41 @@ type resources struct {
 	tmpl     *mcp.ResourceTemplate
 
 	mu   sync.Mutex
-	subs map[string]*subscription // by URI
+	subs map[string]*subscription // by what is watched (watchKey)
+	keys map[string]string        // a subscribed URI -> its subscription's key
 }
 
-// subscription is one watched URI and the sessions that asked for it.
+// subscription is one watched file or directory, with the URIs it was
+// subscribed by (file:///R, file:///R/ and a link to R are one watch) and
+// the sessions that asked for each.
 type subscription struct {
-	w        *watch.Watcher
-	sessions map[*mcp.ServerSession]bool
+	w    *watch.Watcher
+	uris map[string]map[*mcp.ServerSession]bool
+	// list is the URIs for changed, which may not take r.mu (a watcher
+	// starts under it); replaced whenever uris changes.
+	list atomic.Pointer[[]string]
+}
+
+// relist publishes sub's URIs to changed (r.mu held).
+func (sub *subscription) relist() {
+	l := make([]string, 0, len(sub.uris))
+	for uri := range sub.uris {
+		l = append(l, uri)
+	}
+	sub.list.Store(&l)
+}
+
+// watchKey names what a subscription to p watches: a directory by its
+// target (links followed within the root), a file by its cleaned path.
+func watchKey(p *sandbox.Path, dir bool) (string, error) {
+	if !dir {
+		return "file:" + p.Abs, nil
+	}
+	t, err := p.Target()
+	if err != nil {
+		return "", err
+	}
+	return "dir:" + t.Abs, nil
 }
 
 func newResources(deps *profile.Env, depth int, shape *profile.ResourceShape) *resources {
@@ -84,7 +113,7 @@ func newResources(deps *profile.Env, depth int, shape *profile.ResourceShape) *r
 	if depth <= 0 {
 		depth = DefaultResourceDepth
 	}
-	return &resources{deps: deps, depth: depth, pageSize: pageSize, shape: shape, subs: map[string]*subscription{},
+	return &resources{deps: deps, depth: depth, pageSize: pageSize, shape: shape, subs: map[string]*subscription{}, keys: map[string]string{},
 		tmpl: &mcp.ResourceTemplate{
 			URITemplate: fileTemplate,
 			Name:        "file",
@@ -397,16 +426,28 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 	}
 	// The lock is held while a watcher starts (changed, which watchers
 	// call, does not take it); watchers are only closed outside it.
+	key, err := watchKey(p, fi.IsDir())
+	if err != nil {
+		return uriError("resource URI %q: %v", uri, err)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sub := r.subs[uri]
-	if (sub == nil || !sub.sessions[ss]) && r.countFor(ss) >= MaxSubscriptions {
+	if k, ok := r.keys[uri]; ok && k != key {
+		// The URI now names something else (a link was changed): its
+		// old subscription ends for this session.
+		if w := r.dropLocked(ss, uri); w != nil {
+			go w.Close() // not under r.mu: the watcher may be delivering
+		}
+	}
+	sub := r.subs[key]
+	if (sub == nil || !sub.uris[uri][ss]) && r.countFor(ss) >= MaxSubscriptions {
 		return uriError("cannot subscribe to %q: this session already has %d subscriptions, the most allowed; unsubscribe from some first", uri, MaxSubscriptions)
 	}
 	if sub == nil {
+		sub = &subscription{uris: map[string]map[*mcp.ServerSession]bool{}}
 		var w *watch.Watcher
 		if fi.IsDir() {
-			w, err = watch.New(p, watch.Options{OnEvents: func(evs []watch.Event) { r.changed(uri, evs) }})
+			w, err = watch.New(p, watch.Options{OnEvents: func(evs []watch.Event) { r.changed(sub, evs) }})
 		} else {
 			w, err = watch.New(p.Dir(), watch.Options{Flat: true, OnEvents: func(evs []watch.Event) {
 				var mine []watch.Event
@@ -415,16 +456,21 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 						mine = append(mine, e)
 					}
 				}
-				r.changed(uri, mine)
+				r.changed(sub, mine)
 			}})
 		}
 		if err != nil {
 			return uriError("cannot subscribe to %q: %v", uri, err)
 		}
-		sub = &subscription{w: w, sessions: map[*mcp.ServerSession]bool{}}
-		r.subs[uri] = sub
+		sub.w = w
+		r.subs[key] = sub
 	}
-	sub.sessions[ss] = true
+	if sub.uris[uri] == nil {
+		sub.uris[uri] = map[*mcp.ServerSession]bool{}
+	}
+	sub.uris[uri][ss] = true
+	r.keys[uri] = key
+	sub.relist()
 	return nil
 }
 
@@ -432,8 +478,10 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 func (r *resources) countFor(ss *mcp.ServerSession) int {
 	n := 0
 	for _, sub := range r.subs {
-		if sub.sessions[ss] {
-			n++
+		for _, sessions := range sub.uris {
+			if sessions[ss] {
+				n++
+			}
 		}
 	}
 	return n
@@ -448,21 +496,32 @@ func (r *resources) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest
 // when none is left.
 func (r *resources) drop(ss *mcp.ServerSession, uri string) {
 	r.mu.Lock()
-	sub := r.subs[uri]
-	if sub == nil {
-		r.mu.Unlock()
-		return
-	}
-	delete(sub.sessions, ss)
-	var w *watch.Watcher
-	if len(sub.sessions) == 0 {
-		delete(r.subs, uri)
-		w = sub.w
-	}
+	w := r.dropLocked(ss, uri)
 	r.mu.Unlock()
 	if w != nil {
 		w.Close() // outside the lock: the watcher may be delivering
 	}
+}
+
+// dropLocked is drop with r.mu held; it returns the watcher that no
+// subscriber is left for, which the caller closes outside the lock.
+func (r *resources) dropLocked(ss *mcp.ServerSession, uri string) *watch.Watcher {
+	key, ok := r.keys[uri]
+	if !ok {
+		return nil
+	}
+	sub := r.subs[key]
+	delete(sub.uris[uri], ss)
+	if len(sub.uris[uri]) == 0 {
+		delete(sub.uris, uri)
+		delete(r.keys, uri)
+		sub.relist()
+	}
+	if len(sub.uris) > 0 {
+		return nil
+	}
+	delete(r.subs, key)
+	return sub.w
 }
 
 // sessionSubs ends a session's subscriptions with the session.
@@ -474,9 +533,11 @@ type sessionSubs struct {
 func (s sessionSubs) Close() error {
 	s.r.mu.Lock()
 	var uris []string
-	for uri, sub := range s.r.subs {
-		if sub.sessions[s.ss] {
-			uris = append(uris, uri)
+	for _, sub := range s.r.subs {
+		for uri, sessions := range sub.uris {
+			if sessions[s.ss] {
+				uris = append(uris, uri)
+			}
 		}
 	}
 	s.r.mu.Unlock()
@@ -488,11 +549,15 @@ func (s sessionSubs) Close() error {
 
 // changed tells the subscribers of uri that it changed, and every session
 // that the list changed when entries appeared or vanished.
-func (r *resources) changed(uri string, evs []watch.Event) {
+func (r *resources) changed(sub *subscription, evs []watch.Event) {
 	if len(evs) == 0 {
 		return
 	}
-	r.srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+	if l := sub.list.Load(); l != nil {
+		for _, uri := range *l {
+			r.srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+		}
+	}
 	for _, e := range evs {
 		if e.Op == watch.Created || e.Op == watch.Removed || e.Op == watch.Renamed {
 			// Re-adding the template is the go-sdk's public way to send

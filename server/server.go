@@ -38,6 +38,11 @@ type Config struct {
 	Shell shell.Mode
 	// Searcher serves fs_grep and fs_glob (nil: rg if on PATH, else native).
 	Searcher backend.Searcher
+	// MaxSearches bounds the searches running at once, server-wide (0:
+	// backend.DefaultSearches); SearchWait is how long one may wait for a
+	// turn before it is refused as busy (0: backend.DefaultSearchWait).
+	MaxSearches int
+	SearchWait  time.Duration
 	// Plain also serves clients that speak plain JSON-RPC (set by a profile
 	// whose original's clients do; nil: MCP clients only).
 	Plain *wire.Plain
@@ -58,6 +63,7 @@ type Server struct {
 	// httpExit: a served table lets a plain exit over HTTP end the server.
 	httpExit bool
 	log      *slog.Logger
+	res      *resources // nil: no resources served
 }
 
 // New builds the server and registers its profiles' tools. The error says
@@ -81,6 +87,8 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())
 	}
+	// Pages of a kept result need no turn; a search does.
+	deps.Searcher = backend.NewPages(0, 0).Searcher(backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait).Searcher(deps.Searcher))
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
@@ -100,6 +108,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		opts.UnsubscribeHandler = res.unsubscribe
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
+	s.AddReceivingMiddleware(queueBySession)
 	if res != nil {
 		res.register(s)
 	}
@@ -110,7 +119,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if w == profile.Plain && cfg.Plain == nil {
 		cfg.Plain = &wire.Plain{}
 	}
-	srv := &Server{MCP: s, deps: deps, wire: w, cfg: cfg, log: log}
+	srv := &Server{MCP: s, deps: deps, wire: w, cfg: cfg, log: log, res: res}
 	for _, t := range cfg.Profiles {
 		srv.httpExit = srv.httpExit || t.HTTPExit
 	}
@@ -139,6 +148,17 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // drainGrace is the time past --timeout a call in flight at the end of
 // input has to write its answer.
 const drainGrace = 5 * time.Second
+
+// queueBySession marks each request with its session, the queue its
+// searches wait in (backend.Admission).
+func queueBySession(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ss := req.GetSession(); ss != nil {
+			ctx = backend.WithQueue(ctx, ss)
+		}
+		return next(ctx, method, req)
+	}
+}
 
 // quiet keeps the SDK's per-session chatter at debug level: it logs
 // connects and disconnects at info, which is noise for a stdio subprocess.

@@ -1,6 +1,9 @@
 package shell
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Mode is fs_bash's confinement, as chosen with --shell.
 type Mode string
@@ -16,6 +19,10 @@ const (
 	ModeSandboxed Mode = "sandboxed"
 )
 
+// errUnsupported: fs_bash needs bash, process sessions and signals, which
+// only Unix systems have (see supported).
+var errUnsupported = errors.New("fs_bash needs a Unix system with bash")
+
 // ParseMode parses a --shell value.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
@@ -26,8 +33,13 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // DefaultMode is the mode used when --shell is not given: sandboxed where
-// the kernel has Landlock, otherwise on.
+// the kernel has Landlock, on elsewhere on Unix, and off where fs_bash
+// cannot run at all (Windows), so it is not listed there: a listed tool
+// that always fails teaches the model nothing.
 func DefaultMode() Mode {
+	if !supported {
+		return ModeOff
+	}
 	if _, ok := Available(); ok {
 		return ModeSandboxed
 	}
@@ -38,6 +50,9 @@ func DefaultMode() Mode {
 // Landlock it returns an error wrapping ErrNoLandlock, which an explicit
 // --shell sandboxed must turn into a start-up failure.
 func CheckMode(m Mode) error {
+	if !supported && m != ModeOff {
+		return fmt.Errorf("--shell %s: %w; leave --shell out or give --shell off", m, errUnsupported)
+	}
 	switch m {
 	case ModeOff, ModeOn:
 		return nil
@@ -59,6 +74,9 @@ func Describe(m Mode) string {
 	case ModeOn:
 		return "fs_bash: on, unconfined (the shell can read and write anything this user can)"
 	default:
+		if !supported {
+			return "fs_bash: off (it needs a Unix system with bash)"
+		}
 		return "fs_bash: off"
 	}
 }

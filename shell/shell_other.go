@@ -4,13 +4,13 @@ package shell
 
 import (
 	"context"
-	"errors"
 	"os"
 	"time"
 )
 
-// errUnsupported: fs_bash needs bash, process sessions and signals.
-var errUnsupported = errors.New("shell: fs_bash needs a Unix system with bash")
+// supported is false: fs_bash needs bash, process sessions and signals,
+// so it is off by default here and --shell on is refused (mode.go).
+const supported = false
 
 // Available reports that Landlock is not available here.
 func Available() (abi int, ok bool) { return 0, false }

@@ -66,7 +66,12 @@ func Glob() profile.Tool {
 			limit = in.HeadLimit
 		}
 		offset := pageOffset(in.Offset)
-		g, err := files.Glob(ctx, c.Searcher, backend.GlobQuery{Pattern: pattern, Paths: paths, Roots: c.Sandbox.Roots(), Progress: c.ProgressFunc(ctx)},
+		roots, rootDirs, done, err := c.SearchRoots()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		g, err := files.Glob(ctx, c.Searcher, backend.GlobQuery{Pattern: pattern, Paths: paths, Roots: roots, RootDirs: rootDirs, Progress: c.ProgressFunc(ctx)},
 			files.GlobOptions{Limit: offset + min(max(limit, 0), math.MaxInt32), Order: files.Newest})
 		if err != nil {
 			return nil, err

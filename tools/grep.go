@@ -62,8 +62,13 @@ func Grep() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
+		roots, rootDirs, done, err := c.SearchRoots()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 		q := backend.GrepQuery{
-			Pattern: in.Pattern, Paths: paths, Roots: c.Sandbox.Roots(),
+			Pattern: in.Pattern, Paths: paths, Roots: roots, RootDirs: rootDirs,
 			IgnoreCase: in.IgnoreCase, FixedStrings: in.FixedStrings, Multiline: in.Multiline, NoIgnore: in.NoIgnore,
 			Mode: mode, Progress: c.ProgressFunc(ctx),
 		}

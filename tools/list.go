@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -67,12 +68,12 @@ func formatListing(l *files.Listing, filter string, maxOutput int) string {
 		if e.Type == files.TypeFile {
 			size = strconv.FormatInt(e.Size, 10)
 		}
-		name := e.Rel
+		name := escape.Name(e.Rel) // a name cannot forge a line
 		switch e.Type {
 		case files.TypeDir:
 			name += "/"
 		case files.TypeSymlink:
-			name += " -> " + e.Link
+			name += " -> " + escape.Name(e.Link)
 		}
 		rows[i] = fmt.Sprintf("%-9s %*s  %s  %s", e.Type, width, size, e.ModTime.Format(time.RFC3339), name)
 	}
@@ -100,13 +101,22 @@ func formatListing(l *files.Listing, filter string, maxOutput int) string {
 			more = fmt.Sprintf(" and %d more", n-len(shown))
 		}
 		fmt.Fprintf(&b, "(skipped %d gitignored director%s: %s/%s; pass include_ignored=true to list them)\n",
-			n, plural(n, "y", "ies"), strings.Join(shown, "/, "), more)
+			n, plural(n, "y", "ies"), strings.Join(escapeAll(shown), "/, "), more)
 	}
 	if n := len(l.Unreadable); n > 0 {
 		shown := l.Unreadable[:min(n, maxIgnoredShown)]
-		fmt.Fprintf(&b, "(could not read %d director%s: %s/)\n", n, plural(n, "y", "ies"), strings.Join(shown, "/, "))
+		fmt.Fprintf(&b, "(could not read %d director%s: %s/)\n", n, plural(n, "y", "ies"), strings.Join(escapeAll(shown), "/, "))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// escapeAll is escape.Name of each name.
+func escapeAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = escape.Name(n)
+	}
+	return out
 }
 
 func plural(n int, one, many string) string {

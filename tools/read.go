@@ -47,7 +47,7 @@ func Read() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		lines, info, err := files.ReadText(p, in.Offset, limit, maxLineLen, budget(c))
+		lines, info, err := files.ReadTextContext(ctx, p, in.Offset, limit, maxLineLen, budget(c))
 		if fault.KindOf(err) == fault.IsDir {
 			return nil, errors.New("path is a directory, not a file") // fsMCP's words
 		}
@@ -92,12 +92,16 @@ func formatLines(path string, l files.Lines, maxOutput int) string {
 	shown := fitLines(rows, entryBudget(maxOutput))
 	out := strings.Join(rows[:shown], "\n")
 	last := l.First + shown - 1
+	total, more := strconv.Itoa(l.Total), fmt.Sprintf(", %d more", l.Total-last)
+	if l.AtLeast {
+		total, more = "at least "+total, "" // the time limit ran out while counting
+	}
 	switch {
 	case l.Cut || shown < len(rows):
-		out += fmt.Sprintf("\n\n(output cut at line %d of %d, %d more, to stay within %d characters; use offset=%d to read on)",
-			last, l.Total, l.Total-last, maxOutput, last+1)
-	case last < l.Total:
-		out += fmt.Sprintf("\n\n(showing lines %d-%d of %d; use offset=%d to read on)", l.First, last, l.Total, last+1)
+		out += fmt.Sprintf("\n\n(output cut at line %d of %s%s, to stay within %d characters; use offset=%d to read on)",
+			last, total, more, maxOutput, last+1)
+	case last < l.Total || l.AtLeast:
+		out += fmt.Sprintf("\n\n(showing lines %d-%d of %s; use offset=%d to read on)", l.First, last, total, last+1)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/watch"
 )
@@ -118,7 +119,7 @@ func formatEvents(id string, w *watch.Watcher) string {
 		if e.IsDir {
 			kind = " (directory)"
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%s%s\n", e.Time.Format(time.RFC3339Nano), e.Op, e.Path, kind)
+		fmt.Fprintf(&b, "%s\t%s\t%s%s\n", e.Time.Format(time.RFC3339Nano), e.Op, escape.Name(e.Path), kind)
 	}
 	if len(evs) == 0 {
 		fmt.Fprintf(&b, "No new events for watcher %s.\n", id)

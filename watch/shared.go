@@ -3,7 +3,9 @@ package watch
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
@@ -79,6 +81,62 @@ func (f *feed) Add(dir string) error {
 	f.h.refs[dir][f] = true
 	f.dirs[dir] = true
 	return nil
+}
+
+// AddSame watches dir for this feed only if the directory the kernel
+// watches is h's (the directory opened through the root): inotify adds by
+// path, and a parent swapped for a link out while it resolves dir would
+// watch a directory outside under dir's name. ok is false, and nothing is
+// watched, when they differ. The check is exact where /proc is: the
+// kernel keys watches by inode, so adding h as /proc/self/fd/N right
+// after dir lands on dir's watch when they are one directory, and
+// registers a new path only when they are not. Without /proc, dir must
+// resolve to itself and to h's directory after the add (a narrow race
+// remains there).
+func (f *feed) AddSame(dir string, h *os.File) (ok bool, err error) {
+	hubMu.Lock()
+	defer hubMu.Unlock()
+	if f.closed {
+		return false, fsnotify.ErrClosed
+	}
+	if err := f.h.fsw.Add(dir); err != nil {
+		return false, err
+	}
+	probe := "/proc/self/fd/" + strconv.Itoa(int(h.Fd()))
+	if err := f.h.fsw.Add(probe); err == nil {
+		if safeRemove(f.h.fsw, probe) == nil {
+			// The probe made a watch of its own: dir's is another
+			// directory's. Drop it for every feed, as it may have
+			// replaced the one they verified.
+			safeRemove(f.h.fsw, dir)
+			return false, nil
+		}
+	} else if !sameDirByName(dir, h) {
+		if len(f.h.refs[dir]) == 0 {
+			safeRemove(f.h.fsw, dir)
+		}
+		return false, nil
+	}
+	if f.h.refs[dir] == nil {
+		f.h.refs[dir] = map[*feed]bool{}
+	}
+	f.h.refs[dir][f] = true
+	f.dirs[dir] = true
+	return true, nil
+}
+
+// sameDirByName reports whether dir resolves to itself, and to h's
+// directory.
+func sameDirByName(dir string, h *os.File) bool {
+	if r, err := filepath.EvalSymlinks(dir); err != nil || r != dir {
+		return false
+	}
+	a, err := os.Stat(dir)
+	if err != nil {
+		return false
+	}
+	b, err := h.Stat()
+	return err == nil && os.SameFile(a, b)
 }
 
 // Remove stops this feed's watch on dir; the inotify watch goes when no

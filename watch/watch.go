@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -26,6 +28,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -84,6 +87,9 @@ func ValidPatterns(ps []string) error {
 	for _, p := range ps {
 		if !doublestar.ValidatePattern(p) {
 			return fmt.Errorf("pattern %q is not a valid glob", p)
+		}
+		if err := backend.CheckGlob(p); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -231,7 +237,15 @@ func (w *Watcher) addTree(ctx context.Context, d *sandbox.Path, depth int, found
 	}
 	w.mu.Unlock()
 	real := filepath.Join(d.Root.Path, filepath.FromSlash(d.Rel))
-	if err := w.fsw.Add(real); err != nil {
+	// The directory is opened through the root (a link out is refused),
+	// and watched only if the kernel's watch is on that very directory.
+	dirf, err := d.Open()
+	if err != nil {
+		return 0, nil // gone, or swapped for a link out: not watched
+	}
+	ents, ok, err := w.watchOpen(real, dirf)
+	dirf.Close()
+	if err != nil {
 		if errors.Is(err, syscall.ENOSPC) {
 			return 0, fmt.Errorf("cannot watch %s: the system's limit on inotify watches (fs.inotify.max_user_watches) is reached; watch a smaller directory", w.clientPath(real))
 		}
@@ -241,23 +255,12 @@ func (w *Watcher) addTree(ctx context.Context, d *sandbox.Path, depth int, found
 		w.note("unwatchable", fmt.Sprintf("(some directories could not be watched and are skipped, e.g. %s: %v)", w.clientPath(real), err))
 		return 0, nil
 	}
-	// fsnotify adds by path, which follows a symlink swapped in for the
-	// directory: check the path still resolves to itself, and drop the
-	// watch if not (events are only kept for verified directories).
-	if r, err := filepath.EvalSymlinks(real); err != nil || r != real {
-		w.fsw.Remove(real)
+	if !ok {
 		return 0, nil
 	}
 	w.mu.Lock()
 	w.watched[real] = true
 	w.mu.Unlock()
-	if w.opt.Flat {
-		return 1, nil
-	}
-	ents, err := d.ReadDir()
-	if err != nil {
-		return 1, nil
-	}
 	n := 1
 	for _, de := range ents {
 		c := d.Join(de.Name())
@@ -278,6 +281,21 @@ func (w *Watcher) addTree(ctx context.Context, d *sandbox.Path, depth int, found
 		}
 	}
 	return n, nil
+}
+
+// watchOpen watches real if it is dirf's directory (feed.AddSame) and,
+// unless Flat, lists dirf (sorted by name). ok is false when it was not
+// watched.
+func (w *Watcher) watchOpen(real string, dirf *os.File) (ents []fs.DirEntry, ok bool, err error) {
+	if fi, err := dirf.Stat(); err != nil || !fi.IsDir() {
+		return nil, false, nil
+	}
+	if ok, err = w.fsw.AddSame(real, dirf); !ok || err != nil || w.opt.Flat {
+		return nil, ok, err
+	}
+	ents, _ = dirf.ReadDir(-1)
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, true, nil
 }
 
 // verified reports whether an event's path is in (or is) a directory

@@ -1,5 +1,5 @@
 // Drives fsmcp with the official TypeScript MCP client. Reads a plan from
-// stdin — {transport: "stdio"|"http", command, args, env, url, calls: [{name, arguments}]} —
+// stdin — {transport: "stdio"|"http", command, args, env, cwd, url, calls: [{name, arguments}]} —
 // and prints {serverInfo, tools, results: [{isError, text}]} as JSON.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -11,7 +11,7 @@ const plan = JSON.parse(input);
 
 const transport = plan.transport === "http"
   ? new StreamableHTTPClientTransport(new URL(plan.url))
-  : new StdioClientTransport({ command: plan.command, args: plan.args, env: plan.env, stderr: "inherit" });
+  : new StdioClientTransport({ command: plan.command, args: plan.args, env: plan.env, cwd: plan.cwd, stderr: "inherit" });
 
 const client = new Client({ name: "fsmcp-ts-check", version: "1.0.0" });
 await client.connect(transport);

@@ -82,8 +82,13 @@ func SearchFiles() profile.Tool {
 		if glob == "" {
 			glob = "*"
 		}
+		roots, rootDirs, done, err := c.SearchRoots()
+		if err != nil {
+			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
+		}
+		defer done()
 		q := backend.GrepQuery{
-			Pattern: pattern, Paths: dirs, Roots: c.Sandbox.Roots(), IgnoreCase: ignoreCase, Mode: backend.Content,
+			Pattern: pattern, Paths: dirs, Roots: roots, RootDirs: rootDirs, IgnoreCase: ignoreCase, Mode: backend.Content,
 			Globs: []string{"/" + strings.TrimPrefix(glob, "/"), "!**/node_modules/**"},
 			// The original's glob reads what .gitignore hides, hidden files too.
 			NoIgnore: true, Before: contextLines, After: contextLines,

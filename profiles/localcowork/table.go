@@ -6,7 +6,9 @@
 package localcowork
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -51,8 +53,13 @@ func Table() *profile.Table {
 				return profile.Reshape(res, func(m map[string]any) { m["status"] = "ok" })
 			},
 		},
-		DefaultRoots: func(getenv func(string) string) []string {
-			return filepath.SplitList(getenv("LOCALCOWORK_ALLOWED_PATHS"))
+		DefaultRoots: func(getenv func(string) string) ([]string, error) {
+			v := getenv("LOCALCOWORK_ALLOWED_PATHS")
+			dirs := filepath.SplitList(v)
+			if slices.Contains(dirs, "") {
+				return nil, fmt.Errorf("LOCALCOWORK_ALLOWED_PATHS %q has an empty entry, which would allow the working directory; remove it (an unset variable in the host's config?)", v)
+			}
+			return dirs, nil
 		},
 	}
 }

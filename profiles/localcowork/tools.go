@@ -208,7 +208,7 @@ func deleteFile() profile.Tool {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := files.Trash(p, trashDir(c), time.Now()); err != nil {
+			if _, err := files.Trash(p, trashDir(c), time.Now(), c.Sandbox, c.Env.Sandbox); err != nil {
 				switch fault.KindOf(err) {
 				case fault.NotDir:
 					return nil, profile.RPCError(codeInvalidParams, "Not a file: %s", in.Path)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -109,7 +110,7 @@ func SearchPath() profile.Tool {
 					capped = true
 					break
 				}
-				found = append(found, name)
+				found = append(found, escape.Name(name)) // a name cannot forge a line
 			}
 		}
 		if len(found) == 0 {
@@ -151,8 +152,13 @@ func SearchContent() profile.Tool {
 			}
 			sink.include = re.MatchString
 		}
+		roots, rootDirs, done, err := c.SearchRoots()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 		q := backend.GrepQuery{
-			Pattern: in.Query, Paths: c.Sandbox.Roots(), Roots: c.Sandbox.Roots(), Mode: backend.Content,
+			Pattern: in.Query, Paths: roots, Roots: roots, RootDirs: rootDirs, Mode: backend.Content,
 			IgnoreCase: in.IgnoreCase == nil || *in.IgnoreCase,
 			// peekaboo reads node_modules and the like too.
 			NoIgnore: true,
@@ -221,7 +227,7 @@ func formatMatches(entries []backend.Entry, name func(string) string) string {
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			fmt.Fprintf(&b, "📄 %s\n", name(e.Path))
+			fmt.Fprintf(&b, "📄 %s\n", escape.Name(name(e.Path)))
 		}
 		fmt.Fprintf(&b, "  Line %d: %s\n", e.Line, strings.TrimFunc(string(e.Text), jsSpace))
 	}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -33,7 +34,7 @@ func listDirectory(ctx context.Context, c *profile.Call, name string, args map[s
 	}
 	lines := make([]string, len(ents))
 	for i, e := range ents {
-		lines[i] = mark(e.IsDir) + " " + e.Name
+		lines[i] = mark(e.IsDir) + " " + escape.Name(e.Name) // a name cannot forge a line
 	}
 	return text(strings.Join(lines, "\n")), nil
 }
@@ -76,7 +77,7 @@ func listWithSizes(ctx context.Context, c *profile.Call, name string, args map[s
 		if !e.IsDir {
 			size = padStart(formatSize(e.Size), 10)
 		}
-		lines = append(lines, fmt.Sprintf("%s %s %s", mark(e.IsDir), padEnd(e.Name, 30), size))
+		lines = append(lines, fmt.Sprintf("%s %s %s", mark(e.IsDir), padEnd(escape.Name(e.Name), 30), size))
 	}
 	for _, e := range ents {
 		if e.IsDir {
@@ -197,7 +198,7 @@ func searchFiles(ctx context.Context, c *profile.Call, name string, args map[str
 			if c.Limits.MaxResults > 0 && len(found) >= c.Limits.MaxResults {
 				more = true
 			} else {
-				found = append(found, full)
+				found = append(found, escape.Name(full))
 			}
 		}
 		return true

@@ -1,0 +1,155 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waitQueued waits until n searches wait in a (an event, not a time).
+func waitQueued(t *testing.T, a *Admission, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; { // only bounds a hang
+		a.mu.Lock()
+		got := 0
+		for _, q := range a.queues {
+			got += len(q)
+		}
+		a.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d queued, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A session's burst does not starve another session: freed slots go to
+// the sessions in turn, each session's searches in their order.
+func TestAdmissionServesSessionsInTurn(t *testing.T) {
+	a := NewAdmission(1, time.Hour)
+	hold, err := a.enter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := make(chan string, 4)
+	start := func(session, name string) {
+		go func() {
+			release, err := a.enter(WithQueue(context.Background(), session))
+			if err != nil {
+				order <- "error " + err.Error()
+				return
+			}
+			order <- name
+			release()
+		}()
+	}
+	start("A", "a1")
+	waitQueued(t, a, 1)
+	start("A", "a2")
+	waitQueued(t, a, 2)
+	start("A", "a3")
+	waitQueued(t, a, 3)
+	start("B", "b1")
+	waitQueued(t, a, 4)
+	hold()
+	var got []string
+	for range 4 {
+		got = append(got, <-order)
+	}
+	want := []string{"a1", "b1", "a2", "a3"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("served %v, want %v", got, want)
+		}
+	}
+	for deadline := time.Now().Add(time.Minute); ; { // the last release may still be returning
+		a.mu.Lock()
+		running, turns, queues := a.running, len(a.turns), len(a.queues)
+		a.mu.Unlock()
+		if running == 0 && turns == 0 && queues == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("left running=%d turns=%d queues=%d", running, turns, queues)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A search that waited past the queue bound is refused as busy, saying
+// to retry, and leaves no trace in the queue.
+func TestAdmissionRefusesBusyAfterTheQueueBound(t *testing.T) {
+	a := NewAdmission(1, time.Millisecond)
+	hold, _ := a.enter(context.Background())
+	defer hold()
+	_, err := a.enter(context.Background())
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "retry") {
+		t.Fatalf("err = %v, want busy, retry", err)
+	}
+	if len(a.queues) != 0 || len(a.turns) != 0 {
+		t.Fatalf("queue not cleaned: %v %v", a.queues, a.turns)
+	}
+}
+
+// The call's clock stops while it waits and runs again when admitted.
+func TestQueuedSearchClockStartsWhenItRuns(t *testing.T) {
+	a := NewAdmission(1, time.Hour)
+	hold, _ := a.enter(context.Background())
+	ctx, cancel := WithCallTimeout(context.Background(), time.Hour)
+	defer cancel()
+	c := clockOf(ctx)
+	done := make(chan error, 1)
+	go func() {
+		release, err := a.enter(ctx)
+		if err == nil {
+			release()
+		}
+		done <- err
+	}()
+	waitQueued(t, a, 1)
+	for deadline := time.Now().Add(time.Minute); ; { // the hold follows the enqueue
+		c.mu.Lock()
+		held := c.held
+		c.mu.Unlock()
+		if held == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the clock was not stopped while queued")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	hold()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held != 0 || c.err != nil {
+		t.Fatalf("after admission held=%d err=%v", c.held, c.err)
+	}
+}
+
+func TestCallTimeoutEndsAsDeadlineExceeded(t *testing.T) {
+	ctx, cancel := WithCallTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	child, cc := context.WithCancel(ctx)
+	defer cc()
+	<-child.Done()
+	if ctx.Err() != context.DeadlineExceeded || child.Err() != context.DeadlineExceeded {
+		t.Fatalf("errs %v %v", ctx.Err(), child.Err())
+	}
+	parent, pc := context.WithCancel(context.Background())
+	ctx2, cancel2 := WithCallTimeout(parent, time.Hour)
+	defer cancel2()
+	pc()
+	<-ctx2.Done()
+	if ctx2.Err() != context.Canceled {
+		t.Fatalf("err %v", ctx2.Err())
+	}
+}

@@ -1,0 +1,354 @@
+package backend
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Pages keeps the whole result of a recent search, per session and query,
+// so that a later page (offset > 0, LaterPage) is served from it instead
+// of searching the tree again: on a 1M-file tree every page cost the 25 s
+// of the first. Every page of one result reports the same total. A first
+// page always searches afresh and keeps what it found. A result is kept
+// only when the search ran to its end unstopped, for TTL at most, within
+// a byte budget shared by the server (the least recently used go first).
+// It is dropped when anything may have changed it: a tool that writes was
+// called (Changed), or a search path or a file in the result is newer than
+// the result.
+type Pages struct {
+	ttl    time.Duration
+	budget int // bytes kept over all results
+
+	mu    sync.Mutex
+	lru   *list.List // of *pageEntry, most recent first
+	byKey map[pageKey]*list.Element
+	bytes int
+	sweep *time.Timer // drops expired results while any are kept
+}
+
+// Page cache settings.
+const (
+	DefaultPagesTTL = time.Minute
+	// DefaultPagesBudget bounds the bytes of cached results server-wide;
+	// one result may take at most a quarter of it.
+	DefaultPagesBudget = 32 << 20
+	pageOverhead       = 64 // bytes counted per entry besides its text
+)
+
+// generation counts calls that may have changed files (Changed).
+var generation atomic.Int64
+
+// Changed says files may have changed (a tool that writes ran): every
+// cached result is stale.
+func Changed() { generation.Add(1) }
+
+// laterPage marks a context whose search is for a page after the first.
+type laterPage struct{}
+
+// LaterPage marks ctx as asking for a page after the first of a result
+// (offset > 0): a result kept from an earlier page may serve it.
+func LaterPage(ctx context.Context) context.Context {
+	return context.WithValue(ctx, laterPage{}, true)
+}
+
+func isLaterPage(ctx context.Context) bool { return ctx.Value(laterPage{}) != nil }
+
+type pageKey struct {
+	session any
+	query   string
+}
+
+type pageEntry struct {
+	key   pageKey
+	gen   int64
+	at    time.Time
+	bytes int
+	paths []string // the search paths, checked for newer mtimes
+	files []recordedFile
+	globs []File
+}
+
+// recordedFile is one file of a recorded grep: its lines and count.
+type recordedFile struct {
+	path  string
+	lines []recordedLine
+	count int
+}
+
+type recordedLine struct {
+	num     int
+	text    []byte
+	context bool
+}
+
+// NewPages returns a page cache (ttl <= 0: DefaultPagesTTL; budget <= 0:
+// DefaultPagesBudget).
+func NewPages(ttl time.Duration, budget int) *Pages {
+	if ttl <= 0 {
+		ttl = DefaultPagesTTL
+	}
+	if budget <= 0 {
+		budget = DefaultPagesBudget
+	}
+	return &Pages{ttl: ttl, budget: budget, lru: list.New(), byKey: map[pageKey]*list.Element{}}
+}
+
+// Searcher wraps s so that its results are kept and replayed.
+func (p *Pages) Searcher(s Searcher) Searcher { return paged{s, p} }
+
+type paged struct {
+	Searcher
+	p *Pages
+}
+
+func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+	key := pageKey{ctx.Value(queueKey{}), "grep " + grepKey(q)}
+	if e := s.p.get(ctx, key); e != nil {
+		if t, ok := sink.(interface{ takeFiles([]recordedFile) bool }); ok && t.takeFiles(e.files) {
+			return nil
+		}
+		replayGrep(e, sink)
+		return nil
+	}
+	rec := &recorder{sink: sink, limit: s.p.budget / 4, gen: generation.Load(), at: time.Now()}
+	err := s.Searcher.Grep(ctx, q, rec)
+	if err == nil && ctx.Err() == nil && !rec.spoiled.Load() {
+		sort.Slice(rec.files, func(i, j int) bool { return rec.files[i].path < rec.files[j].path })
+		s.p.put(&pageEntry{key: key, gen: rec.gen, at: rec.at, bytes: int(rec.bytes.Load()), paths: q.Paths, files: rec.files})
+	}
+	return err
+}
+
+func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+	key := pageKey{ctx.Value(queueKey{}), "glob " + globKey(q)}
+	if e := s.p.get(ctx, key); e != nil {
+		for _, f := range e.globs {
+			if err := fn(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	gen, at, limit := generation.Load(), time.Now(), s.p.budget/4
+	var files []File
+	bytes, spoiled := 0, false
+	err := s.Searcher.Glob(ctx, q, func(f File) error {
+		if err := fn(f); err != nil {
+			spoiled = true
+			return err
+		}
+		if !spoiled {
+			bytes += len(f.Path) + pageOverhead
+			if spoiled = bytes > limit; !spoiled {
+				files = append(files, f)
+			} else {
+				files = nil
+			}
+		}
+		return nil
+	})
+	if err == nil && ctx.Err() == nil && !spoiled {
+		s.p.put(&pageEntry{key: key, gen: gen, at: at, bytes: bytes, paths: q.Paths, globs: files})
+	}
+	return err
+}
+
+// get returns the fresh result kept under key for a later page, dropping
+// a stale one.
+func (p *Pages) get(ctx context.Context, key pageKey) *pageEntry {
+	if !isLaterPage(ctx) {
+		return nil
+	}
+	p.mu.Lock()
+	el, ok := p.byKey[key]
+	if !ok {
+		p.mu.Unlock()
+		return nil
+	}
+	e := el.Value.(*pageEntry)
+	if e.gen != generation.Load() || time.Since(e.at) > p.ttl {
+		p.removeLocked(el)
+		p.mu.Unlock()
+		return nil
+	}
+	p.lru.MoveToFront(el)
+	p.mu.Unlock()
+	if !e.unchanged() {
+		p.mu.Lock()
+		if el, ok := p.byKey[key]; ok && el.Value == e {
+			p.removeLocked(el)
+		}
+		p.mu.Unlock()
+		return nil
+	}
+	return e
+}
+
+// mtimeSlack is how far before a search a modification time still counts
+// as possibly after it: file systems keep coarse times (the kernel's tick,
+// whole seconds, FAT's two).
+const mtimeSlack = 2 * time.Second
+
+// unchanged reports that no search path and no file of the result has a
+// modification time after the result was recorded (a file created or
+// removed in a directory changes the directory's).
+func (e *pageEntry) unchanged() bool {
+	since := e.at.Add(-mtimeSlack)
+	newer := func(path string) bool {
+		fi, err := os.Stat(path)
+		return err != nil || !fi.ModTime().Before(since)
+	}
+	for _, p := range e.paths {
+		if newer(p) {
+			return false
+		}
+	}
+	for _, f := range e.files {
+		if newer(f.path) {
+			return false
+		}
+	}
+	for _, f := range e.globs {
+		if newer(f.Path) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Pages) put(e *pageEntry) {
+	if e.bytes > p.budget/4 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if el, ok := p.byKey[e.key]; ok {
+		p.removeLocked(el)
+	}
+	p.byKey[e.key] = p.lru.PushFront(e)
+	p.bytes += e.bytes
+	for p.bytes > p.budget {
+		p.removeLocked(p.lru.Back())
+	}
+	if p.sweep == nil {
+		p.sweep = time.AfterFunc(p.ttl, p.expire)
+	}
+}
+
+// expire drops the results past their time, so their memory goes back
+// when no page is asked for again; it runs again while results are kept.
+func (p *Pages) expire() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for el := p.lru.Back(); el != nil; {
+		prev := el.Prev()
+		if time.Since(el.Value.(*pageEntry).at) > p.ttl {
+			p.removeLocked(el)
+		}
+		el = prev
+	}
+	p.sweep = nil
+	if p.lru.Len() > 0 {
+		p.sweep = time.AfterFunc(p.ttl/4, p.expire)
+	}
+}
+
+func (p *Pages) removeLocked(el *list.Element) {
+	e := el.Value.(*pageEntry)
+	p.lru.Remove(el)
+	delete(p.byKey, e.key)
+	p.bytes -= e.bytes
+}
+
+// replayGrep feeds a kept result to sink as a backend would, honouring
+// its stops.
+func replayGrep(e *pageEntry, sink Sink) {
+	for _, f := range e.files {
+		fs := sink.File(f.path)
+		for _, l := range f.lines {
+			if !fs.Line(l.num, l.text, l.context) {
+				break
+			}
+		}
+		if !fs.End(f.count) {
+			return
+		}
+	}
+}
+
+// recorder is a Sink that passes everything on and keeps a copy; a copy
+// is spoiled (not kept) when the sink below stopped anything or the copy
+// outgrew its limit.
+type recorder struct {
+	sink    Sink
+	limit   int
+	gen     int64
+	at      time.Time
+	bytes   atomic.Int64
+	spoiled atomic.Bool
+
+	mu    sync.Mutex
+	files []recordedFile
+}
+
+func (r *recorder) File(path string) FileSink {
+	return &recordingFile{r: r, fs: r.sink.File(path), f: recordedFile{path: path}, bytes: len(path) + pageOverhead}
+}
+
+type recordingFile struct {
+	r     *recorder
+	fs    FileSink
+	f     recordedFile
+	bytes int
+}
+
+func (rf *recordingFile) Line(num int, text []byte, context bool) bool {
+	more := rf.fs.Line(num, text, context)
+	if !more {
+		rf.r.spoiled.Store(true)
+	}
+	if !rf.r.spoiled.Load() {
+		rf.bytes += len(text) + pageOverhead
+		if rf.bytes > rf.r.limit {
+			rf.r.spoiled.Store(true)
+		} else {
+			rf.f.lines = append(rf.f.lines, recordedLine{num: num, text: append([]byte(nil), text...), context: context})
+		}
+	}
+	return more
+}
+
+func (rf *recordingFile) End(count int) bool {
+	more := rf.fs.End(count)
+	if !more {
+		rf.r.spoiled.Store(true)
+	}
+	if rf.r.spoiled.Load() {
+		return more
+	}
+	rf.f.count = count
+	if rf.r.bytes.Add(int64(rf.bytes)) > int64(rf.r.limit) {
+		rf.r.spoiled.Store(true)
+		return more
+	}
+	rf.r.mu.Lock()
+	rf.r.files = append(rf.r.files, rf.f)
+	rf.r.mu.Unlock()
+	return more
+}
+
+// grepKey and globKey name a query (its Progress aside).
+func grepKey(q GrepQuery) string {
+	return fmt.Sprintf("%q|%q|%q|%q|%q|%v|%v|%v|%v|%d|%d|%d", q.Pattern, q.Paths, q.Roots, q.Globs, q.Types,
+		q.IgnoreCase, q.FixedStrings, q.Multiline, q.NoIgnore, q.Before, q.After, q.Mode)
+}
+
+func globKey(q GlobQuery) string {
+	return fmt.Sprintf("%q|%q|%q|%v", q.Pattern, q.Paths, q.Roots, q.NoIgnore)
+}

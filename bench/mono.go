@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/fsmcp/fsmcp/backend"
+)
+
+// monoCopies is how many copies of the Linux tree make the monorepo.
+const monoCopies = 12
+
+// monoQueries are issue 22's rows: selective queries (which the index
+// narrows), unselective ones (which it must not slow down) and globs,
+// counted per file so the whole result is produced, not a first page.
+var monoQueries = []query{
+	{name: "literal", grep: backend.GrepQuery{Pattern: "PM_RESUME", Mode: backend.Count}},
+	{name: "word", grep: backend.GrepQuery{Pattern: `\bPM_RESUME\b`, Mode: backend.Count}},
+	{name: "literal -i", grep: backend.GrepQuery{Pattern: "PM_RESUME", IgnoreCase: true, Mode: backend.Count}},
+	{name: "alternation", grep: backend.GrepQuery{Pattern: "ERR_SYS|PME_TURN_OFF|LINK_REQ_RST|CFG_BME_EVT", Mode: backend.Count}},
+	{name: "probe regex", grep: backend.GrepQuery{Pattern: `static int \w+_probe\(`, Mode: backend.Count}},
+	{name: "words _ops", grep: backend.GrepQuery{Pattern: `\w+\s+\w+_ops\b`, Mode: backend.Count}},
+	{name: "unicode class", grep: backend.GrepQuery{Pattern: `\p{Greek}`, Mode: backend.Count}},
+	{name: "glob **/*.c", glob: "**/*.c", rgGlob: "*.c"},
+	{name: "glob **/Makefile", glob: "**/Makefile", rgGlob: "Makefile"},
+}
+
+// monoTree returns issue 22's monorepo: monoCopies hard-linked copies of
+// the unpacked Linux tree (linuxTree) under one git init in
+// $TMPDIR/fsmcp-bench-mono, about 1M files in the space of one copy.
+// make bench-mono removes it afterwards.
+func monoTree() (string, error) {
+	src, err := linuxTree()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(os.TempDir(), "fsmcp-bench-mono")
+	marker := filepath.Join(dir, ".git", "fsmcp-bench-complete")
+	if _, err := os.Stat(marker); err == nil {
+		return dir, nil
+	}
+	fmt.Fprintf(os.Stderr, "bench: building %s (%d hard-linked copies of %s) ...\n", dir, monoCopies, src)
+	_ = os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("git init: %v: %s", err, out)
+	}
+	for i := range monoCopies {
+		dst := filepath.Join(dir, fmt.Sprintf("linux-%02d", i+1))
+		if out, err := exec.Command("cp", "-al", src, dst).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("cp -al: %v: %s", err, out)
+		}
+	}
+	return dir, os.WriteFile(marker, nil, 0o644)
+}

@@ -1,0 +1,477 @@
+package index
+
+import (
+	"bufio"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	// maxIndexedSize: bigger files are listed, not indexed (always
+	// candidates); their trigrams would fill a run for one file.
+	maxIndexedSize = 16 << 20
+	// runPairs bounds the build's memory: (trigram, file) pairs are
+	// collected up to this many (8 bytes each, 16 MiB), sorted and
+	// spilled to a run file, and the runs are merged at the end.
+	runPairs = 2 << 20
+)
+
+// buildStats describes one build.
+type buildStats struct {
+	Files, Indexed int
+	Bytes          int64 // content indexed
+	Took           time.Duration
+}
+
+// builder turns a list of files into an index file.
+type builder struct {
+	root    string
+	dir     string // the cache directory; runs are spilled here
+	yield   func() // called between files: waits while searches run
+	workers int    // reading goroutines
+	report  func(done, all int)
+	// settle: a file changed this close to when it was read may change
+	// again within one tick of the file system's clock without its times
+	// moving, so it is listed but not indexed (git's "racy" rule).
+	settle time.Duration
+
+	mu    sync.Mutex
+	pairs []uint64 // trigram<<32 | file id
+	runs  []string
+}
+
+// build indexes names (sorted, relative to b.root) into the file out.
+func (b *builder) build(ctx context.Context, names []string, out string) (buildStats, error) {
+	start := time.Now()
+	st := buildStats{Files: len(names)}
+	defer b.cleanRuns()
+	metas := make([]meta, len(names))
+	indexed := make([]bool, len(names))
+	root, err := os.OpenRoot(b.root)
+	if err != nil {
+		return st, err
+	}
+	defer root.Close()
+
+	// Hard links share one content: the first link met is read, the
+	// others only stat'ed. A link is indexed when its metadata is the
+	// content's as read (a change in between moves the shared times).
+	type content struct {
+		m  meta
+		ok bool
+	}
+	var contents []content
+	byInode := map[[2]uint64]uint32{}
+	cids := make([]uint32, len(names))
+
+	var next, done int
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	for range b.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			seen := make([]uint64, maxTrigram/64)
+			var tris []uint32
+			for {
+				b.yield()
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(names) || ctx.Err() != nil {
+					return
+				}
+				f, m, key, err := openForIndex(root, names[i])
+				metas[i] = m
+				mu.Lock()
+				cid, shared := byInode[key]
+				shared = shared && err == nil && key[1] != 0
+				if !shared {
+					cid = uint32(len(contents))
+					contents = append(contents, content{m: m})
+					if err == nil && key[1] != 0 {
+						byInode[key] = cid
+					}
+				}
+				cids[i] = cid
+				mu.Unlock()
+				var data []byte
+				ok := false
+				if err == nil {
+					if !shared {
+						data, ok = readForIndex(f, m, b.settle, &buf)
+					}
+					f.Close()
+				}
+				if ok {
+					tris = trigrams(data, seen, tris[:0])
+					if err := b.add(tris, cid); err != nil {
+						mu.Lock()
+						firstErr = cmpOr(firstErr, err)
+						mu.Unlock()
+						return
+					}
+				}
+				mu.Lock()
+				if ok {
+					contents[cid].ok = true
+					st.Bytes += int64(len(data))
+				}
+				done++
+				if b.report != nil {
+					b.report(done, len(names))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	if firstErr != nil {
+		return st, firstErr
+	}
+	for i, cid := range cids {
+		c := contents[cid]
+		if indexed[i] = c.ok && c.m == metas[i]; indexed[i] {
+			st.Indexed++
+		}
+	}
+	if err := b.write(names, metas, indexed, cids, len(contents), out); err != nil {
+		return st, err
+	}
+	st.Took = time.Since(start)
+	return st, nil
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// openForIndex opens the regular file at rel and returns its metadata
+// and (device, inode) key.
+func openForIndex(root *os.Root, rel string) (*os.File, meta, [2]uint64, error) {
+	f, err := openRegular(root, rel)
+	if err != nil {
+		return nil, meta{}, [2]uint64{}, err
+	}
+	m, dev, err := fileMetaOf(f)
+	if err != nil {
+		f.Close()
+		return nil, meta{}, [2]uint64{}, err
+	}
+	return f, m, [2]uint64{dev, m.ino}, nil
+}
+
+// readForIndex reads f, whose metadata is m, if its content can be
+// indexed: at most maxIndexedSize bytes, valid UTF-8 (as the pattern's
+// classes then match exactly the runes the trigrams spell), not changed
+// within settle of now, and the size m says.
+func readForIndex(f *os.File, m meta, settle time.Duration, buf *[]byte) (data []byte, ok bool) {
+	if m.size > maxIndexedSize {
+		return nil, false
+	}
+	edge := time.Now().Add(-settle).UnixNano()
+	if m.mtime >= edge || m.ctime >= edge {
+		return nil, false
+	}
+	if cap(*buf) < int(m.size)+1 {
+		*buf = make([]byte, int(m.size)+1)
+	}
+	b := (*buf)[:m.size+1]
+	n, err := io.ReadFull(f, b)
+	if err != io.ErrUnexpectedEOF || int64(n) != m.size { // it grew or shrank meanwhile
+		return nil, false
+	}
+	data = b[:n]
+	if !utf8.Valid(data) {
+		return nil, false
+	}
+	return data, true
+}
+
+// trigrams appends the distinct trigrams of data to out, using seen (a
+// 2^24-bit set, left clear) as scratch.
+func trigrams(data []byte, seen []uint64, out []uint32) []uint32 {
+	if len(data) < 3 {
+		return out
+	}
+	t := uint32(data[0])<<8 | uint32(data[1])
+	for _, c := range data[2:] {
+		t = (t<<8 | uint32(c)) & (maxTrigram - 1)
+		w, bit := t>>6, uint64(1)<<(t&63)
+		if seen[w]&bit == 0 {
+			seen[w] |= bit
+			out = append(out, t)
+		}
+	}
+	for _, t := range out {
+		seen[t>>6] = 0
+	}
+	return out
+}
+
+// add records that content id holds tris, spilling a full run to disk.
+func (b *builder) add(tris []uint32, id uint32) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pairs == nil {
+		b.pairs = make([]uint64, 0, runPairs+runPairs/4) // no doubling on the way to a spill
+	}
+	for _, t := range tris {
+		b.pairs = append(b.pairs, uint64(t)<<32|uint64(id))
+	}
+	if len(b.pairs) >= runPairs {
+		return b.spill()
+	}
+	return nil
+}
+
+// spill sorts the pairs in memory and writes them to a run file.
+func (b *builder) spill() error {
+	slices.Sort(b.pairs)
+	f, err := os.CreateTemp(b.dir, "run-*.tmp")
+	if err != nil {
+		return err
+	}
+	b.runs = append(b.runs, f.Name())
+	w := bufio.NewWriterSize(f, 1<<16)
+	var x [8]byte
+	for _, p := range b.pairs {
+		binary.LittleEndian.PutUint64(x[:], p)
+		w.Write(x[:])
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	b.pairs = b.pairs[:0]
+	return err
+}
+
+func (b *builder) cleanRuns() {
+	for _, r := range b.runs {
+		remove(r)
+	}
+	b.runs = nil
+}
+
+// write merges the runs and the pairs in memory into the index file out,
+// written beside it under a temporary name and renamed into place.
+func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uint32, ncontent int, out string) (err error) {
+	slices.Sort(b.pairs)
+	src := &merger{}
+	for _, r := range b.runs {
+		f, err := os.Open(r)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		src.add(&runReader{r: bufio.NewReaderSize(f, 1<<16)})
+	}
+	src.add(&runReader{mem: b.pairs})
+
+	// Postings go to a temporary file first: the trigram table, which
+	// precedes them, is known only at the end.
+	post, err := os.CreateTemp(b.dir, "post-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() { post.Close(); remove(post.Name()) }()
+	pw := bufio.NewWriterSize(post, 1<<16)
+	var table []byte
+	var postLen uint64
+	var cur uint32 = maxTrigram // none yet
+	var count, last uint32
+	var countAt int
+	var vb [binary.MaxVarintLen64]byte
+	for {
+		p, ok := src.next()
+		if !ok {
+			break
+		}
+		if p.err != nil {
+			return p.err
+		}
+		t, id := uint32(p.v>>32), uint32(p.v)
+		if t != cur {
+			if cur != maxTrigram {
+				binary.LittleEndian.PutUint32(table[countAt:], count)
+			}
+			cur, count, last = t, 0, 0
+			countAt = len(table) + 4
+			table = binary.LittleEndian.AppendUint32(table, t)
+			table = binary.LittleEndian.AppendUint32(table, 0)
+			table = binary.LittleEndian.AppendUint64(table, postLen)
+		} else if id == last && count > 0 {
+			continue
+		}
+		n := binary.PutUvarint(vb[:], uint64(id-last))
+		pw.Write(vb[:n])
+		postLen += uint64(n)
+		last = id
+		count++
+	}
+	if cur != maxTrigram {
+		binary.LittleEndian.PutUint32(table[countAt:], count)
+	}
+	if err := pw.Flush(); err != nil {
+		return err
+	}
+	if _, err := post.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+
+	f, err := os.CreateTemp(b.dir, "index-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			remove(f.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<16)
+	var nnames uint64
+	for _, n := range names {
+		nnames += uint64(len(n))
+	}
+	if nnames > maxNameBytes {
+		return fmt.Errorf("the file names take %d bytes, more than an index holds", nnames)
+	}
+	le := binary.LittleEndian
+	hdr := []byte(magic)
+	for _, v := range []uint64{uint64(len(names)), uint64(ncontent), uint64(len(table) / trigRecSize), nnames, postLen, uint64(len(b.root))} {
+		hdr = le.AppendUint64(hdr, v)
+	}
+	w.Write(hdr)
+	w.WriteString(b.root)
+	var rec [fileRecSize]byte
+	var off uint64
+	for i, n := range names {
+		m := metas[i]
+		var flags uint32
+		if indexed[i] {
+			flags = flagIndexed
+		}
+		le.PutUint64(rec[0:], off)
+		le.PutUint32(rec[8:], uint32(len(n)))
+		le.PutUint32(rec[12:], flags)
+		le.PutUint64(rec[16:], uint64(m.size))
+		le.PutUint64(rec[24:], uint64(m.mtime))
+		le.PutUint64(rec[32:], uint64(m.ctime))
+		le.PutUint64(rec[40:], m.ino)
+		le.PutUint32(rec[48:], cids[i])
+		w.Write(rec[:])
+		off += uint64(len(n))
+	}
+	for _, n := range names {
+		w.WriteString(n)
+	}
+	w.Write(table)
+	if _, err := io.Copy(w, post); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), out)
+}
+
+// pair is one merged (trigram, file) pair, or a read error.
+type pair struct {
+	v   uint64
+	err error
+}
+
+// runReader reads one sorted run, from a file or from memory.
+type runReader struct {
+	r    *bufio.Reader
+	mem  []uint64
+	head pair
+}
+
+func (r *runReader) advance() bool {
+	if r.r == nil {
+		if len(r.mem) == 0 {
+			return false
+		}
+		r.head, r.mem = pair{v: r.mem[0]}, r.mem[1:]
+		return true
+	}
+	var x [8]byte
+	if _, err := io.ReadFull(r.r, x[:]); err != nil {
+		if err == io.EOF {
+			return false
+		}
+		r.head = pair{err: err}
+		return true
+	}
+	r.head = pair{v: binary.LittleEndian.Uint64(x[:])}
+	return true
+}
+
+// merger merges sorted runs.
+type merger []*runReader
+
+func (m merger) Len() int           { return len(m) }
+func (m merger) Less(i, j int) bool { return m[i].head.v < m[j].head.v }
+func (m merger) Swap(i, j int)      { m[i], m[j] = m[j], m[i] }
+func (m *merger) Push(x any)        { *m = append(*m, x.(*runReader)) }
+func (m *merger) Pop() any {
+	old := *m
+	x := old[len(old)-1]
+	*m = old[:len(old)-1]
+	return x
+}
+
+func (m *merger) add(r *runReader) {
+	if r.advance() {
+		heap.Push(m, r)
+	}
+}
+
+func (m *merger) next() (pair, bool) {
+	if m.Len() == 0 {
+		return pair{}, false
+	}
+	r := (*m)[0]
+	p := r.head
+	if p.err != nil {
+		return p, true
+	}
+	if r.advance() {
+		heap.Fix(m, 0)
+	} else {
+		heap.Pop(m)
+	}
+	return p, true
+}
+
+// workersFor is how many goroutines read files for a build: half the
+// cores, so serving keeps the rest.
+func workersFor() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// cacheFile is the index file's name in its directory.
+func cacheFile(dir string) string { return filepath.Join(dir, "index.bin") }

@@ -1,0 +1,207 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// The on-disk index of one root, little-endian, memory-mapped whole:
+//
+//	header   magic "fsmcpix2", then u64: files, contents, trigrams, names
+//	         length, postings length, root length; the root's path
+//	files    one fileRecSize record per file, sorted by name:
+//	         name offset u64, name length u32, flags u32, size i64,
+//	         mtime ns i64, ctime ns i64, inode u64, content id u32, 0 u32
+//	names    the files' paths relative to the root, '/'-separated
+//	trigrams one trigRecSize record per trigram, ascending:
+//	         trigram u32, content count u32, postings offset u64
+//	postings per trigram, its content ids ascending as uvarint deltas
+//
+// Postings name contents, not files: hard links to one inode (a tree
+// copied with cp -al, a pnpm store) are read and indexed once. A file
+// whose flags lack flagIndexed is listed but its content is not in the
+// postings (unreadable, not UTF-8, too big, or changed while it was
+// read): it is always a candidate.
+
+const (
+	magic        = "fsmcpix2"
+	headerFixed  = len(magic) + 6*8
+	fileRecSize  = 56
+	trigRecSize  = 16
+	flagIndexed  = 1
+	maxTrigram   = 1 << 24
+	maxNameBytes = 1 << 31
+)
+
+// meta is what a file's content is trusted by: any change to it (a write,
+// a rename over it, a truncation) changes one of these.
+type meta struct {
+	size, mtime, ctime int64
+	ino                uint64
+}
+
+// Index is one root's mapped index file.
+type Index struct {
+	root     string
+	data     []byte
+	unmap    func() error
+	nfiles   int
+	ncontent int
+	ntrig    int
+	files    []byte // file records
+	names    []byte
+	trigrams []byte // trigram records
+	postings []byte
+}
+
+// openIndex maps the index file at path, built for root; an index of
+// another format or root is an error.
+func openIndex(path, root string) (*Index, error) {
+	data, unmap, err := mapFile(path)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := parseIndex(data, root)
+	if err != nil {
+		unmap()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ix.unmap = unmap
+	return ix, nil
+}
+
+var errFormat = errors.New("not an index of this root in this format")
+
+func parseIndex(data []byte, root string) (*Index, error) {
+	if len(data) < headerFixed || string(data[:len(magic)]) != magic {
+		return nil, errFormat
+	}
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[len(magic)+8*i:]) }
+	nfiles, ncontent, ntrig, nnames, npost, nroot := u(0), u(1), u(2), u(3), u(4), u(5)
+	off := uint64(headerFixed)
+	need := off + nroot + nfiles*fileRecSize + nnames + ntrig*trigRecSize + npost
+	if nfiles > 1<<32 || ncontent > nfiles || ntrig > maxTrigram || nnames > maxNameBytes || npost > 1<<40 || nroot > 1<<16 || need != uint64(len(data)) {
+		return nil, errFormat
+	}
+	if string(data[off:off+nroot]) != root {
+		return nil, errFormat
+	}
+	off += nroot
+	ix := &Index{root: root, data: data, nfiles: int(nfiles), ncontent: int(ncontent), ntrig: int(ntrig)}
+	take := func(n uint64) []byte { b := data[off : off+n]; off += n; return b }
+	ix.files = take(nfiles * fileRecSize)
+	ix.names = take(nnames)
+	ix.trigrams = take(ntrig * trigRecSize)
+	ix.postings = take(npost)
+	for i := range ix.nfiles { // names must lie in the blob, or lookups could fault
+		o, n := ix.nameAt(i)
+		if o+n > uint64(len(ix.names)) || ix.content(i) >= ix.ncontent {
+			return nil, errFormat
+		}
+	}
+	return ix, nil
+}
+
+// Close unmaps the index.
+func (ix *Index) Close() error {
+	if ix == nil || ix.unmap == nil {
+		return nil
+	}
+	return ix.unmap()
+}
+
+// Files is the number of files listed.
+func (ix *Index) Files() int { return ix.nfiles }
+
+// Size is the index file's size in bytes.
+func (ix *Index) Size() int64 { return int64(len(ix.data)) }
+
+func (ix *Index) rec(i int) []byte { return ix.files[i*fileRecSize : (i+1)*fileRecSize] }
+
+func (ix *Index) nameAt(i int) (off, n uint64) {
+	r := ix.rec(i)
+	return binary.LittleEndian.Uint64(r), uint64(binary.LittleEndian.Uint32(r[8:]))
+}
+
+func (ix *Index) nameBytes(i int) []byte {
+	o, n := ix.nameAt(i)
+	return ix.names[o : o+n]
+}
+
+// content is file i's content id.
+func (ix *Index) content(i int) int { return int(binary.LittleEndian.Uint32(ix.rec(i)[48:])) }
+
+// fileMeta returns file i's recorded metadata, and whether its content is
+// in the postings.
+func (ix *Index) fileMeta(i int) (meta, bool) {
+	r := ix.rec(i)
+	le := binary.LittleEndian
+	return meta{
+		size:  int64(le.Uint64(r[16:])),
+		mtime: int64(le.Uint64(r[24:])),
+		ctime: int64(le.Uint64(r[32:])),
+		ino:   le.Uint64(r[40:]),
+	}, le.Uint32(r[12:])&flagIndexed != 0
+}
+
+// lookup returns the id of the file at rel (relative to the root).
+func (ix *Index) lookup(rel string) (int, bool) {
+	i := sort.Search(ix.nfiles, func(i int) bool { return string(ix.nameBytes(i)) >= rel })
+	if i < ix.nfiles && string(ix.nameBytes(i)) == rel {
+		return i, true
+	}
+	return 0, false
+}
+
+// posting returns the ids of the contents holding trigram t, ascending.
+func (ix *Index) posting(t uint32) []uint32 {
+	le := binary.LittleEndian
+	i := sort.Search(ix.ntrig, func(i int) bool { return le.Uint32(ix.trigrams[i*trigRecSize:]) >= t })
+	if i == ix.ntrig {
+		return []uint32{}
+	}
+	r := ix.trigrams[i*trigRecSize : (i+1)*trigRecSize]
+	if le.Uint32(r) != t {
+		return []uint32{}
+	}
+	n, off := le.Uint32(r[4:]), le.Uint64(r[8:])
+	if off > uint64(len(ix.postings)) {
+		return []uint32{}
+	}
+	out := make([]uint32, 0, n)
+	p := ix.postings[off:]
+	var id uint32
+	for range n {
+		d, k := binary.Uvarint(p)
+		if k <= 0 {
+			break
+		}
+		p = p[k:]
+		id += uint32(d)
+		if int(id) >= ix.ncontent {
+			break
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// rel returns path relative to the index's root, if it lies below it.
+func (ix *Index) rel(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, strings.TrimSuffix(ix.root, "/"))
+	if !ok || len(rest) < 2 || rest[0] != '/' {
+		return "", false
+	}
+	return rest[1:], true
+}
+
+// remove deletes path, ignoring a file already gone.
+func remove(path string) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+}

@@ -1,0 +1,201 @@
+package index
+
+import (
+	"regexp/syntax"
+
+	csindex "github.com/google/codesearch/index"
+
+	"github.com/fsmcp/fsmcp/backend"
+)
+
+// plan turns q's pattern into a trigram query every matching file
+// satisfies, or nil when the index cannot narrow it (".", "\w+", a
+// single class, a pattern that fails to compile: the backend says why).
+//
+// The tree planned is the one the backends run: CompilePattern applies
+// fsmcp's rewrites (Unicode \w\d\s, no newline outside multiline, the
+// case folding of -i) and its Re is parsed back exactly as regexp.Compile
+// parsed it. codesearch's planner folds case with unicode.SimpleFold, so
+// ſ and the Kelvin sign are among an -i literal's spellings, as in Go's
+// matcher.
+func plan(q backend.GrepQuery) *csindex.Query {
+	pat, err := backend.CompilePattern(q)
+	if err != nil {
+		return nil
+	}
+	re, err := syntax.Parse(pat.Re.String(), syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	cq := csindex.RegexpQuery(re)
+	if cq.Op == csindex.QAll {
+		return nil
+	}
+	return cq
+}
+
+// eval returns the ids of the contents that satisfy cq, ascending; all is
+// true when cq holds for every file.
+func (ix *Index) eval(cq *csindex.Query) (ids []uint32, all bool) {
+	switch cq.Op {
+	case csindex.QAll:
+		return nil, true
+	case csindex.QNone:
+		return []uint32{}, false
+	case csindex.QAnd:
+		all = true
+		for _, t := range cq.Trigram {
+			l := ix.posting(trigramOf(t))
+			if all {
+				ids, all = l, false
+			} else {
+				ids = intersect(ids, l)
+			}
+			if len(ids) == 0 {
+				return ids, false
+			}
+		}
+		for _, sub := range cq.Sub {
+			l, subAll := ix.eval(sub)
+			if subAll {
+				continue
+			}
+			if all {
+				ids, all = l, false
+			} else {
+				ids = intersect(ids, l)
+			}
+			if len(ids) == 0 {
+				return ids, false
+			}
+		}
+		return ids, all
+	case csindex.QOr:
+		ids = []uint32{}
+		for _, t := range cq.Trigram {
+			ids = union(ids, ix.posting(trigramOf(t)))
+		}
+		for _, sub := range cq.Sub {
+			l, subAll := ix.eval(sub)
+			if subAll {
+				return nil, true
+			}
+			ids = union(ids, l)
+		}
+		return ids, false
+	}
+	return nil, true
+}
+
+// trigramOf packs a 3-byte string as the index keys it.
+func trigramOf(t string) uint32 {
+	if len(t) != 3 { // never from the planner; keeps eval safe
+		return maxTrigram
+	}
+	return uint32(t[0])<<16 | uint32(t[1])<<8 | uint32(t[2])
+}
+
+func intersect(a, b []uint32) []uint32 {
+	out := a[:0:0]
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func union(a, b []uint32) []uint32 {
+	out := make([]uint32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// candidates is one query's narrowing over the ready indexes: a file is
+// kept unless an index lists it as indexed, unchanged since (same size,
+// times and inode now), and not among the files the query's trigrams
+// allow. Anything in doubt — a file the index does not know (new, renamed,
+// ignored when it was built), one it could not index, one that changed or
+// cannot be stat'ed — is kept, so the answer is exactly the unindexed one.
+type candidates struct {
+	idx  []*Index
+	hits [][]uint64 // per index, a bit per file id
+}
+
+// Keep implements backend.Candidates.
+func (c *candidates) Keep(dirfd int, name, path string) bool {
+	ix, hits := c.indexFor(path)
+	if ix == nil {
+		return true
+	}
+	rel, _ := ix.rel(path)
+	id, ok := ix.lookup(rel)
+	if !ok {
+		return true
+	}
+	if cid := ix.content(id); hits[cid>>6]&(1<<(cid&63)) != 0 {
+		return true
+	}
+	m, indexed := ix.fileMeta(id)
+	if !indexed {
+		return true
+	}
+	now, ok := statAt(dirfd, name, path)
+	return !ok || now != m
+}
+
+// indexFor is the index of the deepest root holding path.
+func (c *candidates) indexFor(path string) (*Index, []uint64) {
+	var best *Index
+	var hits []uint64
+	for i, ix := range c.idx {
+		if _, ok := ix.rel(path); ok && (best == nil || len(ix.root) > len(best.root)) {
+			best, hits = ix, c.hits[i]
+		}
+	}
+	return best, hits
+}
+
+// narrow evaluates cq over idx. It returns nil when narrowing would not
+// pay: more than 1/maxShare of some index's files are candidates.
+func narrow(idx []*Index, cq *csindex.Query, maxShare int) *candidates {
+	c := &candidates{}
+	for _, ix := range idx {
+		ids, all := ix.eval(cq)
+		if all || len(ids)*maxShare > ix.ncontent {
+			return nil
+		}
+		bits := make([]uint64, (ix.ncontent+63)/64)
+		for _, id := range ids {
+			bits[id>>6] |= 1 << (id & 63)
+		}
+		c.idx = append(c.idx, ix)
+		c.hits = append(c.hits, bits)
+	}
+	if len(c.idx) == 0 {
+		return nil
+	}
+	return c
+}

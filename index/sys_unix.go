@@ -1,0 +1,82 @@
+//go:build unix
+
+package index
+
+import (
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// openRegular opens rel in root without blocking (a FIFO swapped in is
+// not waited on) and refuses anything but a regular file.
+func openRegular(root *os.Root, rel string) (*os.File, error) {
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, os.ErrInvalid
+	}
+	return f, nil
+}
+
+func metaOf(st *unix.Stat_t) meta {
+	return meta{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: uint64(st.Ino)}
+}
+
+// fileMetaOf is f's metadata and device.
+func fileMetaOf(f *os.File) (meta, uint64, error) {
+	var st unix.Stat_t
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return meta{}, 0, err
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) { serr = unix.Fstat(int(fd), &st) }); err != nil {
+		return meta{}, 0, err
+	}
+	if serr != nil {
+		return meta{}, 0, serr
+	}
+	return metaOf(&st), uint64(st.Dev), nil
+}
+
+// statAt is the metadata of name in the open directory dirfd (path is
+// its full path), a symlink not followed.
+func statAt(dirfd int, name, _ string) (meta, bool) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return meta{}, false
+		}
+		return metaOf(&st), true
+	}
+}
+
+// mapFile maps path read-only.
+func mapFile(path string) ([]byte, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Size() == 0 || int64(int(fi.Size())) != fi.Size() {
+		return nil, nil, errFormat
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, func() error { return unix.Munmap(data) }, nil
+}
