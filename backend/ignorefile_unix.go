@@ -65,20 +65,11 @@ func readRegular(dirfd int, dir, name string, limit int64) (data []byte, tooBig 
 	return data, false
 }
 
-// openRegular opens path for reading if it is a regular file, without
-// following a symlink in its last element and without blocking.
-func openRegular(path string) (*os.File, error) {
-	fd, _, err := OpenRegularAt(unix.AT_FDCWD, path)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	return os.NewFile(uintptr(fd), path), nil
-}
-
-// openRegularBeneath is openRegular for path inside root (both absolute,
-// cleaned): every directory below root is opened relative to its parent's
-// descriptor without following a symlink, so a parent swapped for a link
-// out of the root is refused, never followed. root itself is opened by
+// openRegularBeneath opens path, inside root (both absolute, cleaned), for
+// reading if it is a regular file, without blocking: every directory below
+// root is opened relative to its parent's descriptor without following a
+// symlink, so a parent swapped for a link out of the root is refused,
+// never followed. root itself is opened by
 // name unless rootDir, its open directory, is given; a path outside root
 // goes from "/" the same way.
 func openRegularBeneath(root string, rootDir *os.File, path string) (*os.File, error) {

@@ -90,9 +90,10 @@ func (f *feed) Add(dir string) error {
 // watched, when they differ. The check is exact where /proc is: the
 // kernel keys watches by inode, so adding h as /proc/self/fd/N right
 // after dir lands on dir's watch when they are one directory, and
-// registers a new path only when they are not. Without /proc, dir must
-// resolve to itself and to h's directory after the add (a narrow race
-// remains there).
+// registers a new path only when they are not — unless h's directory is
+// already watched under another name (renamed since), so the name check
+// below is made as well. Without /proc, dir must resolve to itself and to
+// h's directory after the add (a narrow race remains there).
 func (f *feed) AddSame(dir string, h *os.File) (ok bool, err error) {
 	hubMu.Lock()
 	defer hubMu.Unlock()
@@ -103,15 +104,14 @@ func (f *feed) AddSame(dir string, h *os.File) (ok bool, err error) {
 		return false, err
 	}
 	probe := "/proc/self/fd/" + strconv.Itoa(int(h.Fd()))
-	if err := f.h.fsw.Add(probe); err == nil {
-		if safeRemove(f.h.fsw, probe) == nil {
-			// The probe made a watch of its own: dir's is another
-			// directory's. Drop it for every feed, as it may have
-			// replaced the one they verified.
-			safeRemove(f.h.fsw, dir)
-			return false, nil
-		}
-	} else if !sameDirByName(dir, h) {
+	if err := f.h.fsw.Add(probe); err == nil && safeRemove(f.h.fsw, probe) == nil {
+		// The probe made a watch of its own: dir's is another
+		// directory's. Drop it for every feed, as it may have replaced
+		// the one they verified.
+		safeRemove(f.h.fsw, dir)
+		return false, nil
+	}
+	if !sameDirByName(dir, h) {
 		if len(f.h.refs[dir]) == 0 {
 			safeRemove(f.h.fsw, dir)
 		}
