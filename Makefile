@@ -118,6 +118,17 @@ cross:
 	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./... ; \
 	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... ; done
 
+## windows-tests: unit test binaries for Windows (amd64; WINARCH=arm64 for ARM) in bin/windows/,
+## to copy to a Windows machine and run there (no Go needed): .\\sandbox.test.exe -test.v
+WINARCH       ?= amd64
+WINDOWS_TESTS ?= sandbox backend fallback files catalog internal/escape shell tools
+.PHONY: windows-tests
+windows-tests:
+	@mkdir -p bin/windows
+	@set -e; for p in $(WINDOWS_TESTS); do \
+	  CGO_ENABLED=0 GOOS=windows GOARCH=$(WINARCH) $(GO) test -c -o bin/windows/$$(echo $$p | tr / -).test.exe ./$$p; \
+	  echo "bin/windows/$$(echo $$p | tr / -).test.exe"; done
+
 clean:
 	rm -rf bin
 
