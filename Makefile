@@ -136,7 +136,9 @@ clean:
 # ENGINE: docker or podman, whichever answers first (make image ENGINE=podman to choose).
 ENGINE    ?= $(shell for e in docker podman; do if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then echo $$e; break; fi; done)
 IMAGE     ?= fsmcp:$(VERSION)
-ROOTFS    ?= build/rootfs
+# A leading _ keeps the Debian tree (it holds Go files under /usr/share/doc)
+# out of ./... for go build, vet and test.
+ROOTFS    ?= build/_rootfs
 DIST      ?= dist
 
 .PHONY: image image-test image-rootfs release clean-ship npm npm-test
