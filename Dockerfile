@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # fsmcp as a Streamable HTTP server for a mounted /workspace, with rg, bash
-# and git on PATH (SPEC §8). Build: make image. Run: see README "Install".
+# and git on PATH (SPEC §8). Build: make image (podman: --format docker,
+# or the HEALTHCHECK is lost). Run: see README "Install".
 # packaging/rootfs.sh builds the same filesystem from Debian packages without
 # an engine; keep the two in step.
 

@@ -126,25 +126,49 @@ cross:
 	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./... ; \
 	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... ; done
 
+## windows-tests: unit test binaries for Windows (amd64; WINARCH=arm64 for ARM) in bin/windows/,
+## to copy to a Windows machine and run there (no Go needed): .\\sandbox.test.exe -test.v
+WINARCH       ?= amd64
+WINDOWS_TESTS ?= sandbox backend fallback files catalog internal/escape shell tools
+.PHONY: windows-tests
+windows-tests:
+	@mkdir -p bin/windows
+	@set -e; for p in $(WINDOWS_TESTS); do \
+	  CGO_ENABLED=0 GOOS=windows GOARCH=$(WINARCH) $(GO) test -c -o bin/windows/$$(echo $$p | tr / -).test.exe ./$$p; \
+	  echo "bin/windows/$$(echo $$p | tr / -).test.exe"; done
+
 clean:
 	rm -rf bin
 
 # --- Shipping: container image, its filesystem without an engine, release binaries.
-DOCKER    ?= docker
+# ENGINE: docker or podman, whichever answers first (make image ENGINE=podman to choose).
+ENGINE    ?= $(shell for e in docker podman; do if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then echo $$e; break; fi; done)
 IMAGE     ?= fsmcp:$(VERSION)
-ROOTFS    ?= build/rootfs
+# A leading _ keeps the Debian tree (it holds Go files under /usr/share/doc)
+# out of ./... for go build, vet and test.
+ROOTFS    ?= build/_rootfs
 DIST      ?= dist
 
-.PHONY: image image-rootfs release clean-ship npm npm-test
+.PHONY: image image-test image-rootfs release clean-ship npm npm-test
 NPM_OUT   ?= $(DIST)/npm
 
-## image: the container image (Dockerfile) with a container engine; says so when none answers
-image:
-	@if $(DOCKER) info >/dev/null 2>&1; then \
-		$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) . ; \
-	else \
-		echo "make image: no container engine answers ('$(DOCKER) info' fails), so no image was built; 'make image-rootfs' builds and runs the image's filesystem without one" >&2; exit 1; \
-	fi
+## image: the container image with docker or podman (podman: --format docker, keeping the
+## HEALTHCHECK); where the Dockerfile's base images cannot be pulled, the same filesystem from
+## Debian packages (image-rootfs's) is built into the engine as the image
+image: build
+	@test -n "$(ENGINE)" || { echo "make image: no container engine answers (docker or podman info fails), so no image was built; apt-get install podman, or 'make image-rootfs' builds and runs the image's filesystem without one" >&2; exit 1; }
+	ENGINE=$(ENGINE) packaging/image.sh $(IMAGE) $(VERSION) $(BIN) $(ROOTFS)
+
+## image-test: installs podman when no engine is present, builds the image and runs it: /healthz
+## and the HEALTHCHECK, the token from FSMCP_AUTH_TOKEN, rg inside, fs_bash kept to /workspace,
+## the non-root default, --user making edits the user's, the banner's address
+image-test:
+	@e="$(ENGINE)"; if [ -z "$$e" ]; then \
+	  echo "make image-test: no container engine answers; installing podman" >&2; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq podman >/dev/null; e=podman; fi; \
+	command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq debootstrap >/dev/null; \
+	$(MAKE) --no-print-directory image ENGINE=$$e IMAGE=fsmcp:image-test && \
+	packaging/image-test.sh $$e fsmcp:image-test
 
 ## image-rootfs: the image's filesystem from Debian packages (root, debootstrap), then fsmcp run in it and checked over HTTP
 image-rootfs: build

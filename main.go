@@ -156,7 +156,7 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 	if err != nil {
 		return err
 	}
-	url := "http://" + ln.Addr().String() + "/mcp"
+	url, where := clientURL(ln.Addr().String())
 	host, _, _ := net.SplitHostPort(ln.Addr().String())
 	token := opts.authToken
 	switch {
@@ -171,6 +171,9 @@ func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog
 		fmt.Fprintf(os.Stderr, "fsmcp: HTTP clients of %s must send this header (a token made for this run;\n"+
 			"fsmcp: --auth-token or FSMCP_AUTH_TOKEN sets one, --no-auth serves without):\n"+
 			"fsmcp:     Authorization: Bearer %s\n", url, token)
+		if where != "" {
+			fmt.Fprintf(os.Stderr, "fsmcp: (%s)\n", where)
+		}
 	}
 	// A plain client's exit (catalog profile) ends the server.
 	ctx, exit := context.WithCancel(ctx)

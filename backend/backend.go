@@ -248,7 +248,16 @@ var ErrNoRG = errors.New("rg (ripgrep) not found on PATH")
 // Select returns the backend of the given kind: "auto" (rg when it is on
 // PATH now, else native), "rg", "find" (find(1) for globs, native for
 // grep) or "native". native is the pure-Go scanner (fallback.New()).
+// The paths it reports are in the system's own form (systemPaths).
 func Select(kind string, native Searcher) (Searcher, error) {
+	s, err := selectKind(kind, native)
+	if err != nil {
+		return nil, err
+	}
+	return systemPaths(s), nil
+}
+
+func selectKind(kind string, native Searcher) (Searcher, error) {
 	switch kind {
 	case "", "auto":
 		if rg, err := NewRG(""); err == nil {

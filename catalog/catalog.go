@@ -30,6 +30,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func Create(ctx context.Context, target, output *sandbox.Path, opt Options) (int
 	w := &writer{buf: bufio.NewWriterSize(f, writeBuffer), opt: opt, last: time.Now()}
 	w.buf.WriteString(Header + "\n")
 	wk := &walker{ctx: ctx, root: dir.Root.FS(), w: w, skip: tmp.Rel,
-		prefix: strings.TrimSuffix(target.Abs, "/") + "/",
+		prefix: strings.TrimSuffix(target.Abs, sep) + sep,
 		st:     stream.New().WithMaxGoroutines(workers)}
 	wk.walk(dir.Rel, "")
 	wk.st.Wait()
@@ -155,6 +156,9 @@ func Create(ctx context.Context, target, output *sandbox.Path, opt Options) (int
 	return w.rows, nil
 }
 
+// sep ends the target's prefix in a row's path: "\\" on Windows.
+const sep = string(filepath.Separator)
+
 // walker visits directories depth-first in sorted order and submits their
 // files in batches.
 type walker struct {
@@ -162,7 +166,7 @@ type walker struct {
 	root   *os.Root
 	w      *writer
 	st     *stream.Stream
-	prefix string // the target as the client spelled it, plus "/"
+	prefix string // the target as the client spelled it, plus sep
 	skip   string // the temporary output file (root-relative)
 	err    error  // set by the walking goroutine only
 }
@@ -175,7 +179,7 @@ func (wk *walker) walk(dir, rel string) {
 	d, err := wk.root.Open(dir)
 	if err != nil {
 		if rel == "" {
-			wk.err = fmt.Errorf("reading %s: %v", strings.TrimSuffix(wk.prefix, "/"), sandbox.Cause(err))
+			wk.err = fmt.Errorf("reading %s: %v", strings.TrimSuffix(wk.prefix, sep), sandbox.Cause(err))
 		}
 		return // an unreadable subdirectory is skipped, as the seed skips what it cannot stat
 	}
@@ -244,7 +248,9 @@ func (wk *walker) rows(dir, rel string, names []string) ([]byte, int) {
 			continue
 		}
 		mtime, created := st.Mtime, st.Created()
-		out = escape.AppendName(out, wk.prefix+path.Join(rel, name))
+		// The row's path is in the system's own form (C:\ws\a\b.txt on
+		// Windows), as every tool prints paths; rel is slash-separated.
+		out = escape.AppendName(out, wk.prefix+filepath.FromSlash(path.Join(rel, name)))
 		out = append(out, '\t')
 		out = strconv.AppendInt(out, st.Size, 10)
 		out = append(out, '\t')

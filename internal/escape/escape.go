@@ -5,7 +5,7 @@ package escape
 // needs reports whether s has a byte that AppendName rewrites.
 func needs(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c == '\\' {
+		if c := s[i]; c < 0x20 || c == 0x7f || c == '\\' && backslashEscaped {
 			return true
 		}
 	}
@@ -14,7 +14,8 @@ func needs(s string) bool {
 
 // AppendName appends s with its control characters escaped: \t, \n and
 // \r by name, the others as \xNN, and a backslash doubled so that an
-// escape cannot be forged either.
+// escape cannot be forged either (except on Windows, where a backslash is
+// the path separator and never part of a name: see backslashEscaped).
 func AppendName(b []byte, s string) []byte {
 	if !needs(s) {
 		return append(b, s...)
@@ -22,7 +23,7 @@ func AppendName(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c == '\\':
+		case c == '\\' && backslashEscaped:
 			b = append(b, '\\', '\\')
 		case c == '\t':
 			b = append(b, '\\', 't')

@@ -8,6 +8,7 @@
 "use strict";
 
 const { spawn } = require("child_process");
+const os = require("os");
 const path = require("path");
 
 const pkg = `@fsmcp/${process.platform}-${process.arch}`;
@@ -46,6 +47,9 @@ child.on("error", (err) => {
 child.on("exit", (code, signal) => {
   if (signal) {
     // End this process by the same signal, so the caller sees what happened.
+    // Should this process outlive it (a signal node ignores), the shell's
+    // convention for a death by signal stands.
+    process.exitCode = 128 + (os.constants.signals[signal] ?? 0);
     for (const s of signals) process.removeListener(s, forward);
     process.kill(process.pid, signal);
     return;
