@@ -14,8 +14,8 @@ import (
 type searchIn struct {
 	Path       string `json:"path" jsonschema:"Root directory to search"`
 	Pattern    string `json:"pattern" jsonschema:"Search pattern (glob or regex)"`
-	Type       string `json:"type,omitempty" jsonschema:"Filter by file type: file, dir or symlink"`
-	MaxResults *int   `json:"max_results,omitempty" jsonschema:"Maximum results to return (default 100)"`
+	Type       string `json:"type,omitempty" jsonschema:"Filter by file type"`
+	MaxResults *int   `json:"max_results,omitempty" jsonschema:"Maximum results to return"`
 }
 
 // defaultMaxResults is the original's max_results default.
@@ -50,7 +50,7 @@ func searchFiles() profile.Tool {
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
 			}
-			return result(infoOf(entries))
+			return result(infoOf(live(c, entries)))
 		})
 }
 

@@ -37,7 +37,7 @@ func listDir() profile.Tool {
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
 			}
-			return result(infoOf(entries))
+			return result(infoOf(live(c, entries)))
 		})
 }
 
