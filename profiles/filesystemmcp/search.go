@@ -101,14 +101,17 @@ func SearchFiles() profile.Tool {
 				return p
 			}
 			return path.Clean(path.Join(slash(rel), filepath.ToSlash(r)))
-		}, c.Limits.MaxResults))
+		}, func(abs string) bool { return endsWithNewline(c, abs) }, c.Limits.MaxResults))
 	})
 }
 
 // matches turns a content search's lines into the original's results:
 // one per match (every match of the line with the g flag, else the
-// first), with the lines around it.
-func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(string) string, max int) []searchResult {
+// first), with the lines around it. Those are JavaScript's
+// split("\n") of the file, so a file ending in a newline has one more,
+// empty, "line" after its last: finalNL says whether a file does (asked
+// only for a match near the end).
+func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(string) string, finalNL func(string) bool, max int) []searchResult {
 	out := []searchResult{}
 	for start := 0; start < len(entries); {
 		end := start
@@ -118,6 +121,7 @@ func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(
 			end++
 		}
 		file := name(entries[start].Path)
+		tail := 0 // 1: the file ends in a newline, 2: it does not, 0: not asked yet
 		for _, e := range entries[start:end] {
 			if e.Context {
 				continue
@@ -134,6 +138,18 @@ func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(
 				for l := e.Line - contextLines; l <= e.Line+contextLines; l++ {
 					if text, ok := lines[l]; ok {
 						ctx = append(ctx, text)
+					} else if l > e.Line {
+						// l-1 is the file's last line.
+						if tail == 0 {
+							tail = 2
+							if finalNL(entries[start].Path) {
+								tail = 1
+							}
+						}
+						if tail == 1 {
+							ctx = append(ctx, "")
+						}
+						break
 					}
 				}
 				out = append(out, searchResult{File: file, Line: e.Line, Match: m, Context: ctx})
@@ -142,4 +158,25 @@ func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(
 		start = end
 	}
 	return out
+}
+
+// endsWithNewline reports whether the file at abs (a search hit, inside
+// the roots) ends in "\n", reading its last byte only.
+func endsWithNewline(c *profile.Call, abs string) bool {
+	p, err := c.Resolve(abs)
+	if err != nil {
+		return false
+	}
+	f, err := p.Open()
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false
+	}
+	b := make([]byte, 1)
+	_, err = f.ReadAt(b, fi.Size()-1)
+	return err == nil && b[0] == '\n'
 }
