@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -34,7 +35,7 @@ type grepIn struct {
 
 // Grep is fs_grep: ripgrep-style content search over the allowed roots.
 func Grep() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+	t := profile.Bind(&mcp.Tool{
 		Name: "fs_grep",
 		Description: "Search file contents with a regular expression (ripgrep semantics and syntax). " +
 			"Honours .gitignore, .ignore and .rgignore, searches hidden files, skips .git and binary files, does not follow symlinks. " +
@@ -104,6 +105,9 @@ func Grep() profile.Tool {
 		}
 		return profile.Text(text + grepNote(r, c.Limits.Timeout.String())), nil
 	})
+	// fsMCP's schema lists the modes: a model fills an enum better than prose.
+	t.Def.InputSchema.(*jsonschema.Schema).Properties["output_mode"].Enum = []any{"content", "files_with_matches", "count"}
+	return t
 }
 
 // oneFile reports whether the search was of one file (not a directory),
