@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -160,23 +161,15 @@ func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(
 	return out
 }
 
-// endsWithNewline reports whether the file at abs (a search hit, inside
-// the roots) ends in "\n", reading its last byte only.
+// endsWithNewline reports whether the file at abs (a search hit, so not
+// empty, inside the roots) ends in a newline: its last "\n"-piece is then
+// empty, which Tail finds in the file's last block (a last line longer
+// than that is refused: no newline at the end).
 func endsWithNewline(c *profile.Call, abs string) bool {
 	p, err := c.Resolve(abs)
 	if err != nil {
 		return false
 	}
-	f, err := p.Open()
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
-		return false
-	}
-	b := make([]byte, 1)
-	_, err = f.ReadAt(b, fi.Size()-1)
-	return err == nil && b[0] == '\n'
+	last, err := files.Tail(p, 1, 1)
+	return err == nil && last == ""
 }
