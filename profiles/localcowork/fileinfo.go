@@ -1,6 +1,7 @@
 package localcowork
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"path"
@@ -13,6 +14,7 @@ import (
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 // fileInfo is the original's FileInfo: a listing's and a search's entry.
@@ -54,8 +56,32 @@ func isoTime(t time.Time) string {
 	return time.UnixMilli(int64(math.Floor(ms + 0.5))).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-// live drops the dangling symlinks of a listing, as the original's
-// fs.stat of each entry failed and skipped them. A link whose target is
+// findLive is files.Find without the dangling symlinks the original
+// skips (its fs.stat of each entry failed), which do not count toward Max
+// there either: a walk stopped at Max that dropped some is run again
+// asking for twice as many, up to maxGrowth times Max (the memory bound).
+func findLive(ctx context.Context, c *profile.Call, dir *sandbox.Path, opt files.FindOptions) ([]files.Entry, error) {
+	want := opt.Max
+	for {
+		entries, truncated, err := files.Find(ctx, dir, opt)
+		if err != nil {
+			return nil, err
+		}
+		kept := live(c, entries)
+		if want <= 0 || len(kept) >= want || !truncated || opt.Max >= maxGrowth*want {
+			if want > 0 && len(kept) > want {
+				kept = kept[:want]
+			}
+			return kept, nil
+		}
+		opt.Max *= 2
+	}
+}
+
+// maxGrowth bounds how far findLive widens a walk past dangling links.
+const maxGrowth = 8
+
+// live drops the dangling symlinks of a listing. A link whose target is
 // outside the roots is kept (as a symlink): whether that target exists is
 // not looked at.
 func live(c *profile.Call, entries []files.Entry) []files.Entry {

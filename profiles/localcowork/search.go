@@ -44,13 +44,13 @@ func searchFiles() profile.Tool {
 				return nil, err
 			}
 			re := searchRegex(in.Pattern)
-			entries, _, err := files.Find(ctx, p, files.FindOptions{Max: max, Match: func(name string, t files.Type) bool {
+			entries, err := findLive(ctx, c, p, files.FindOptions{Max: max, Match: func(name string, t files.Type) bool {
 				return (in.Type == "" || infoType(t) == in.Type) && re.MatchString(name)
 			}})
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
 			}
-			return result(infoOf(live(c, entries)))
+			return result(infoOf(entries))
 		})
 }
 
