@@ -44,7 +44,7 @@ func TestFilesystemMCPProfile(t *testing.T) {
 				Context []string
 			}
 			if err := json.Unmarshal([]byte(mustCall(t, cs, "search_files", map[string]any{"regex": "needle"})), &hits); err != nil ||
-				len(hits) != 1 || hits[0].File != "top.txt" || hits[0].Line != 2 || len(hits[0].Context) != 3 {
+				len(hits) != 1 || hits[0].File != "top.txt" || hits[0].Line != 2 || strings.Join(hits[0].Context, "|") != "alpha|needle here|omega|" {
 				t.Errorf("search_files with the default pattern: %+v %v", hits, err)
 			}
 			if err := json.Unmarshal([]byte(mustCall(t, cs, "search_files", map[string]any{"regex": "needle", "file_pattern": "**/*.ts"})), &hits); err != nil ||

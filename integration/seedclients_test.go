@@ -76,8 +76,12 @@ func TestSeedProfilesTypeScriptClient(t *testing.T) {
 				plan["url"] = url
 			}
 			rep := runTS(t, node, plan)
-			if rep.ServerInfo.Name != "fsmcp" {
-				t.Errorf("serverInfo: %+v", rep.ServerInfo)
+			wantName := "fsmcp"
+			if c.profile == "localcowork" {
+				wantName = "filesystem" // the original's serverInfo
+			}
+			if rep.ServerInfo.Name != wantName {
+				t.Errorf("serverInfo: %+v, want name %q", rep.ServerInfo, wantName)
 			}
 			for i, call := range c.calls {
 				if i >= len(rep.Results) {

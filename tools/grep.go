@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -35,7 +36,7 @@ type grepIn struct {
 
 // Grep is fs_grep: ripgrep-style content search over the allowed roots.
 func Grep() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+	t := profile.Bind(&mcp.Tool{
 		Name: "fs_grep",
 		Description: "Search file contents with a regular expression (ripgrep semantics and syntax). " +
 			"Honours .gitignore, .ignore and .rgignore, searches hidden files, skips .git and binary files, does not follow symlinks. " +
@@ -115,6 +116,9 @@ func Grep() profile.Tool {
 		}
 		return profile.Text(text + grepNote(r, shown, c.Limits)), nil
 	})
+	// fsMCP's schema lists the modes: a model fills an enum better than prose.
+	t.Def.InputSchema.(*jsonschema.Schema).Properties["output_mode"].Enum = []any{"content", "files_with_matches", "count"}
+	return t
 }
 
 // pageOffset bounds a paging offset: past any result fsmcp can hold it

@@ -39,7 +39,7 @@ const (
 var syntheticID, _ = jsonrpc.MakeID("fsmcp-wire-initialize")
 
 // BareMeta is the _meta key the front sets in the initialize params it
-// fills in for a client that sent none: a profile may answer such a client
+// fills in for a client that sent none, or no protocolVersion (see bare): a profile may answer such a client
 // in its original's own shape (profile.Table.PlainInitialize), which an MCP
 // client, who always sends params, never sees.
 const BareMeta = "fsmcp/bare-initialize"
@@ -53,7 +53,8 @@ func Bare(p *mcp.InitializeParams) bool {
 	return v
 }
 
-// params fills in what a client sent no params for.
+// params fills in what a client sent no params for (or params without a
+// protocolVersion, whose capabilities are not MCP's: they are dropped).
 func (p *Plain) params() json.RawMessage {
 	v := p.ProtocolVersion
 	if v == "" {
@@ -68,6 +69,19 @@ func (p *Plain) params() json.RawMessage {
 	// client that cannot answer.
 	data, _ := json.Marshal(map[string]any{"_meta": map[string]any{BareMeta: true}, "protocolVersion": v, "capabilities": map[string]any{}, "clientInfo": &info})
 	return data
+}
+
+// bare reports whether initialize params are not an MCP client's: an MCP
+// client always sends a protocolVersion; the seeds' clients send none, or
+// only their capabilities (the catalog's: {"capabilities": {...}}).
+func bare(params json.RawMessage) bool {
+	var p struct {
+		ProtocolVersion *string `json:"protocolVersion"`
+	}
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil {
+		return true
+	}
+	return p.ProtocolVersion == nil
 }
 
 // plainState is the front's view of the session: what it has sent the SDK
@@ -101,7 +115,7 @@ func (s *plainState) filter(c *conn, msg jsonrpc.Message) (jsonrpc.Message, bool
 			go s.answerAgain(c, req.ID)
 			return nil, false
 		}
-		if len(req.Params) == 0 || string(req.Params) == "null" {
+		if bare(req.Params) {
 			req.Params = s.p.params()
 		}
 		s.initSent = true

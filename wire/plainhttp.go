@@ -58,7 +58,7 @@ func PlainHTTP(std http.Handler, server *mcp.Server, p *Plain, onExit func(), lo
 			data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage("null")})
 			writeJSON(w, http.StatusOK, data)
 			return
-		case req.Method == methodInitialize && (len(req.Params) == 0 || string(req.Params) == "null"):
+		case req.Method == methodInitialize && bare(req.Params):
 			req.Params = p.params()
 			body, _ = jsonrpc.EncodeMessage(req)
 		}

@@ -254,3 +254,21 @@ func TestEOFFailsServerCalls(t *testing.T) {
 		t.Fatalf("Serve = %v", err)
 	}
 }
+
+// The catalog's client sends initialize with only its capabilities: that
+// is not an MCP client's initialize, which always names a protocolVersion.
+func TestBareInitializeIsDecidedByProtocolVersion(t *testing.T) {
+	for params, want := range map[string]bool{
+		``:                                 true,
+		`null`:                             true,
+		`{}`:                               true,
+		`{"capabilities":{"tools":{}}}`:    true,
+		`[1]`:                              true,
+		`{"protocolVersion":"2025-06-18"}`: false,
+		`{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`: false,
+	} {
+		if got := bare(json.RawMessage(params)); got != want {
+			t.Errorf("bare(%s) = %v, want %v", params, got, want)
+		}
+	}
+}

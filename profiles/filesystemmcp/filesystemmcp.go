@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -32,8 +33,21 @@ func Table() *profile.Table {
 		Errors:      protocolError,
 		UnknownTool: func(name string) error { return profile.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
 		ExtraArgs:   profile.RefuseExtra, // its Zod schemas are .strict()
+		Initialize: func(res mcp.Result) mcp.Result {
+			return profile.ReshapeServerInfo(res, func(info map[string]any) {
+				info["name"], info["version"], info["description"] = serverName, serverVersion, serverDescription
+			})
+		},
 	}
 }
+
+// The original's serverInfo (src/index.ts at v0.4.13: the version it
+// sends is 0.4.0, not the package's).
+const (
+	serverName        = "filesystem-mcp"
+	serverVersion     = "0.4.0"
+	serverDescription = "MCP Server for filesystem operations relative to the project root."
+)
 
 // tools are the twelve, in the original's order, with its schemas.
 func tools() []profile.Tool {
@@ -66,11 +80,55 @@ func protocolError(err error) error {
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
 		if rest, ok := strings.CutPrefix(rpc.Message, "invalid arguments: "); ok && rpc.Code == jsonrpc.CodeInvalidParams {
+			if field, reason, ok := zodType(rest); ok {
+				return invalidArgs(field, reason)
+			}
 			return profile.RPCError(rpc.Code, "Invalid arguments: %s", rest)
 		}
 		return rpc
 	}
 	return profile.RPCError(jsonrpc.CodeInternalError, "%s", err.Error())
+}
+
+// typeRefusal is the validator's sentence for a value of the wrong JSON
+// type: the schema location, then the types.
+var typeRefusal = regexp.MustCompile(`^(?:validating (/[^:]*): )+type: .* has type "([a-z]+)", want (?:one of )?"([a-z, ]+)"$`)
+
+// zodType rewords the validator's wrong-type refusal as Zod's issue:
+// field "recursive", reason "Expected boolean, received string". A field
+// inside an array is left to the validator's words (ok false): Zod names
+// the element's index, which the validator's schema location lacks.
+func zodType(msg string) (field, reason string, ok bool) {
+	m := typeRefusal.FindStringSubmatch(msg)
+	if m == nil {
+		return "", "", false
+	}
+	var names []string
+	segs := strings.Split(strings.TrimPrefix(m[1], "/"), "/")
+	for i := 0; i < len(segs); i += 2 {
+		if segs[i] != "properties" || i+1 == len(segs) {
+			return "", "", false
+		}
+		names = append(names, strings.NewReplacer("~1", "/", "~0", "~").Replace(segs[i+1]))
+	}
+	var want []string
+	for _, t := range strings.Split(m[3], ", ") {
+		if t != "null" {
+			want = append(want, zodTypeName(t))
+		}
+	}
+	if len(names) == 0 || len(want) != 1 {
+		return "", "", false
+	}
+	return strings.Join(names, "."), fmt.Sprintf("Expected %s, received %s", want[0], zodTypeName(m[2])), true
+}
+
+// zodTypeName is Zod's name for a JSON type: it has no "integer".
+func zodTypeName(t string) string {
+	if t == "integer" {
+		return "number"
+	}
+	return t
 }
 
 // resolve is the original's resolvePath over fsmcp's sandbox: a path

@@ -23,12 +23,12 @@ type deleteArgs struct {
 type deleteResult struct {
 	Path    string `json:"path"`
 	Success bool   `json:"success"`
-	Note    string `json:"note,omitempty"`
 	Error   string `json:"error,omitempty"`
 }
 
-// DeleteItems is delete_items: files and whole trees; a missing path is
-// a success with a note.
+// DeleteItems is delete_items: files and whole trees; a missing path is a
+// plain success, as the original's fs.rm({force: true}) made it (its
+// "Path not found" note was never reached).
 func DeleteItems() profile.Tool {
 	return profile.Bind(&mcp.Tool{
 		Name:        "delete_items",
@@ -49,10 +49,8 @@ func DeleteItems() profile.Tool {
 				err = files.Delete(p, true)
 			}
 			switch {
-			case err == nil && r.Error == "":
+			case err == nil && r.Error == "", fault.KindOf(err) == fault.NotFound:
 				r.Success = true
-			case fault.KindOf(err) == fault.NotFound:
-				r.Success, r.Note = true, "Path not found, nothing to delete"
 			case err != nil:
 				r.Error = failure(err, "", "Failed to delete: ")
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/profile"
 )
 
@@ -106,14 +107,17 @@ func SearchFiles() profile.Tool {
 				return p
 			}
 			return path.Clean(path.Join(slash(rel), filepath.ToSlash(r)))
-		}, c.Limits.MaxResults))
+		}, func(abs string) bool { return endsWithNewline(c, abs) }, c.Limits.MaxResults))
 	})
 }
 
 // matches turns a content search's lines into the original's results:
 // one per match (every match of the line with the g flag, else the
-// first), with the lines around it.
-func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(string) string, max int) []searchResult {
+// first), with the lines around it. Those are JavaScript's
+// split("\n") of the file, so a file ending in a newline has one more,
+// empty, "line" after its last: finalNL says whether a file does (asked
+// only for a match near the end).
+func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(string) string, finalNL func(string) bool, max int) []searchResult {
 	out := []searchResult{}
 	for start := 0; start < len(entries); {
 		end := start
@@ -123,6 +127,7 @@ func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(
 			end++
 		}
 		file := name(entries[start].Path)
+		tail := 0 // 1: the file ends in a newline, 2: it does not, 0: not asked yet
 		for _, e := range entries[start:end] {
 			if e.Context {
 				continue
@@ -139,6 +144,18 @@ func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(
 				for l := e.Line - contextLines; l <= e.Line+contextLines; l++ {
 					if text, ok := lines[l]; ok {
 						ctx = append(ctx, text)
+					} else if l > e.Line {
+						// l-1 is the file's last line.
+						if tail == 0 {
+							tail = 2
+							if finalNL(entries[start].Path) {
+								tail = 1
+							}
+						}
+						if tail == 1 {
+							ctx = append(ctx, "")
+						}
+						break
 					}
 				}
 				out = append(out, searchResult{File: file, Line: e.Line, Match: m, Context: ctx})
@@ -147,4 +164,17 @@ func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(
 		start = end
 	}
 	return out
+}
+
+// endsWithNewline reports whether the file at abs (a search hit, so not
+// empty, inside the roots) ends in a newline: its last "\n"-piece is then
+// empty, which Tail finds in the file's last block (a last line longer
+// than that is refused: no newline at the end).
+func endsWithNewline(c *profile.Call, abs string) bool {
+	p, err := c.Resolve(abs)
+	if err != nil {
+		return false
+	}
+	last, err := files.Tail(p, 1, 1)
+	return err == nil && last == ""
 }

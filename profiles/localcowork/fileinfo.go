@@ -1,7 +1,9 @@
 package localcowork
 
 import (
+	"context"
 	"encoding/json"
+	"math"
 	"path"
 	"regexp"
 	"strings"
@@ -9,7 +11,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 // fileInfo is the original's FileInfo: a listing's and a search's entry.
@@ -42,9 +47,56 @@ func infoOf(entries []files.Entry) []fileInfo {
 	return out
 }
 
-// isoTime is JavaScript's Date.toISOString: UTC, milliseconds.
+// isoTime is JavaScript's Date.toISOString of a Node stat time: UTC, in
+// milliseconds as Node counts them: sec*1e3 + nsec/1e6 in float64, then
+// Math.round (ties up). So …10.122999999 is .123 and …10.122499999 is .123
+// too (the float sum is …122.5), where truncating gave .122.
 func isoTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+	ms := float64(t.Unix())*1e3 + float64(t.Nanosecond())/1e6
+	return time.UnixMilli(int64(math.Floor(ms + 0.5))).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// findLive is files.Find without the dangling symlinks the original
+// skips (its fs.stat of each entry failed), which do not count toward Max
+// there either: a walk stopped at Max that dropped some is run again
+// asking for twice as many, up to maxGrowth times Max (the memory bound).
+func findLive(ctx context.Context, c *profile.Call, dir *sandbox.Path, opt files.FindOptions) ([]files.Entry, error) {
+	want := opt.Max
+	for {
+		entries, truncated, err := files.Find(ctx, dir, opt)
+		if err != nil {
+			return nil, err
+		}
+		kept := live(c, entries)
+		if want <= 0 || len(kept) >= want || !truncated || opt.Max >= maxGrowth*want {
+			if want > 0 && len(kept) > want {
+				kept = kept[:want]
+			}
+			return kept, nil
+		}
+		opt.Max *= 2
+	}
+}
+
+// maxGrowth bounds how far findLive widens a walk past dangling links.
+const maxGrowth = 8
+
+// live drops the dangling symlinks of a listing. A link whose target is
+// outside the roots is kept (as a symlink): whether that target exists is
+// not looked at.
+func live(c *profile.Call, entries []files.Entry) []files.Entry {
+	out := entries[:0]
+	for _, e := range entries {
+		if e.Type == files.TypeSymlink {
+			if p, err := c.Resolve(e.Abs); err == nil {
+				if _, err := files.Stat(p); fault.KindOf(err) == fault.NotFound {
+					continue
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // result is the original's answer: the data's JSON (JSON.stringify,

@@ -2,6 +2,7 @@ package localcowork
 
 import (
 	"testing"
+	"time"
 
 	"github.com/fsmcp/fsmcp/internal/profiletest"
 	"github.com/fsmcp/fsmcp/profile"
@@ -80,5 +81,24 @@ func TestEncodings(t *testing.T) {
 	}
 	if got, _ := decodeText([]byte("ok"), "UTF-8"); got != "ok" {
 		t.Errorf("utf-8: %q", got)
+	}
+}
+
+// Recorded from the original (Node 20 fs.stat → toISOString) for files
+// whose mtime was set with touch -d to these nanoseconds.
+func TestModifiedIsNodesMillisecond(t *testing.T) {
+	for ns, want := range map[int]string{
+		122000001: "2026-01-02T03:04:10.122Z",
+		122400000: "2026-01-02T03:04:10.122Z",
+		122499999: "2026-01-02T03:04:10.123Z",
+		122500000: "2026-01-02T03:04:10.123Z",
+		122999999: "2026-01-02T03:04:10.123Z",
+		123000000: "2026-01-02T03:04:10.123Z",
+		999500000: "2026-01-02T03:04:11.000Z",
+		1:         "2026-01-02T03:04:10.000Z",
+	} {
+		if got := isoTime(time.Date(2026, 1, 2, 3, 4, 10, ns, time.UTC)); got != want {
+			t.Errorf("mtime .%09d: %s, want %s", ns, got, want)
+		}
 	}
 }

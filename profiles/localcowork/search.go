@@ -14,8 +14,8 @@ import (
 type searchIn struct {
 	Path       string `json:"path" jsonschema:"Root directory to search"`
 	Pattern    string `json:"pattern" jsonschema:"Search pattern (glob or regex)"`
-	Type       string `json:"type,omitempty" jsonschema:"Filter by file type: file, dir or symlink"`
-	MaxResults *int   `json:"max_results,omitempty" jsonschema:"Maximum results to return (default 100)"`
+	Type       string `json:"type,omitempty" jsonschema:"Filter by file type"`
+	MaxResults *int   `json:"max_results,omitempty" jsonschema:"Maximum results to return"`
 }
 
 // defaultMaxResults is the original's max_results default.
@@ -44,7 +44,7 @@ func searchFiles() profile.Tool {
 				return nil, err
 			}
 			re := searchRegex(in.Pattern)
-			entries, _, err := files.Find(ctx, p, files.FindOptions{Max: max, Match: func(name string, t files.Type) bool {
+			entries, err := findLive(ctx, c, p, files.FindOptions{Max: max, Match: func(name string, t files.Type) bool {
 				return (in.Type == "" || infoType(t) == in.Type) && re.MatchString(name)
 			}})
 			if err != nil {

@@ -18,6 +18,13 @@ import (
 // Name is the profile's --profile name.
 const Name = "localcowork"
 
+// The original's serverInfo (filesystem/src/index.ts), which the host logs
+// and may key its server table by.
+const (
+	serverName    = "filesystem"
+	serverVersion = "1.0.0"
+)
+
 // flags are a tool's confirmation and undo flags, from the original's
 // registry (docs/mcp-tool-registry.yaml).
 type flags struct{ confirm, undo bool }
@@ -37,15 +44,22 @@ var registry = map[string]flags{
 // Table is the localcowork profile.
 func Table() *profile.Table {
 	tools := []profile.Tool{listDir(), readFile(), writeFile(), moveFile(), copyFile(), deleteFile(), searchFiles(), getMetadata(), watchFolder()}
+	for i := range tools {
+		tools[i] = advertised(tools[i])
+	}
 	return &profile.Table{
-		Name:        Name,
-		Tools:       tools,
-		Errors:      argError,
-		Wire:        profile.Plain,
-		ExtraArgs:   profile.IgnoreExtra, // zod's z.object() strips unknown keys
-		UnknownTool: unknownTool,
+		Name:          Name,
+		Tools:         tools,
+		Errors:        argError,
+		Wire:          profile.Plain,
+		ExtraArgs:     profile.IgnoreExtra, // zod's z.object() strips unknown keys
+		UnknownTool:   unknownTool,
+		UnknownMethod: func(method string) string { return "Unknown method: " + method },
 		Initialize: func(res mcp.Result) mcp.Result {
-			return profile.Reshape(res, func(m map[string]any) { m["tools"] = manifest(tools) })
+			res = profile.Reshape(res, func(m map[string]any) { m["tools"] = manifest(tools) })
+			return profile.ReshapeServerInfo(res, func(info map[string]any) {
+				info["name"], info["version"] = serverName, serverVersion
+			})
 		},
 		Answers: map[string]func(mcp.Result) mcp.Result{
 			"tools/list": withFlags,

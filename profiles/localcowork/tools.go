@@ -33,7 +33,7 @@ func listDir() profile.Tool {
 				re := nameGlob(in.Filter, true)
 				opt.Match = func(name string, _ files.Type) bool { return re.MatchString(name) }
 			}
-			entries, _, err := files.Find(ctx, p, opt)
+			entries, err := findLive(ctx, c, p, opt)
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
 			}

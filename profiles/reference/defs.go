@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/profile"
 )
 
 // tools.json is the official server's tools/list answer (2026.8.31, its
@@ -46,4 +48,48 @@ func official(name string) *mcp.Tool {
 	}
 	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
+}
+
+// annotationKeys are the annotation keys each official tool sends. The
+// go-sdk writes idempotentHint (a plain bool) on every tool, false where
+// the official server leaves it out (its ten read-only tools).
+var annotationKeys = func() map[string]map[string]bool {
+	var list []struct {
+		Name        string         `json:"name"`
+		Annotations map[string]any `json:"annotations"`
+	}
+	if err := json.Unmarshal(toolsJSON, &list); err != nil {
+		panic(fmt.Sprintf("reference: tools.json: %v", err))
+	}
+	m := make(map[string]map[string]bool, len(list))
+	for _, t := range list {
+		keys := map[string]bool{}
+		for k := range t.Annotations {
+			keys[k] = true
+		}
+		m[t.Name] = keys
+	}
+	return m
+}()
+
+// officialAnnotations reshapes a tools/list answer so that each official
+// tool's annotations carry only the keys the official server sends.
+func officialAnnotations(res mcp.Result) mcp.Result {
+	return profile.Reshape(res, func(m map[string]any) {
+		tools, _ := m["tools"].([]any)
+		for _, t := range tools {
+			tool, _ := t.(map[string]any)
+			name, _ := tool["name"].(string)
+			ann, _ := tool["annotations"].(map[string]any)
+			keys, ok := annotationKeys[name]
+			if !ok || ann == nil {
+				continue
+			}
+			for k := range ann {
+				if !keys[k] {
+					delete(ann, k)
+				}
+			}
+		}
+	})
 }

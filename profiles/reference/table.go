@@ -46,6 +46,7 @@ func Table() *profile.Table {
 		// objects strip them); args.go never looks at them.
 		UnknownTool: func(name string) error { return fmt.Errorf("MCP error -32602: Tool %s not found", name) },
 		Initialize:  serverInfo,
+		Answers:     map[string]func(mcp.Result) mcp.Result{"tools/list": officialAnnotations},
 	}
 }
 
