@@ -302,7 +302,10 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 	var count, last uint32
 	var countAt int
 	var vb [binary.MaxVarintLen64]byte
-	for {
+	for n := 0; ; n++ {
+		if n%(1<<16) == 0 {
+			b.yield() // the merge, too, waits while searches run
+		}
 		p, ok := src.next()
 		if !ok {
 			break
