@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -352,7 +353,8 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 			remove(f.Name())
 		}
 	}()
-	w := bufio.NewWriterSize(f, 1<<16)
+	sum := crc32.New(castagnoli)
+	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<16)
 	var nnames uint64
 	for _, n := range names {
 		nnames += uint64(len(n))
@@ -394,6 +396,14 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 		return err
 	}
 	if err := w.Flush(); err != nil {
+		return err
+	}
+	// The checksum trails the file; the file reaches the disk before its
+	// name does, so a crash leaves the old index or the new, whole.
+	if _, err := f.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32())); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
 		return err
 	}
 	if err := f.Close(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"sort"
 	"strings"
@@ -20,6 +21,10 @@ import (
 //	trigrams one trigRecSize record per trigram, ascending:
 //	         trigram u32, content count u32, postings offset u64
 //	postings per trigram, its content ids ascending as uvarint deltas
+//	trailer  CRC-32C of all the above, u32
+//
+// A file whose checksum or sizes do not hold is not used (the root is
+// indexed again), so a torn or damaged index cannot hide a match.
 //
 // Postings name contents, not files: hard links to one inode (a tree
 // copied with cp -al, a pnpm store) are read and indexed once. A file
@@ -36,6 +41,8 @@ const (
 	maxTrigram   = 1 << 24
 	maxNameBytes = 1 << 31
 )
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // meta is what a file's content is trusted by: any change to it (a write,
 // a rename over it, a truncation) changes one of these.
@@ -77,9 +84,14 @@ func openIndex(path, root string) (*Index, error) {
 var errFormat = errors.New("not an index of this root in this format")
 
 func parseIndex(data []byte, root string) (*Index, error) {
-	if len(data) < headerFixed || string(data[:len(magic)]) != magic {
+	if len(data) < headerFixed+4 || string(data[:len(magic)]) != magic {
 		return nil, errFormat
 	}
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
+		return nil, errFormat
+	}
+	data = body
 	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[len(magic)+8*i:]) }
 	nfiles, ncontent, ntrig, nnames, npost, nroot := u(0), u(1), u(2), u(3), u(4), u(5)
 	off := uint64(headerFixed)
