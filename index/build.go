@@ -2,7 +2,6 @@ package index
 
 import (
 	"bufio"
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -285,9 +284,9 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 			return err
 		}
 		defer f.Close()
-		src.add(&runReader{r: bufio.NewReaderSize(f, 1<<16)})
+		src.add(&runReader{r: f})
 	}
-	src.add(&runReader{mem: b.pairs})
+	src.add(&runReader{block: b.pairs})
 
 	// Postings go to a temporary file first: the trigram table, which
 	// precedes them, is known only at the end.
@@ -412,72 +411,102 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 	return os.Rename(f.Name(), out)
 }
 
-// pair is one merged (trigram, file) pair, or a read error.
+// pair is one merged (trigram, content) pair, or a read error.
 type pair struct {
 	v   uint64
 	err error
 }
 
-// runReader reads one sorted run, from a file or from memory.
+// runReader reads one sorted run, from a file (a block of pairs at a
+// time) or from memory.
 type runReader struct {
-	r    *bufio.Reader
-	mem  []uint64
-	head pair
+	r     io.Reader
+	block []uint64 // pairs read and not yet taken
+	buf   []uint64 // block's storage for a file
+	raw   []byte
+	head  pair
 }
 
 func (r *runReader) advance() bool {
-	if r.r == nil {
-		if len(r.mem) == 0 {
+	if len(r.block) == 0 {
+		if r.r == nil {
 			return false
 		}
-		r.head, r.mem = pair{v: r.mem[0]}, r.mem[1:]
-		return true
-	}
-	var x [8]byte
-	if _, err := io.ReadFull(r.r, x[:]); err != nil {
-		if err == io.EOF {
-			return false
+		if r.raw == nil {
+			r.raw = make([]byte, 1<<16)
 		}
-		r.head = pair{err: err}
-		return true
+		n, err := io.ReadFull(r.r, r.raw)
+		if n%8 != 0 {
+			r.head = pair{err: fmt.Errorf("a run file ends inside a pair")}
+			return true
+		}
+		if n == 0 {
+			if err == io.EOF {
+				return false
+			}
+			r.head = pair{err: err}
+			return true
+		}
+		if r.buf == nil {
+			r.buf = make([]uint64, len(r.raw)/8)
+		}
+		r.block = r.buf[:n/8]
+		for i := range r.block {
+			r.block[i] = binary.LittleEndian.Uint64(r.raw[8*i:])
+		}
 	}
-	r.head = pair{v: binary.LittleEndian.Uint64(x[:])}
+	r.head, r.block = pair{v: r.block[0]}, r.block[1:]
 	return true
 }
 
-// merger merges sorted runs.
+// merger merges sorted runs: a binary heap on the runs' heads.
 type merger []*runReader
 
-func (m merger) Len() int           { return len(m) }
-func (m merger) Less(i, j int) bool { return m[i].head.v < m[j].head.v }
-func (m merger) Swap(i, j int)      { m[i], m[j] = m[j], m[i] }
-func (m *merger) Push(x any)        { *m = append(*m, x.(*runReader)) }
-func (m *merger) Pop() any {
-	old := *m
-	x := old[len(old)-1]
-	*m = old[:len(old)-1]
-	return x
-}
-
 func (m *merger) add(r *runReader) {
-	if r.advance() {
-		heap.Push(m, r)
+	if !r.advance() {
+		return
+	}
+	*m = append(*m, r)
+	h := *m
+	for j := len(h) - 1; j > 0; { // sift up
+		i := (j - 1) / 2
+		if h[i].head.v <= h[j].head.v {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
 	}
 }
 
 func (m *merger) next() (pair, bool) {
-	if m.Len() == 0 {
+	h := *m
+	if len(h) == 0 {
 		return pair{}, false
 	}
-	r := (*m)[0]
+	r := h[0]
 	p := r.head
 	if p.err != nil {
 		return p, true
 	}
-	if r.advance() {
-		heap.Fix(m, 0)
-	} else {
-		heap.Pop(m)
+	if !r.advance() {
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		*m = h
+	}
+	for i := 0; ; { // sift down
+		l := 2*i + 1
+		if l >= len(h) {
+			break
+		}
+		c := l
+		if r := l + 1; r < len(h) && h[r].head.v < h[l].head.v {
+			c = r
+		}
+		if h[i].head.v <= h[c].head.v {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
 	}
 	return p, true
 }
