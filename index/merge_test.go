@@ -57,3 +57,29 @@ func TestMergeRuns(t *testing.T) {
 		t.Fatalf("merged %d pairs, want %d (sorted equal: false)", len(got), len(all))
 	}
 }
+
+// TestRadixSortSorts: radixSort agrees with slices.Sort, with repeated
+// digits, an empty and a one-element input.
+func TestRadixSortSorts(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var tmp []uint64
+	for _, n := range []int{0, 1, 2, 1000, 100000} {
+		a := make([]uint64, n)
+		for i := range a {
+			switch i % 3 {
+			case 0:
+				a[i] = r.Uint64() >> 8
+			case 1:
+				a[i] = uint64(r.IntN(4))<<32 | uint64(r.IntN(3))
+			default:
+				a[i] = uint64(r.Uint32())
+			}
+		}
+		want := slices.Clone(a)
+		slices.Sort(want)
+		tmp = radixSort(a, tmp)
+		if !slices.Equal(a, want) {
+			t.Fatalf("n=%d: not sorted", n)
+		}
+	}
+}
