@@ -2,15 +2,14 @@ package index
 
 import (
 	"bufio"
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -21,9 +20,9 @@ const (
 	// candidates); their trigrams would fill a run for one file.
 	maxIndexedSize = 16 << 20
 	// runPairs bounds the build's memory: (trigram, file) pairs are
-	// collected up to this many (8 bytes each, 16 MiB), sorted and
+	// collected up to this many (8 bytes each, 8 MiB), sorted and
 	// spilled to a run file, and the runs are merged at the end.
-	runPairs = 2 << 20
+	runPairs = 1 << 20
 )
 
 // buildStats describes one build.
@@ -46,7 +45,8 @@ type builder struct {
 	settle time.Duration
 
 	mu    sync.Mutex
-	pairs []uint64 // trigram<<32 | file id
+	pairs []uint64 // trigram<<32 | content id
+	tmp   []uint64 // radixSort's scratch
 	runs  []string
 }
 
@@ -244,9 +244,49 @@ func (b *builder) add(tris []uint32, id uint32) error {
 	return nil
 }
 
+// radixSort sorts a in place, 16 bits a pass from the lowest (a pair's
+// 56 significant bits take four), with tmp as scratch; it returns tmp,
+// grown if needed, for the next call. The pairs are sorted once per run,
+// and a comparison sort of them was half of a build's time.
+func radixSort(a, tmp []uint64) []uint64 {
+	if len(a) < 2 {
+		return tmp
+	}
+	if cap(tmp) < len(a) {
+		tmp = make([]uint64, len(a), cap(a))
+	}
+	tmp = tmp[:len(a)]
+	src, dst := a, tmp
+	var count [1 << 16]int
+	for shift := uint(0); shift < 64; shift += 16 {
+		clear(count[:])
+		for _, v := range src {
+			count[(v>>shift)&0xffff]++
+		}
+		if count[(src[0]>>shift)&0xffff] == len(src) {
+			continue // one digit throughout: nothing to move
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, v := range src {
+			d := (v >> shift) & 0xffff
+			dst[count[d]] = v
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &a[0] {
+		copy(a, src)
+	}
+	return tmp
+}
+
 // spill sorts the pairs in memory and writes them to a run file.
 func (b *builder) spill() error {
-	slices.Sort(b.pairs)
+	b.tmp = radixSort(b.pairs, b.tmp)
 	f, err := os.CreateTemp(b.dir, "run-*.tmp")
 	if err != nil {
 		return err
@@ -276,7 +316,8 @@ func (b *builder) cleanRuns() {
 // write merges the runs and the pairs in memory into the index file out,
 // written beside it under a temporary name and renamed into place.
 func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uint32, ncontent int, out string) (err error) {
-	slices.Sort(b.pairs)
+	b.tmp = radixSort(b.pairs, b.tmp)
+	b.tmp = nil
 	src := &merger{}
 	for _, r := range b.runs {
 		f, err := os.Open(r)
@@ -284,9 +325,9 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 			return err
 		}
 		defer f.Close()
-		src.add(&runReader{r: bufio.NewReaderSize(f, 1<<16)})
+		src.add(&runReader{r: f})
 	}
-	src.add(&runReader{mem: b.pairs})
+	src.add(&runReader{block: b.pairs})
 
 	// Postings go to a temporary file first: the trigram table, which
 	// precedes them, is known only at the end.
@@ -302,7 +343,10 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 	var count, last uint32
 	var countAt int
 	var vb [binary.MaxVarintLen64]byte
-	for {
+	for n := 0; ; n++ {
+		if n%(1<<16) == 0 {
+			b.yield() // the merge, too, waits while searches run
+		}
 		p, ok := src.next()
 		if !ok {
 			break
@@ -349,7 +393,8 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 			remove(f.Name())
 		}
 	}()
-	w := bufio.NewWriterSize(f, 1<<16)
+	sum := crc32.New(castagnoli)
+	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<16)
 	var nnames uint64
 	for _, n := range names {
 		nnames += uint64(len(n))
@@ -393,78 +438,116 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	// The checksum trails the file; the file reaches the disk before its
+	// name does, so a crash leaves the old index or the new, whole.
+	if _, err := f.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32())); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}
 	return os.Rename(f.Name(), out)
 }
 
-// pair is one merged (trigram, file) pair, or a read error.
+// pair is one merged (trigram, content) pair, or a read error.
 type pair struct {
 	v   uint64
 	err error
 }
 
-// runReader reads one sorted run, from a file or from memory.
+// runReader reads one sorted run, from a file (a block of pairs at a
+// time) or from memory.
 type runReader struct {
-	r    *bufio.Reader
-	mem  []uint64
-	head pair
+	r     io.Reader
+	block []uint64 // pairs read and not yet taken
+	buf   []uint64 // block's storage for a file
+	raw   []byte
+	head  pair
 }
 
 func (r *runReader) advance() bool {
-	if r.r == nil {
-		if len(r.mem) == 0 {
+	if len(r.block) == 0 {
+		if r.r == nil {
 			return false
 		}
-		r.head, r.mem = pair{v: r.mem[0]}, r.mem[1:]
-		return true
-	}
-	var x [8]byte
-	if _, err := io.ReadFull(r.r, x[:]); err != nil {
-		if err == io.EOF {
-			return false
+		if r.raw == nil {
+			r.raw = make([]byte, 1<<16)
 		}
-		r.head = pair{err: err}
-		return true
+		n, err := io.ReadFull(r.r, r.raw)
+		if n%8 != 0 {
+			r.head = pair{err: fmt.Errorf("a run file ends inside a pair")}
+			return true
+		}
+		if n == 0 {
+			if err == io.EOF {
+				return false
+			}
+			r.head = pair{err: err}
+			return true
+		}
+		if r.buf == nil {
+			r.buf = make([]uint64, len(r.raw)/8)
+		}
+		r.block = r.buf[:n/8]
+		for i := range r.block {
+			r.block[i] = binary.LittleEndian.Uint64(r.raw[8*i:])
+		}
 	}
-	r.head = pair{v: binary.LittleEndian.Uint64(x[:])}
+	r.head, r.block = pair{v: r.block[0]}, r.block[1:]
 	return true
 }
 
-// merger merges sorted runs.
+// merger merges sorted runs: a binary heap on the runs' heads.
 type merger []*runReader
 
-func (m merger) Len() int           { return len(m) }
-func (m merger) Less(i, j int) bool { return m[i].head.v < m[j].head.v }
-func (m merger) Swap(i, j int)      { m[i], m[j] = m[j], m[i] }
-func (m *merger) Push(x any)        { *m = append(*m, x.(*runReader)) }
-func (m *merger) Pop() any {
-	old := *m
-	x := old[len(old)-1]
-	*m = old[:len(old)-1]
-	return x
-}
-
 func (m *merger) add(r *runReader) {
-	if r.advance() {
-		heap.Push(m, r)
+	if !r.advance() {
+		return
+	}
+	*m = append(*m, r)
+	h := *m
+	for j := len(h) - 1; j > 0; { // sift up
+		i := (j - 1) / 2
+		if h[i].head.v <= h[j].head.v {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
 	}
 }
 
 func (m *merger) next() (pair, bool) {
-	if m.Len() == 0 {
+	h := *m
+	if len(h) == 0 {
 		return pair{}, false
 	}
-	r := (*m)[0]
+	r := h[0]
 	p := r.head
 	if p.err != nil {
 		return p, true
 	}
-	if r.advance() {
-		heap.Fix(m, 0)
-	} else {
-		heap.Pop(m)
+	if !r.advance() {
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		*m = h
+	}
+	for i := 0; ; { // sift down
+		l := 2*i + 1
+		if l >= len(h) {
+			break
+		}
+		c := l
+		if r := l + 1; r < len(h) && h[r].head.v < h[l].head.v {
+			c = r
+		}
+		if h[i].head.v <= h[c].head.v {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
 	}
 	return p, true
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -20,6 +22,10 @@ import (
 //	trigrams one trigRecSize record per trigram, ascending:
 //	         trigram u32, content count u32, postings offset u64
 //	postings per trigram, its content ids ascending as uvarint deltas
+//	trailer  CRC-32C of all the above, u32
+//
+// A file whose checksum or sizes do not hold is not used (the root is
+// indexed again), so a torn or damaged index cannot hide a match.
 //
 // Postings name contents, not files: hard links to one inode (a tree
 // copied with cp -al, a pnpm store) are read and indexed once. A file
@@ -36,6 +42,8 @@ const (
 	maxTrigram   = 1 << 24
 	maxNameBytes = 1 << 31
 )
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // meta is what a file's content is trusted by: any change to it (a write,
 // a rename over it, a truncation) changes one of these.
@@ -61,6 +69,9 @@ type Index struct {
 // openIndex maps the index file at path, built for root; an index of
 // another format or root is an error.
 func openIndex(path, root string) (*Index, error) {
+	if err := checkSum(path); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	data, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, err
@@ -76,10 +87,41 @@ func openIndex(path, root string) (*Index, error) {
 
 var errFormat = errors.New("not an index of this root in this format")
 
+// checkSum checks the file's trailing CRC-32C, reading it rather than
+// its mapping, so the pages it reads through are the page cache's and
+// not the server's resident memory.
+func checkSum(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() < int64(headerFixed+4) {
+		return errFormat
+	}
+	sum := crc32.New(castagnoli)
+	if _, err := io.Copy(sum, io.LimitReader(f, fi.Size()-4)); err != nil {
+		return err
+	}
+	var want [4]byte
+	if _, err := io.ReadFull(f, want[:]); err != nil {
+		return err
+	}
+	if sum.Sum32() != binary.LittleEndian.Uint32(want[:]) {
+		return errFormat
+	}
+	return nil
+}
+
 func parseIndex(data []byte, root string) (*Index, error) {
-	if len(data) < headerFixed || string(data[:len(magic)]) != magic {
+	if len(data) < headerFixed+4 || string(data[:len(magic)]) != magic {
 		return nil, errFormat
 	}
+	data = data[:len(data)-4] // the checksum, checked by checkSum
 	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[len(magic)+8*i:]) }
 	nfiles, ncontent, ntrig, nnames, npost, nroot := u(0), u(1), u(2), u(3), u(4), u(5)
 	off := uint64(headerFixed)

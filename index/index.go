@@ -206,7 +206,7 @@ func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
 	if err == nil {
 		s.swap(r, cached)
 	}
-	files, err := listFileInfo(ctx, s.native, r.root)
+	files, err := listFileInfo(ctx, s.native, r.root, s.waitIdle)
 	if err != nil {
 		return err
 	}
@@ -290,13 +290,17 @@ type fileInfo struct {
 
 // listFileInfo lists root's files as a search walks them (ignore rules
 // honoured, .git skipped, symlinks not followed), sorted by relative
-// path.
-func listFileInfo(ctx context.Context, native backend.Searcher, root string) ([]fileInfo, error) {
+// path. yield is called every few hundred files: it holds the listing
+// (the walk's workers block on the callback's lock) while searches run.
+func listFileInfo(ctx context.Context, native backend.Searcher, root string, yield func()) ([]fileInfo, error) {
 	var out []fileInfo
 	prefix := strings.TrimSuffix(root, "/") + "/"
 	err := native.Glob(ctx, backend.GlobQuery{Pattern: "**", Paths: []string{root}, Roots: []string{root}}, func(f backend.File) error {
 		if rel, ok := strings.CutPrefix(f.Path, prefix); ok {
 			out = append(out, fileInfo{rel: rel, size: f.Size, mtime: f.ModTime.UnixNano()})
+		}
+		if len(out)%256 == 0 {
+			yield()
 		}
 		return nil
 	})

@@ -393,3 +393,89 @@ func TestHardLinksIndexedOnce(t *testing.T) {
 	f.Close()
 	compare(t, root, []backend.Searcher{s}, []backend.Searcher{native})
 }
+
+// TestDamagedIndexNotUsed: an index file with one byte changed, or cut
+// short, is refused at load and the root is indexed again, so a torn
+// write or a damaged disk cannot hide a match.
+func TestDamagedIndexNotUsed(t *testing.T) {
+	root := gitRoot(t)
+	writeTree(t, root, fixtureFiles)
+	settled()
+	cache := t.TempDir()
+	opts := Options{Mode: "on", Roots: []string{root}, CacheDir: cache, Settle: testSettle, MaxShare: 1}
+	s1, err := New(fallback.New(), fallback.New(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1.Start(context.Background())
+	s1.Wait()
+	s1.Close()
+	file := cacheFile(s1.roots[0].dir)
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, damaged := range [][]byte{
+		append(append([]byte{}, good[:len(good)/2]...), append([]byte{good[len(good)/2] ^ 1}, good[len(good)/2+1:]...)...),
+		good[:len(good)-1],
+	} {
+		if err := os.WriteFile(file, damaged, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := openIndex(file, root); err == nil {
+			t.Fatal("a damaged index opened")
+		}
+		s2, err := New(fallback.New(), fallback.New(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s2.Start(context.Background())
+		s2.Wait()
+		if !s2.Ready() {
+			t.Fatal("not indexed again after a damaged index")
+		}
+		q := backend.GrepQuery{Pattern: "PM_RESUME", Paths: []string{root}, Mode: backend.Count}
+		if got, want := result(t, s2, q), result(t, fallback.New(), q); got != want {
+			t.Fatalf("after a damaged index: %s, want %s", got, want)
+		}
+		s2.Close()
+	}
+}
+
+// TestChangedTreeRebuiltAtRestart: a restart over a tree in which more
+// than 1% of the files changed builds the index again (the old one
+// narrowing meanwhile), and the new one holds the new files.
+func TestChangedTreeRebuiltAtRestart(t *testing.T) {
+	root := gitRoot(t)
+	writeTree(t, root, fixtureFiles)
+	settled()
+	opts := Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1}
+	s1, err := New(fallback.New(), fallback.New(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1.Start(context.Background())
+	s1.Wait()
+	s1.Close()
+	writeTree(t, root, map[string]string{"added/one.txt": "PM_RESUME added\n", "added/two.txt": "two\n"})
+	settled()
+	s2, err := New(fallback.New(), fallback.New(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Start(context.Background())
+	s2.Wait()
+	defer s2.Close()
+	ix := s2.roots[0].ix.Load()
+	id, ok := ix.lookup("added/one.txt")
+	if !ok {
+		t.Fatal("the rebuilt index does not list a file added before the restart")
+	}
+	if _, indexed := ix.fileMeta(id); !indexed {
+		t.Fatal("the added file is listed but not indexed")
+	}
+	q := backend.GrepQuery{Pattern: "PM_RESUME", Paths: []string{root}, Mode: backend.Count}
+	if got, want := result(t, s2, q), result(t, fallback.New(), q); got != want {
+		t.Fatalf("after the rebuild: %s, want %s", got, want)
+	}
+}

@@ -138,3 +138,41 @@ func TestFreshnessRace(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchesWhileBuilding: searches that run while the index is being
+// built (before it is ready, and as it is put in use) answer as the
+// unindexed native scanner does.
+func TestSearchesWhileBuilding(t *testing.T) {
+	root := gitRoot(t)
+	files := map[string]string{}
+	for i := range 600 {
+		body := "plain text line\n"
+		if i%37 == 0 {
+			body += "BUILD_TOKEN here\n"
+		}
+		files[fmt.Sprintf("d%02d/f%04d.txt", i%20, i)] = body
+	}
+	writeTree(t, root, files)
+	settled()
+	native := fallback.New()
+	s, err := New(native, native, Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	q := backend.GrepQuery{Pattern: "BUILD_TOKEN", Paths: []string{root}, Mode: backend.Count}
+	want := result(t, native, q)
+	s.Start(context.Background())
+	for i := 0; i < 200 && !s.Ready(); i++ {
+		if got := result(t, s, q); got != want {
+			t.Fatalf("search %d during the build: %s, want %s", i, got, want)
+		}
+	}
+	s.Wait()
+	if !s.Ready() || !s.Narrows(q) {
+		t.Fatal("the index was not put in use")
+	}
+	if got := result(t, s, q); got != want {
+		t.Fatalf("after the build: %s, want %s", got, want)
+	}
+}

@@ -14,7 +14,7 @@ import (
 )
 
 // readyLog is a server's stderr that closes ready at the index's
-// "index: ready" line.
+// "index: ready" line, or at "index: off for this root" (auto, debug).
 type readyLog struct {
 	testLog
 	once  sync.Once
@@ -22,7 +22,7 @@ type readyLog struct {
 }
 
 func (l *readyLog) Write(p []byte) (int, error) {
-	if strings.Contains(string(p), "index: ready") {
+	if strings.Contains(string(p), "index: ready") || strings.Contains(string(p), "index: off for this root") {
 		l.once.Do(func() { close(l.ready) })
 	}
 	return l.testLog.Write(p)
@@ -108,5 +108,22 @@ func TestIndexCacheInsideRootRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".cache")); !os.IsNotExist(err) {
 		t.Fatalf("the refused cache directory exists: %v", err)
+	}
+}
+
+// TestIndexAutoLeavesSmallRootsAlone: the default, --index auto, decides
+// a small DIR is not worth an index and writes nothing to the cache.
+func TestIndexAutoLeavesSmallRootsAlone(t *testing.T) {
+	m := modes(t)[0]
+	cache := t.TempDir()
+	cs, decided := connectIndexed(t, m, []string{"XDG_CACHE_HOME=" + cache}, "--read-only", "--log-level", "debug", goSrc(t))
+	select {
+	case <-decided:
+	case <-time.After(2 * time.Minute): // only bounds a hang
+		t.Fatal("auto never decided")
+	}
+	mustCall(t, cs, "fs_grep", map[string]any{"pattern": "MustCompile", "path": goSrc(t)})
+	if left, _ := os.ReadDir(cache); len(left) != 0 {
+		t.Fatalf("auto wrote %v for a small root", left)
 	}
 }
