@@ -33,7 +33,7 @@ var servingURL = regexp.MustCompile(`url=(http://\S+/mcp)`)
 // startHTTP starts bin over HTTP on a free loopback port, without a token
 // (the bench is its only client), serving root.
 func startHTTP(bin, root string, args ...string) (*httpServer, error) {
-	args = append([]string{"--transport", "http", "--listen", "127.0.0.1:0", "--no-auth"}, append(args, root)...)
+	args = append([]string{"--transport", "http", "--listen", "127.0.0.1:0", "--no-auth", "--index", "off"}, append(args, root)...)
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
