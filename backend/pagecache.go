@@ -42,7 +42,7 @@ const (
 	DefaultPagesTTL = 30 * time.Second
 	// DefaultPagesBudget bounds the bytes of cached results server-wide;
 	// one result may take at most half of it.
-	DefaultPagesBudget = 64 << 20
+	DefaultPagesBudget = 32 << 20
 	pageOverhead       = 96 // bytes counted per file or glob match besides its path
 	lineOverhead       = 24 // and per line besides its text
 )
