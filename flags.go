@@ -14,6 +14,7 @@ import (
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles"
+	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
 )
 
@@ -108,8 +109,8 @@ const (
 	defaultMaxOutput   = 40000
 	defaultTimeout     = 30 * time.Second
 	defaultMaxResults  = 1000
-	defaultMaxSessions = 64
-	defaultSessionIdle = 30 * time.Minute
+	defaultMaxSessions = server.DefaultMaxSessions
+	defaultSessionIdle = server.DefaultSessionIdle
 )
 
 // parseArgs reads flags and DIRs in any order, then fills what is unset

@@ -159,3 +159,26 @@ func TestEmptyDirArgumentIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// The load flags (issue 25, issue 18 item 11): each from its flag, else its
+// environment variable, else its default; a bad value is a usage error
+// naming the setting.
+func TestLoadFlags(t *testing.T) {
+	env := map[string]string{"FSMCP_SEARCH_WAIT": "10s", "FSMCP_MAX_SESSIONS": "9"}
+	o, err := parseArgs([]string{"--max-searches", "3", "--session-idle", "2m", "--max-sessions", "5", "/a"}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.maxSearches != 3 || o.searchWait != 10*time.Second || o.maxSessions != 5 || o.sessionIdle != 2*time.Minute {
+		t.Fatalf("got searches %d wait %v sessions %d idle %v", o.maxSearches, o.searchWait, o.maxSessions, o.sessionIdle)
+	}
+	o, _ = parseArgs(nil, func(string) string { return "" })
+	if o.maxSessions != defaultMaxSessions || o.sessionIdle != defaultSessionIdle || o.maxSearches < 2 || o.searchWait != time.Minute {
+		t.Fatalf("defaults: %+v", o)
+	}
+	for _, bad := range [][]string{{"--max-sessions", "0"}, {"--session-idle", "never"}, {"--max-searches", "-2"}, {"--search-wait", "x"}} {
+		if _, err := parseArgs(bad, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%v: %v", bad, err)
+		}
+	}
+}

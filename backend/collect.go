@@ -98,9 +98,9 @@ func (c *Collector) takeFiles(files []recordedFile) bool {
 			c.total++
 			continue
 		}
-		for _, l := range f.lines {
+		for i, l := range f.lines {
 			if inPage(c.total) {
-				c.window = append(c.window, Entry{Path: f.path, Line: l.num, Context: l.context, Text: AppendLine(nil, l.text)})
+				c.window = append(c.window, Entry{Path: f.path, Line: l.num, Context: l.context, Text: AppendLine(nil, f.line(i))})
 			}
 			c.total++
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -19,8 +20,12 @@ import (
 // only when the search ran to its end unstopped, for TTL at most, within
 // a byte budget shared by the server (the least recently used go first).
 // It is dropped when anything may have changed it: a tool that writes was
-// called (Changed), or a search path or a file in the result is newer than
-// the result.
+// called (Changed), or a search path or a directory holding a file of the
+// result is newer than the result (a file created, removed or replaced
+// there, as editors and tools save). A file another program rewrites in
+// place, in a directory nothing else changed in, is seen once the result
+// expires; stat'ing every file of the result would cost a later page of
+// 40,000 lines a tenth of the first search.
 type Pages struct {
 	ttl    time.Duration
 	budget int // bytes kept over all results
@@ -34,11 +39,12 @@ type Pages struct {
 
 // Page cache settings.
 const (
-	DefaultPagesTTL = time.Minute
+	DefaultPagesTTL = 30 * time.Second
 	// DefaultPagesBudget bounds the bytes of cached results server-wide;
-	// one result may take at most a quarter of it.
+	// one result may take at most half of it.
 	DefaultPagesBudget = 32 << 20
-	pageOverhead       = 64 // bytes counted per entry besides its text
+	pageOverhead       = 96 // bytes counted per file or glob match besides its path
+	lineOverhead       = 24 // and per line besides its text
 )
 
 // generation counts calls that may have changed files (Changed).
@@ -69,22 +75,50 @@ type pageEntry struct {
 	gen   int64
 	at    time.Time
 	bytes int
-	paths []string // the search paths, checked for newer mtimes
+	paths []string // the search paths and the directories of the result, checked for newer mtimes
 	files []recordedFile
 	globs []File
+}
+
+// watchDirs is paths and the directories holding files, each once.
+func watchDirs(paths []string, files func(yield func(string) bool)) []string {
+	seen := map[string]bool{}
+	out := append([]string(nil), paths...)
+	for _, p := range paths {
+		seen[p] = true
+	}
+	for f := range files {
+		if d := filepath.Dir(f); !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // recordedFile is one file of a recorded grep: its lines and count.
 type recordedFile struct {
 	path  string
+	text  []byte // the lines' texts, one after another
 	lines []recordedLine
 	count int
 }
 
+// recordedLine is one line of a recordedFile; its text ends at end in the
+// file's text, where the line before it ends.
 type recordedLine struct {
 	num     int
-	text    []byte
+	end     uint32
 	context bool
+}
+
+// line returns the i'th line's text.
+func (f *recordedFile) line(i int) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = f.lines[i-1].end
+	}
+	return f.text[start:f.lines[i].end]
 }
 
 // NewPages returns a page cache (ttl <= 0: DefaultPagesTTL; budget <= 0:
@@ -116,11 +150,18 @@ func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 		replayGrep(e, sink)
 		return nil
 	}
-	rec := &recorder{sink: sink, limit: s.p.budget / 4, gen: generation.Load(), at: time.Now()}
+	rec := &recorder{sink: sink, limit: s.p.budget / 2, gen: generation.Load(), at: time.Now()}
 	err := s.Searcher.Grep(ctx, q, rec)
 	if err == nil && ctx.Err() == nil && !rec.spoiled.Load() {
 		sort.Slice(rec.files, func(i, j int) bool { return rec.files[i].path < rec.files[j].path })
-		s.p.put(&pageEntry{key: key, gen: rec.gen, at: rec.at, bytes: int(rec.bytes.Load()), paths: q.Paths, files: rec.files})
+		dirs := watchDirs(q.Paths, func(yield func(string) bool) {
+			for _, f := range rec.files {
+				if !yield(f.path) {
+					return
+				}
+			}
+		})
+		s.p.put(&pageEntry{key: key, gen: rec.gen, at: rec.at, bytes: int(rec.bytes.Load()), paths: dirs, files: rec.files})
 	}
 	return err
 }
@@ -135,7 +176,7 @@ func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		}
 		return nil
 	}
-	gen, at, limit := generation.Load(), time.Now(), s.p.budget/4
+	gen, at, limit := generation.Load(), time.Now(), s.p.budget/2
 	var files []File
 	bytes, spoiled := 0, false
 	err := s.Searcher.Glob(ctx, q, func(f File) error {
@@ -154,7 +195,14 @@ func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		return nil
 	})
 	if err == nil && ctx.Err() == nil && !spoiled {
-		s.p.put(&pageEntry{key: key, gen: gen, at: at, bytes: bytes, paths: q.Paths, globs: files})
+		dirs := watchDirs(q.Paths, func(yield func(string) bool) {
+			for _, f := range files {
+				if !yield(f.Path) {
+					return
+				}
+			}
+		})
+		s.p.put(&pageEntry{key: key, gen: gen, at: at, bytes: bytes, paths: dirs, globs: files})
 	}
 	return err
 }
@@ -195,27 +243,12 @@ func (p *Pages) get(ctx context.Context, key pageKey) *pageEntry {
 // whole seconds, FAT's two).
 const mtimeSlack = 2 * time.Second
 
-// unchanged reports that no search path and no file of the result has a
-// modification time after the result was recorded (a file created or
-// removed in a directory changes the directory's).
+// unchanged reports that no search path and no directory of the result
+// has a modification time after the result was recorded.
 func (e *pageEntry) unchanged() bool {
 	since := e.at.Add(-mtimeSlack)
-	newer := func(path string) bool {
-		fi, err := os.Stat(path)
-		return err != nil || !fi.ModTime().Before(since)
-	}
 	for _, p := range e.paths {
-		if newer(p) {
-			return false
-		}
-	}
-	for _, f := range e.files {
-		if newer(f.path) {
-			return false
-		}
-	}
-	for _, f := range e.globs {
-		if newer(f.Path) {
+		if fi, err := os.Stat(p); err != nil || !fi.ModTime().Before(since) {
 			return false
 		}
 	}
@@ -223,7 +256,7 @@ func (e *pageEntry) unchanged() bool {
 }
 
 func (p *Pages) put(e *pageEntry) {
-	if e.bytes > p.budget/4 {
+	if e.bytes > p.budget/2 {
 		return
 	}
 	p.mu.Lock()
@@ -271,8 +304,8 @@ func (p *Pages) removeLocked(el *list.Element) {
 func replayGrep(e *pageEntry, sink Sink) {
 	for _, f := range e.files {
 		fs := sink.File(f.path)
-		for _, l := range f.lines {
-			if !fs.Line(l.num, l.text, l.context) {
+		for i, l := range f.lines {
+			if !fs.Line(l.num, f.line(i), l.context) {
 				break
 			}
 		}
@@ -314,11 +347,12 @@ func (rf *recordingFile) Line(num int, text []byte, context bool) bool {
 		rf.r.spoiled.Store(true)
 	}
 	if !rf.r.spoiled.Load() {
-		rf.bytes += len(text) + pageOverhead
+		rf.bytes += len(text) + lineOverhead
 		if rf.bytes > rf.r.limit {
 			rf.r.spoiled.Store(true)
 		} else {
-			rf.f.lines = append(rf.f.lines, recordedLine{num: num, text: append([]byte(nil), text...), context: context})
+			rf.f.text = append(rf.f.text, text...)
+			rf.f.lines = append(rf.f.lines, recordedLine{num: num, end: uint32(len(rf.f.text)), context: context})
 		}
 	}
 	return more

@@ -106,13 +106,13 @@ func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 	if inner.searches != 4 {
 		t.Fatalf("a later page after a write was served from the cache")
 	}
-	// A file of the result written after it was kept.
-	if err := os.WriteFile(inner.files[3], []byte("match\nmatch\n"), 0o644); err != nil {
+	// A file created where the result's files are, after it was kept.
+	if err := os.WriteFile(filepath.Join(dir, "new"), []byte("match\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	Run(ctx, s, q, 10, 10)
 	if inner.searches != 5 {
-		t.Fatalf("a later page after a file changed was served from the cache")
+		t.Fatalf("a later page after a file was created was served from the cache")
 	}
 	// A capped search is not kept.
 	RunCapped(ctx, s, q, 0, 10, Caps{Files: 2})

@@ -19,6 +19,16 @@ func CheckGlob(pattern string) error {
 	return nil
 }
 
+// CheckGlobs is CheckGlob for each of patterns.
+func CheckGlobs(patterns ...string) error {
+	for _, p := range patterns {
+		if err := CheckGlob(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // GlobAlternatives is how many plain patterns pattern's brace groups
 // expand to (nested groups too), saturating just past
 // MaxGlobAlternatives. Escapes and [classes] hold no groups.

@@ -103,9 +103,14 @@ func ReadLines(r io.Reader, offset, limit, maxLine, maxChars int) (Lines, error)
 // context.
 const ctxEvery = 64 << 10
 
+// countPast bounds the bytes read after the window only to count lines
+// for the total: the first page of a 1 GiB log need not read it all.
+const countPast = 64 << 20
+
 // ReadLinesContext is ReadLines that stops when ctx ends: with the window
 // complete, it returns it with the lines counted so far (AtLeast); before
-// that, a Timeout error.
+// that, a Timeout error. Past the window it counts lines for at most
+// countPast more bytes; a longer rest makes the total "at least".
 func ReadLinesContext(ctx context.Context, r io.Reader, offset, limit, maxLine, maxChars int) (Lines, error) {
 	if offset < 1 {
 		offset = 1
@@ -117,10 +122,17 @@ func ReadLinesContext(ctx context.Context, r io.Reader, offset, limit, maxLine, 
 	n := 0
 	pending := false // bytes of an unfinished line have been read
 	unchecked := 0   // bytes read since ctx was last looked at
+	past := 0        // bytes read after the window was complete
 	for {
 		frag, err := br.ReadSlice('\n')
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
 			return out, err
+		}
+		if len(out.Text) >= limit || out.Cut {
+			if past += len(frag); past > countPast {
+				out.Total, out.AtLeast = n, true
+				return out, nil
+			}
 		}
 		if unchecked += len(frag); unchecked >= ctxEvery {
 			unchecked = 0

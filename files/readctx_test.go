@@ -38,3 +38,15 @@ func TestReadLinesStopsWhenTheCallEnds(t *testing.T) {
 		t.Fatalf("err = %v, want a timeout before the window", err)
 	}
 }
+
+// A window near the start of a huge file does not read all of it to
+// count lines: past countPast bytes the total is a lower bound.
+func TestReadLinesCountsTheRestWithinABound(t *testing.T) {
+	l, err := ReadLinesContext(context.Background(), endless{}, 1, 2, 2000, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.AtLeast || len(l.Text) != 2 || l.Total < countPast/6 {
+		t.Fatalf("got %d lines, total %d, at least %v", len(l.Text), l.Total, l.AtLeast)
+	}
+}

@@ -61,7 +61,6 @@ type resources struct {
 
 	mu   sync.Mutex
 	subs map[string]*subscription // by what is watched (watchKey)
-	keys map[string]string        // a subscribed URI -> its subscription's key
 }
 
 // subscription is one watched file or directory, with the URIs it was
@@ -113,7 +112,7 @@ func newResources(deps *profile.Env, depth int, shape *profile.ResourceShape) *r
 	if depth <= 0 {
 		depth = DefaultResourceDepth
 	}
-	return &resources{deps: deps, depth: depth, pageSize: pageSize, shape: shape, subs: map[string]*subscription{}, keys: map[string]string{},
+	return &resources{deps: deps, depth: depth, pageSize: pageSize, shape: shape, subs: map[string]*subscription{},
 		tmpl: &mcp.ResourceTemplate{
 			URITemplate: fileTemplate,
 			Name:        "file",
@@ -432,14 +431,15 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if k, ok := r.keys[uri]; ok && k != key {
-		// The URI now names something else (a link was changed): its
+	sub := r.subs[key]
+	if sub == nil || !sub.uris[uri][ss] {
+		// The URI may name something else now (a link was changed): its
 		// old subscription ends for this session.
 		if w := r.dropLocked(ss, uri); w != nil {
 			go w.Close() // not under r.mu: the watcher may be delivering
 		}
+		sub = r.subs[key]
 	}
-	sub := r.subs[key]
 	if (sub == nil || !sub.uris[uri][ss]) && r.countFor(ss) >= MaxSubscriptions {
 		return uriError("cannot subscribe to %q: this session already has %d subscriptions, the most allowed; unsubscribe from some first", uri, MaxSubscriptions)
 	}
@@ -469,7 +469,6 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 		sub.uris[uri] = map[*mcp.ServerSession]bool{}
 	}
 	sub.uris[uri][ss] = true
-	r.keys[uri] = key
 	sub.relist()
 	return nil
 }
@@ -506,22 +505,22 @@ func (r *resources) drop(ss *mcp.ServerSession, uri string) {
 // dropLocked is drop with r.mu held; it returns the watcher that no
 // subscriber is left for, which the caller closes outside the lock.
 func (r *resources) dropLocked(ss *mcp.ServerSession, uri string) *watch.Watcher {
-	key, ok := r.keys[uri]
-	if !ok {
-		return nil
+	for key, sub := range r.subs {
+		if !sub.uris[uri][ss] {
+			continue
+		}
+		delete(sub.uris[uri], ss)
+		if len(sub.uris[uri]) == 0 {
+			delete(sub.uris, uri)
+			sub.relist()
+		}
+		if len(sub.uris) > 0 {
+			return nil
+		}
+		delete(r.subs, key)
+		return sub.w
 	}
-	sub := r.subs[key]
-	delete(sub.uris[uri], ss)
-	if len(sub.uris[uri]) == 0 {
-		delete(sub.uris, uri)
-		delete(r.keys, uri)
-		sub.relist()
-	}
-	if len(sub.uris) > 0 {
-		return nil
-	}
-	delete(r.subs, key)
-	return sub.w
+	return nil
 }
 
 // sessionSubs ends a session's subscriptions with the session.

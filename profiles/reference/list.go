@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/profile"
@@ -126,6 +127,9 @@ func directoryTree(ctx context.Context, c *profile.Call, name string, args map[s
 	if err != nil {
 		return nil, err
 	}
+	if err := backend.CheckGlobs(in.ExcludePatterns...); err != nil {
+		return nil, err
+	}
 	p, err := validate(c, in.Path)
 	if err != nil {
 		return nil, err
@@ -174,6 +178,9 @@ func searchFiles(ctx context.Context, c *profile.Call, name string, args map[str
 		ExcludePatterns []string
 	}](name, args, searchFields)
 	if err != nil {
+		return nil, err
+	}
+	if err := backend.CheckGlobs(append([]string{in.Pattern}, in.ExcludePatterns...)...); err != nil {
 		return nil, err
 	}
 	p, err := validate(c, in.Path)
