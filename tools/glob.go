@@ -71,6 +71,9 @@ func Glob() profile.Tool {
 			return nil, err
 		}
 		defer done()
+		if offset > 0 {
+			ctx = backend.LaterPage(ctx) // the result kept from the first page may serve it
+		}
 		g, err := files.Glob(ctx, c.Searcher, backend.GlobQuery{Pattern: pattern, Paths: paths, Roots: roots, RootDirs: rootDirs, Progress: c.ProgressFunc(ctx)},
 			files.GlobOptions{Limit: offset + min(max(limit, 0), math.MaxInt32), Order: files.Newest})
 		if err != nil {
