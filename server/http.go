@@ -114,14 +114,45 @@ func (s *Server) capSessions(max int, next http.Handler) http.Handler {
 		}
 		starting++
 		mu.Unlock()
-		defer func() {
-			mu.Lock()
-			starting--
-			mu.Unlock()
-		}()
-		next.ServeHTTP(w, r)
+		// The session is listed by the time its answer starts: from then on
+		// it counts there, not as starting (counting it twice until the
+		// handler returned refused a client's next session spuriously).
+		var once sync.Once
+		started := func() {
+			once.Do(func() {
+				mu.Lock()
+				starting--
+				mu.Unlock()
+			})
+		}
+		defer started()
+		next.ServeHTTP(&answerStarted{ResponseWriter: w, started: started}, r)
 	})
 }
+
+// answerStarted calls started when the handler first writes its answer.
+type answerStarted struct {
+	http.ResponseWriter
+	started func()
+}
+
+func (a *answerStarted) WriteHeader(code int) {
+	a.started()
+	a.ResponseWriter.WriteHeader(code)
+}
+
+func (a *answerStarted) Write(b []byte) (int, error) {
+	a.started()
+	return a.ResponseWriter.Write(b)
+}
+
+// Flush and Unwrap keep streaming working through the wrapper.
+func (a *answerStarted) Flush() {
+	a.started()
+	http.NewResponseController(a.ResponseWriter).Flush()
+}
+
+func (a *answerStarted) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
 // requireBearer refuses requests without the right bearer token, comparing
 // in constant time. A wrong token is answered with RFC 6750's
