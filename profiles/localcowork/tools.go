@@ -53,7 +53,7 @@ func readFile() profile.Tool {
 			if err != nil {
 				return nil, err
 			}
-			w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+			w, err := c.Budget().ReadWhole(p)
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Cannot read file: "+in.Path)
 			}
