@@ -146,6 +146,9 @@ func create(p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, err
 	}
 	tf, err := t.CreateTemp(0o644)
 	if err != nil {
+		if !h.parents && fault.KindOf(err) == fault.NotFound {
+			return &NoParentError{Path: p.Abs}
+		}
 		return err
 	}
 	defer tf.Discard()
