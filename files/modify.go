@@ -79,8 +79,17 @@ func modifyLoop(ctx context.Context, p *sandbox.Path, limit int64, h how, fn fun
 func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, error)) error {
 	f, err := t.Open()
 	if err != nil {
-		if h.create && fault.KindOf(err) == fault.NotFound {
+		switch {
+		case h.create && fault.KindOf(err) == fault.NotFound:
 			return create(p, t, limit, h, fn)
+		case h.noRead && fault.KindOf(err) == fault.Permission:
+			// A file we may replace but not read (mode 0200) cannot be
+			// opened to lock; a whole write needs no old content.
+			out, err := fn(nil)
+			if err != nil {
+				return err
+			}
+			return t.WriteFile(out, 0o644)
 		}
 		return err
 	}
