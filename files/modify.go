@@ -64,7 +64,7 @@ func modifyLoop(ctx context.Context, p *sandbox.Path, limit int64, h how, fn fun
 		// not keep replacing the inode another change is waiting for.
 		unlock, err := lock(ctx, t.Root.Path+"\x00"+t.Rel)
 		if err != nil {
-			return err
+			return busy(p, err)
 		}
 		err = modifyOnce(ctx, p, t, limit, h, fn)
 		unlock()
@@ -105,7 +105,7 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	unlockKey, err := lock(ctx, fileKey(f, fi, t))
 	if err != nil {
 		f.Close()
-		return err
+		return busy(p, err)
 	}
 	// From here f and the key lock belong to the file lock: release
 	// closes f and drops the key lock, now or, when ctx ends first, once
@@ -135,6 +135,11 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 		return nil
 	}
 	return t.WriteFile(out, 0o644)
+}
+
+// busy says the call ended while another change of the file was under way.
+func busy(p *sandbox.Path, err error) error {
+	return fmt.Errorf("cannot change %s: another change of it is under way, and the call ended first (%w)", p.Abs, err)
 }
 
 // create makes the missing file t: written whole, then linked in under
@@ -284,6 +289,6 @@ func lockFile(ctx context.Context, f *os.File, after func()) (release func(), er
 		return func() { done(true) }, nil
 	case <-ctx.Done():
 		go func() { done(<-got == nil) }()
-		return nil, fmt.Errorf("another program holds a lock on it: %w", context.Cause(ctx))
+		return nil, fmt.Errorf("another program holds a lock on it, and the call ended before it was released (%w)", context.Cause(ctx))
 	}
 }
