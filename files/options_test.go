@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fsmcp/fsmcp/fault"
@@ -38,5 +39,27 @@ func TestWriteAndMoveOptionsDecidePolicy(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(at("no/b.txt")); string(data) != "b" {
 		t.Fatalf("moved content %q", data)
+	}
+}
+
+// TestCopyIntoItselfRefusedByNameAndThroughALink: a directory copied or
+// moved below itself — by name, or through a symlink in the destination's
+// parents — is refused, each step looked up through the root.
+func TestCopyIntoItselfRefusedByNameAndThroughALink(t *testing.T) {
+	sb, root, _ := opsRoot(t)
+	at := func(rel string) string { return filepath.Join(root, rel) }
+	os.MkdirAll(at("d/sub"), 0o755)
+	os.Symlink("d/sub", at("lnk"))
+	for _, dst := range []string{"d/sub/copy", "lnk/copy", "lnk/deeper/copy"} {
+		err := Copy(t.Context(), resolve(t, sb, at("d")), resolve(t, sb, at(dst)), false)
+		if fault.KindOf(err) != fault.Invalid || !strings.Contains(err.Error(), "into itself") {
+			t.Errorf("copy d to %s: %v", dst, err)
+		}
+		if err := Move(t.Context(), resolve(t, sb, at("d")), resolve(t, sb, at(dst)), false); fault.KindOf(err) != fault.Invalid {
+			t.Errorf("move d to %s: %v", dst, err)
+		}
+	}
+	if err := Copy(t.Context(), resolve(t, sb, at("d")), resolve(t, sb, at("e")), false); err != nil {
+		t.Fatal(err)
 	}
 }
