@@ -58,6 +58,14 @@ func run(args []string, stderr *os.File) int {
 		fmt.Fprintf(stderr, "fsmcp: %v; use --shell on to run fs_bash unconfined, or --shell off\n", err)
 		return exitUsage
 	}
+	// The sandboxed shell's helper is a sealed copy of this program,
+	// taken now, before any tool has run (see shell.PrepareHelper).
+	if opts.shell == shell.ModeSandboxed {
+		if err := shell.PrepareHelper(); err != nil {
+			fmt.Fprintf(stderr, "fsmcp: --shell sandboxed: %v\n", err)
+			return exitError
+		}
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
 
 	searcher, err := backend.Select(opts.searchBackend, fallback.New())

@@ -27,8 +27,11 @@
 //
 // # What the sandboxed shell can touch
 //
-// The helper is fsmcp itself, re-executed with a hidden first argument
-// (MaybeRunSandboxChild). It applies a Landlock ruleset, checks that it
+// The helper is fsmcp itself, run with a hidden first argument
+// (MaybeRunSandboxChild), but never from a path: the binary may lie in a
+// root, where the agent could replace it. A copy of the running program
+// is taken once, at start, into a sealed memfd, and each call executes
+// that copy (PrepareHelper). It applies a Landlock ruleset, checks that it
 // took effect (listing / must now be denied) and execs bash; if anything
 // fails it exits 126 without running the command. The ruleset is
 // inherited by everything bash starts and cannot be lifted.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -235,14 +236,19 @@ func (p policy) onPath(dir string) bool {
 }
 
 // sandboxCommand returns the argv that runs bashArgv confined by p: the
-// executable re-executed with the hidden sandbox subcommand.
-func sandboxCommand(executable string, p policy, bashArgv []string) ([]string, error) {
+// helper (argv[0], see helperPath) with the hidden sandbox subcommand.
+func sandboxCommand(helper string, p policy, bashArgv []string) ([]string, error) {
 	js, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
 	}
-	return append([]string{executable, sandboxArg, string(js)}, bashArgv...), nil
+	return append([]string{helper, sandboxArg, string(js)}, bashArgv...), nil
 }
+
+// helperPath is how a child whose descriptor fd is the sealed helper
+// names it for exec: the kernel opens the memfd itself, no name is
+// looked up.
+func helperPath(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
 
 // MaybeRunSandboxChild must be the first thing main (and a TestMain that
 // wants the sandbox) calls. When the process was started as fsmcp's
@@ -257,6 +263,12 @@ func MaybeRunSandboxChild() {
 	var p policy
 	if err := json.Unmarshal([]byte(os.Args[2]), &p); err != nil {
 		sandboxFail(fmt.Errorf("bad policy: %w", err))
+	}
+	// The descriptors above the marker (fd 3) are the helper's own: the
+	// memfd it runs from, the namespaces it joined, the roots its rules
+	// are built on. None reaches bash.
+	if err := closeOnExecFrom(4); err != nil {
+		sandboxFail(err)
 	}
 	if err := restrict(p); err != nil {
 		sandboxFail(err)

@@ -28,7 +28,7 @@ import (
 type Session struct {
 	mode      Mode
 	bash      string
-	exe       string
+	helper    *os.File // the sealed copy of fsmcp that confines bash (sandboxed only)
 	env       []string
 	maxOutput int
 	tmp       string // private TMPDIR (sandboxed only), removed by Close
@@ -67,7 +67,6 @@ func NewSession(opts Options) (*Session, error) {
 	s := &Session{
 		mode:      opts.Mode,
 		bash:      opts.Bash,
-		exe:       opts.Executable,
 		maxOutput: opts.MaxOutput,
 		sem:       make(chan struct{}, 1),
 		roots:     roots,
@@ -83,10 +82,8 @@ func NewSession(opts Options) (*Session, error) {
 		}
 	}
 	if s.mode == ModeSandboxed {
-		if s.exe == "" {
-			if s.exe, err = os.Executable(); err != nil {
-				return nil, fmt.Errorf("shell: cannot find own executable for the sandbox: %w", err)
-			}
+		if s.helper, err = sealedHelper(); err != nil {
+			return nil, err
 		}
 		tmp, err := os.MkdirTemp("", "fsmcp-shell-")
 		if err != nil {
@@ -256,8 +253,9 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 				extra = append(extra, d)
 			}
 		}
+		extra = append(extra, s.helper)
 		var err error
-		if argv, err = sandboxCommand(s.exe, pol, argv); err != nil {
+		if argv, err = sandboxCommand(helperPath(3+len(extra)-1), pol, argv); err != nil {
 			return res, err
 		}
 	}

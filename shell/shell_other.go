@@ -41,3 +41,6 @@ func (s *Session) Cwd() string                   { return "" }
 func (s *Session) Mode() Mode                    { return ModeOff }
 func (s *Session) TempDir() string               { return "" }
 func (s *Session) Close() error                  { return nil }
+
+// PrepareHelper fails: there is no sandboxed shell here.
+func PrepareHelper() error { return errUnsupported }
