@@ -123,7 +123,7 @@ func run(args []string, stderr *os.File) int {
 			"search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)
 	}
 	if !opts.readOnly {
-		log.Info(shell.Describe(opts.shell))
+		log.Info(shell.Describe(opts.shell), "shell_confinement", shell.Confinement(opts.shell))
 	}
 
 	// SIGHUP too (the terminal went away): every way out runs the deferred

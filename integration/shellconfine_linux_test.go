@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 
 	"github.com/fsmcp/fsmcp/shell"
 )
@@ -115,5 +117,91 @@ func TestShellHelperNotTakenFromARoot(t *testing.T) {
 				t.Fatalf("the shell no longer runs: %v %q", isErr, out)
 			}
 		})
+	}
+}
+
+// bwrapWorks reports whether bubblewrap can make user, pid and mount
+// namespaces here, as the server's probe does.
+func bwrapWorks() bool {
+	cmd := exec.Command("bwrap", "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true")
+	return cmd.Run() == nil
+}
+
+// TestShellCannotChangeOrStatOutside: through the built binary, fs_bash
+// cannot chmod, chown, touch, set xattrs on or stat a file outside the
+// roots, where it gets its own namespaces; stderr says which confinement
+// is in force.
+func TestShellCannotChangeOrStatOutside(t *testing.T) {
+	requireSandbox(t)
+	root, outside := resolvedTempDir(t), resolvedTempDir(t)
+	victim := filepath.Join(outside, "victim")
+	if err := os.WriteFile(victim, []byte("SECRET-SIZED"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Date(2020, 5, 5, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(victim, past, past); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuffer{}
+	cmd := exec.Command(binary, "--shell", "sandboxed", root)
+	cmd.Stderr = io.MultiWriter(stderr, &testLog{t: t, prefix: "fsmcp: "})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+	defer cancel()
+	cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect over stdio: %v", err)
+	}
+	defer cs.Close()
+
+	switch log := stderr.String(); {
+	case strings.Contains(log, "shell_confinement=bwrap+landlock"):
+	case !bwrapWorks() && strings.Contains(log, "shell_confinement=landlock"):
+		t.Skip("SKIPPED: bwrap cannot make user namespaces here, so the shell is confined by Landlock alone, which cannot stop chmod, chown, utimes, setxattr or stat outside the roots; stderr says so")
+	default:
+		t.Fatalf("stderr does not state the shell's confinement as bwrap+landlock:\n%s", log)
+	}
+
+	for _, c := range []string{
+		"chmod 4777 " + victim,
+		"chmod 000 " + outside,
+		"chown 1:1 " + victim,
+		"touch -d 2001-01-01 " + victim,
+		`python3 -c "import os; os.setxattr('` + victim + `', 'user.fsmcp', b'1')"`,
+		"stat " + victim,
+		"stat -c %s " + victim,
+		"ls -ln " + outside,
+	} {
+		out, isErr := bash(t, cs, c)
+		if !isErr {
+			t.Errorf("%s succeeded: %q", c, out)
+		}
+		if strings.Contains(out, "Size:") || strings.Contains(out, "12") || strings.Contains(out, "victim ") {
+			t.Errorf("%s showed the file: %q", c, out)
+		}
+	}
+	after, err := os.Stat(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) ||
+		after.Sys().(*syscall.Stat_t).Uid != before.Sys().(*syscall.Stat_t).Uid {
+		t.Errorf("the file outside changed: %v %v -> %v %v", before.Mode(), before.ModTime(), after.Mode(), after.ModTime())
+	}
+	if fi, err := os.Stat(outside); err != nil || fi.Mode().Perm() == 0 {
+		t.Errorf("the directory outside changed: %v %v", fi.Mode(), err)
+	}
+	if _, err := unix.Getxattr(victim, "user.fsmcp", make([]byte, 8)); err == nil {
+		t.Error("an xattr was set outside")
+	}
+	// The shell still works: tools from the system, the working directory.
+	if out, isErr := bash(t, cs, "mkdir -p d && cd d && git init -q . && git status --short && pwd"); isErr || out != filepath.Join(root, "d") {
+		t.Errorf("the shell does not work: %v %q", isErr, out)
+	}
+	if out, isErr := bash(t, cs, "pwd"); isErr || out != filepath.Join(root, "d") {
+		t.Errorf("the working directory did not persist: %v %q", isErr, out)
 	}
 }

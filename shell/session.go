@@ -31,7 +31,9 @@ type Session struct {
 	helper    *os.File // the sealed copy of fsmcp that confines bash (sandboxed only)
 	env       []string
 	maxOutput int
-	tmp       string // private TMPDIR (sandboxed only), removed by Close
+	tmp       string   // private TMPDIR (sandboxed only), removed by Close
+	ns        *holder  // the session's user and pid namespaces (sandboxed, where bwrap works)
+	pathBinds []string // PATH directories of links the namespace must show (see policy.onPath)
 
 	sem    chan struct{} // held by the running command (and forever after Close)
 	ctx    context.Context
@@ -95,6 +97,12 @@ func NewSession(opts Options) (*Session, error) {
 		}
 		s.pol = newPolicy(roots, s.tmp, env)
 		env = s.sandboxEnv(env)
+		if bw, _ := namespaces(); bw != nil {
+			if s.ns, err = startHolder(bw, s.helper, s.pol); err != nil {
+				os.RemoveAll(s.tmp)
+				return nil, fmt.Errorf("shell: the sandbox's namespaces: %w", err)
+			}
+		}
 	}
 	s.env = env
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -112,6 +120,9 @@ func (s *Session) sandboxEnv(env []string) []string {
 	for _, d := range filepath.SplitList(envGet(env, "PATH")) {
 		if d != "" && filepath.IsAbs(d) && s.pol.onPath(d) {
 			path = append(path, d)
+			if !s.pol.readable(d) {
+				s.pathBinds = append(s.pathBinds, d)
+			}
 		}
 	}
 	modCache := goModCache(env)
@@ -257,6 +268,9 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 		var err error
 		if argv, err = sandboxCommand(helperPath(3+len(extra)-1), pol, argv); err != nil {
 			return res, err
+		}
+		if s.ns != nil {
+			argv, extra = s.ns.wrap(argv, extra, nsMounts{pol: pol, roots: roots, dirs: dirs, tmp: s.tmp, path: s.pathBinds, cwd: cwd})
 		}
 	}
 	outR, outW, err := os.Pipe()
@@ -487,6 +501,9 @@ func (s *Session) Close() error {
 		s.left.killAll()
 		s.left = leftovers{}
 		s.mu.Unlock()
+		if s.ns != nil {
+			s.ns.stop() // the pid namespace ends: what setsid took out of the tracking dies too
+		}
 		if s.tmp != "" {
 			err = os.RemoveAll(s.tmp)
 		}

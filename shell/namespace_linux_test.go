@@ -1,0 +1,120 @@
+package shell
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// requireNamespaces skips, loudly, where the sandboxed shell cannot have
+// its own namespaces (no bwrap, or user namespaces disabled).
+func requireNamespaces(t *testing.T) {
+	t.Helper()
+	requireLandlock(t)
+	if bw, why := namespaces(); bw == nil {
+		t.Skipf("SKIPPED: the sandboxed shell runs without namespaces here (%s): Landlock alone cannot stop chmod, chown, utimes, setxattr or stat outside the roots", why)
+	}
+}
+
+// TestSandboxCannotChangeOrProbeOutside: Landlock has no right for chmod,
+// chown, utimes, xattrs or stat, so in the shell's own mount namespace
+// nothing outside the roots exists for them.
+func TestSandboxCannotChangeOrProbeOutside(t *testing.T) {
+	requireNamespaces(t)
+	s, _, home := sandboxWithHome(t)
+	if s.ns == nil {
+		t.Fatal("the session has no namespaces although they work here")
+	}
+	outside := filepath.Join(home, "victim")
+	dir := filepath.Join(home, "dir")
+	if err := os.WriteFile(outside, []byte("data"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Date(2020, 5, 5, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(outside, past, past); err != nil {
+		t.Fatal(err)
+	}
+	before := statOf(t, outside)
+	dirBefore := statOf(t, dir)
+	key := filepath.Join(home, ".ssh", "id_rsa")
+
+	setxattr := `python3 -c "import os; os.setxattr('` + outside + `', 'user.fsmcp', b'1')"`
+	if _, err := exec.LookPath("setfattr"); err == nil {
+		setxattr = "setfattr -n user.fsmcp -v 1 " + outside
+	}
+	for _, c := range []struct{ name, cmd string }{
+		{"chmod set-uid", "chmod 4777 " + outside},
+		{"chmod a directory", "chmod 000 " + dir},
+		{"chown", "chown 1:1 " + outside},
+		{"touch -d", "touch -d 2001-01-01 " + outside},
+		{"setxattr", setxattr},
+		{"stat", "stat " + key},
+		{"stat a directory", "stat -c %s:%U " + dir},
+		{"ls -l", "ls -l " + key},
+		{"test -e", "test -e " + key + " && echo exists"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := run(t, s, c.cmd)
+			if res.ExitCode == 0 {
+				t.Fatalf("%s succeeded:\n%s", c.cmd, res.Output)
+			}
+			if strings.Contains(res.Output, "id_rsa") && !strings.Contains(res.Output, "No such file") {
+				t.Fatalf("%s showed the file:\n%s", c.cmd, res.Output)
+			}
+			for _, leak := range []string{"Size:", "Uid:", "exists", fmt.Sprint(len("PRIVATE KEY"))} {
+				if strings.Contains(res.Output, leak) {
+					t.Fatalf("%s leaked %q:\n%s", c.cmd, leak, res.Output)
+				}
+			}
+		})
+	}
+	after, dirAfter := statOf(t, outside), statOf(t, dir)
+	if after.Mode != before.Mode || after.Uid != before.Uid || after.Gid != before.Gid || after.Mtim != before.Mtim {
+		t.Errorf("the file outside changed: mode %o->%o owner %d:%d->%d:%d mtime %v->%v",
+			before.Mode, after.Mode, before.Uid, before.Gid, after.Uid, after.Gid, before.Mtim, after.Mtim)
+	}
+	if dirAfter.Mode != dirBefore.Mode {
+		t.Errorf("the directory outside changed mode: %o -> %o", dirBefore.Mode, dirAfter.Mode)
+	}
+	if n, err := unix.Getxattr(outside, "user.fsmcp", make([]byte, 8)); err == nil {
+		t.Errorf("an xattr was set outside (%d bytes)", n)
+	}
+	// Inside the root the same commands work.
+	if res := run(t, s, "touch f && chmod 600 f && touch -d 2001-01-01 f && stat -c %a f"); res.Output != "600\n" {
+		t.Errorf("inside the root: %q", res.Output)
+	}
+}
+
+func statOf(t *testing.T, path string) syscall.Stat_t {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestSandboxNamespaceKeepsBackgroundUntilClose: the pid namespace is the
+// session's; a setsid'd process, which leaves the process-session
+// tracking, still dies with Close.
+func TestSandboxNamespaceKeepsBackgroundUntilClose(t *testing.T) {
+	requireNamespaces(t)
+	s, root := newTestSession(t, ModeSandboxed, nil)
+	run(t, s, "setsid sleep 100 > /dev/null 2>&1 & echo $! > bg.pid")
+	pid := hostPid(t, s, readPid(t, filepath.Join(root, "bg.pid")))
+	if res := run(t, s, "echo next"); res.Output != "next\n" || !alive(pid) {
+		t.Fatalf("the background process should run on between calls: %q alive %v", res.Output, alive(pid))
+	}
+	s.Close()
+	waitGone(t, pid)
+}
