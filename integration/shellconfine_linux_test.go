@@ -205,3 +205,25 @@ func TestShellCannotChangeOrStatOutside(t *testing.T) {
 		t.Errorf("the working directory did not persist: %v %q", isErr, out)
 	}
 }
+
+// TestShellNamespaceDiesWithKilledServer: when fsmcp is killed with
+// SIGKILL (no Close runs), the session's pid namespace ends with it, and
+// with it a background process that left the process-session tracking.
+func TestShellNamespaceDiesWithKilledServer(t *testing.T) {
+	requireSandbox(t)
+	if !bwrapWorks() {
+		t.Skip("SKIPPED: bwrap cannot make user namespaces here; without them background processes outlive a killed fsmcp (see README)")
+	}
+	root := resolvedTempDir(t)
+	url, cmd := startHTTP(t, modes(t)[0], "--shell", "sandboxed", root)
+	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	sleep, arg := sleeper()
+	bash(t, cs, "setsid "+sleep+" > /dev/null 2>&1 &")
+	pid := sleeperStarted(t, arg)
+	cmd.Process.Kill()
+	waitGone(t, pid)
+}
