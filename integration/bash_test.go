@@ -53,15 +53,6 @@ func waitGone(t *testing.T, pid int) {
 	t.Errorf("process %d is still running", pid)
 }
 
-func atoi(t *testing.T, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		t.Fatalf("not a pid: %q", s)
-	}
-	return n
-}
-
 // sleeper returns a command line "sleep 100.N" with an argument no other
 // process has, and that argument. The test finds the process in /proc by
 // it: $! is no use, since under --shell sandboxed it is the pid inside the
