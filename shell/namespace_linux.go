@@ -102,7 +102,7 @@ func probe(bw, helper *os.File) error {
 
 // runBounded runs cmd and kills it if it has not ended after d.
 func runBounded(cmd *exec.Cmd, d time.Duration) error {
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		return err
 	}
 	timer := time.AfterFunc(d, func() { cmd.Process.Kill() })
@@ -155,7 +155,7 @@ func startHolder(bw, helper *os.File, pol policy) (*holder, error) {
 		ExtraFiles:  []*os.File{infoW, helper, bw},
 		SysProcAttr: sysProcAttr(),
 	}
-	err = cmd.Start()
+	err = start(cmd)
 	infoW.Close()
 	inR.Close()
 	readyW.Close()

@@ -1,10 +1,12 @@
 package shell
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -117,4 +119,58 @@ func TestSandboxNamespaceKeepsBackgroundUntilClose(t *testing.T) {
 	}
 	s.Close()
 	waitGone(t, pid)
+}
+
+// TestSandboxSurvivesTheStartingThreadEnding: PR_SET_PDEATHSIG fires when
+// the forking thread ends, and a goroutine that ends while locked to its
+// thread (as confine's do after starting rg) ends that thread. A session
+// started there must keep its namespace holder and its background
+// processes.
+func TestSandboxSurvivesTheStartingThreadEnding(t *testing.T) {
+	requireLandlock(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type started struct {
+		s   *Session
+		tid int
+		err error
+	}
+	c := make(chan started)
+	var attempt func()
+	attempt = func() {
+		runtime.LockOSThread()
+		if unix.Gettid() == os.Getpid() {
+			// The main thread is never ended, only parked: try again
+			// elsewhere, holding this one so the retry cannot land on it.
+			defer runtime.UnlockOSThread()
+			done := make(chan struct{})
+			go func() { attempt(); close(done) }()
+			<-done
+			return
+		}
+		// Never unlocked: the thread ends with the goroutine.
+		s, err := NewSession(Options{Roots: []string{base}, Mode: ModeSandboxed})
+		if err == nil {
+			_, err = s.Run(context.Background(), "sleep 100 > /dev/null 2>&1 & echo $! > bg.pid", time.Minute)
+		}
+		c <- started{s, unix.Gettid(), err}
+	}
+	go attempt()
+	st := <-c
+	if st.err != nil {
+		t.Fatal(st.err)
+	}
+	defer st.s.Close()
+	for i := 0; i < 6000; i++ { // the thread has ended, and sent its death signals
+		if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", st.tid)); err != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	pid := hostPid(t, st.s, readPid(t, filepath.Join(base, "bg.pid")))
+	if res := run(t, st.s, "echo still"); res.Output != "still\n" || !alive(pid) {
+		t.Fatalf("after the starting thread ended: %q, background alive %v", res.Output, alive(pid))
+	}
 }

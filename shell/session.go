@@ -293,7 +293,7 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 		ExtraFiles:  append([]*os.File{mkW}, extra[1:]...),
 		SysProcAttr: sysProcAttr(),
 	}
-	err = cmd.Start()
+	err = start(cmd)
 	outW.Close()
 	mkW.Close()
 	if err != nil {
