@@ -60,7 +60,7 @@ func run(args []string, stderr *os.File) int {
 	}
 	// The sandboxed shell's helper is a sealed copy of this program,
 	// taken now, before any tool has run (see shell.PrepareHelper).
-	if opts.shell == shell.ModeSandboxed {
+	if opts.shell == shell.ModeSandboxed && !opts.readOnly {
 		if err := shell.PrepareHelper(); err != nil {
 			fmt.Fprintf(stderr, "fsmcp: --shell sandboxed: %v\n", err)
 			return exitError
