@@ -3,7 +3,6 @@ package shell
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -299,49 +297,4 @@ func holdNamespace() {
 	os.Stdout.Close()
 	io.Copy(io.Discard, os.Stdin)
 	os.Exit(0)
-}
-
-// pidNSOf reports the pid namespace of process pid, as its inode.
-func pidNSOf(pid int) (uint64, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat("/proc/"+strconv.Itoa(pid)+"/ns/pid", &st); err != nil {
-		return 0, err
-	}
-	return st.Ino, nil
-}
-
-// hostPid maps a pid seen inside the session's pid namespace (what $!
-// says) to fsmcp's view; without namespaces it is the same number.
-func (s *Session) hostPid(nspid int) (int, error) {
-	if s.ns == nil {
-		return nspid, nil
-	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(s.ns.pid.Fd()), &st); err != nil {
-		return 0, err
-	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	want := strconv.Itoa(nspid)
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ino, err := pidNSOf(pid); err != nil || ino != st.Ino {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) > 1 && f[0] == "NSpid:" && f[len(f)-1] == want {
-				return pid, nil
-			}
-		}
-	}
-	return 0, errors.New("no such process in the session's namespace")
 }
