@@ -47,8 +47,16 @@ const (
 
 var nsState struct {
 	once  sync.Once
-	bwrap *os.File // sealed copy of bwrap; nil when namespaces are not used
-	why   string   // why not, for the start-up line
+	bwrap *os.File // sealed copy of bwrap; nil when bwrap is not used
+	goNS  bool     // without bwrap: the helper makes the namespaces itself
+	why   string   // why bwrap is not used, for the start-up line
+}
+
+// goNamespaces reports whether, bwrap being unusable, the helper builds
+// the namespaces itself (see gonamespace_linux.go).
+func goNamespaces() bool {
+	namespaces()
+	return nsState.goNS
 }
 
 // namespaces returns the sealed bwrap when the shell runs in namespaces
@@ -56,6 +64,15 @@ var nsState struct {
 // and runs the helper in a joined namespace.
 func namespaces() (*os.File, string) {
 	nsState.once.Do(func() {
+		defer func() {
+			if nsState.bwrap == nil {
+				if err := probeGo(); err != nil {
+					nsState.why += fmt.Sprintf("; nor can fsmcp make the namespaces itself (%v)", err)
+				} else {
+					nsState.goNS = true
+				}
+			}
+		}()
 		bin, err := lookPath("bwrap", strings.Join(bwrapDirs, ":"))
 		if err != nil {
 			nsState.why = "bwrap (Debian/Ubuntu package bubblewrap) is not installed in " + strings.Join(bwrapDirs, ", ")

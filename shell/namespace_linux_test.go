@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,6 +38,56 @@ func TestSandboxCannotChangeOrProbeOutside(t *testing.T) {
 	if s.ns == nil {
 		t.Fatal("the session has no namespaces although they work here")
 	}
+	cannotChangeOrProbeOutside(t, s, home)
+}
+
+// forceGoNamespaces makes this test's sessions run as where bwrap is
+// missing: the helper makes the namespaces itself.
+func forceGoNamespaces(t *testing.T) {
+	t.Helper()
+	requireLandlock(t)
+	reset := func(dirs []string) {
+		bwrapDirs = dirs
+		nsState.once = sync.Once{}
+		nsState.bwrap, nsState.goNS, nsState.why = nil, false, ""
+	}
+	saved := bwrapDirs
+	reset([]string{"/nonexistent"})
+	t.Cleanup(func() { reset(saved) })
+	if !goNamespaces() {
+		t.Skipf("SKIPPED: fsmcp cannot make user namespaces here (%s)", nsState.why)
+	}
+	if got := Confinement(ModeSandboxed); got != "userns+landlock" {
+		t.Fatalf("confinement %q", got)
+	}
+}
+
+// TestGoNamespaceCannotChangeOrProbeOutside: without bwrap, the
+// namespaces fsmcp makes itself hide the outside as well.
+func TestGoNamespaceCannotChangeOrProbeOutside(t *testing.T) {
+	forceGoNamespaces(t)
+	s, root, home := sandboxWithHome(t)
+	if s.ns != nil || s.nsRoot == "" {
+		t.Fatal("the session does not use fsmcp's own namespaces")
+	}
+	cannotChangeOrProbeOutside(t, s, home)
+	for _, c := range []struct{ cmd, want string }{
+		{"git init -q . && git status --short && echo ok", "ok\n"},
+		{"go version", "go version go"},
+		{"python3 -c 'print(1)'", "1\n"},
+		{"chmod u+s /usr/bin/env", "Read-only file system"},
+		{"cat <(echo substituted)", "substituted\n"},
+		{"mkdir -p d && cd d && pwd", root + "/d\n"},
+		{"pwd", root + "/d\n"},
+	} {
+		if res := run(t, s, c.cmd); !strings.Contains(res.Output, c.want) {
+			t.Errorf("%s: %q", c.cmd, res.Output)
+		}
+	}
+}
+
+func cannotChangeOrProbeOutside(t *testing.T, s *Session, home string) {
+	t.Helper()
 	outside := filepath.Join(home, "victim")
 	dir := filepath.Join(home, "dir")
 	if err := os.WriteFile(outside, []byte("data"), 0o640); err != nil {
@@ -75,10 +127,14 @@ func TestSandboxCannotChangeOrProbeOutside(t *testing.T) {
 			if strings.Contains(res.Output, "id_rsa") && !strings.Contains(res.Output, "No such file") {
 				t.Fatalf("%s showed the file:\n%s", c.cmd, res.Output)
 			}
-			for _, leak := range []string{"Size:", "Uid:", "exists", fmt.Sprint(len("PRIVATE KEY"))} {
+			for _, leak := range []string{"Size:", "Uid:", "exists"} {
 				if strings.Contains(res.Output, leak) {
 					t.Fatalf("%s leaked %q:\n%s", c.cmd, leak, res.Output)
 				}
+			}
+			// The key's size as a word of its own (not digits of a temp dir's name).
+			if regexp.MustCompile(fmt.Sprintf(`(^|[\s:])%d(\s|$)`, len("PRIVATE KEY"))).MatchString(res.Output) {
+				t.Fatalf("%s leaked the size:\n%s", c.cmd, res.Output)
 			}
 		})
 	}

@@ -2,7 +2,10 @@
 
 package shell
 
-import "os"
+import (
+	"os"
+	"syscall"
+)
 
 const (
 	holdArg  = "__fsmcp_sandbox_hold"
@@ -32,3 +35,9 @@ func (h *holder) wrap(argv []string, extra []*os.File, m nsMounts) ([]string, []
 func (h *holder) stop() {}
 
 func holdNamespace() { os.Exit(0) }
+
+func buildRoot(mountPlan) error { return ErrNoLandlock }
+
+func goNamespaces() bool { return false }
+
+func nsSysProcAttr() *syscall.SysProcAttr { return sysProcAttr() }

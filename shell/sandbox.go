@@ -39,6 +39,19 @@ type policy struct {
 	// rule covers the directory fsmcp holds, not whatever the name leads
 	// to when the child starts.
 	RWDirs []fdDir `json:"rwdirs,omitempty"`
+	// Mount, where bwrap is missing, is the private root the helper
+	// builds itself (in the new namespaces it was started in) before
+	// Landlock.
+	Mount *mountPlan `json:"mount,omitempty"`
+}
+
+// mountPlan is the shell's private root, as the helper builds it.
+type mountPlan struct {
+	Dir   string   `json:"dir"`   // an empty directory to build the root on
+	RO    []string `json:"ro"`    // system trees and files, PATH directories of links: read-only
+	Tmp   string   `json:"tmp"`   // the session's temp dir, read-write
+	Roots []fdDir  `json:"roots"` // read-write, at their names; FD -1: bound by name
+	Cwd   string   `json:"cwd"`
 }
 
 // fdDir is an inherited directory descriptor and the name it was opened
@@ -277,6 +290,11 @@ func MaybeRunSandboxChild() {
 	// are built on. None reaches bash.
 	if err := closeOnExecFrom(4); err != nil {
 		sandboxFail(err)
+	}
+	if p.Mount != nil {
+		if err := buildRoot(*p.Mount); err != nil {
+			sandboxFail(err)
+		}
 	}
 	if err := restrict(p); err != nil {
 		sandboxFail(err)

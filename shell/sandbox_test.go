@@ -79,7 +79,7 @@ func TestSandboxDeniesOutsideTheRoots(t *testing.T) {
 			if res.ExitCode == 0 {
 				t.Fatalf("%s succeeded:\n%s", c.cmd, res.Output)
 			}
-			if s.ns != nil && strings.Contains(res.Output, "No such file or directory") {
+			if s.namespaced() && strings.Contains(res.Output, "No such file or directory") {
 				return // in the shell's own mount namespace, it does not exist
 			}
 			if !strings.Contains(res.Output, "Permission denied") && !strings.Contains(res.Output, "Operation not permitted") &&

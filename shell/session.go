@@ -34,6 +34,7 @@ type Session struct {
 	tmp       string   // private TMPDIR (sandboxed only), removed by Close
 	ns        *holder  // the session's user and pid namespaces (sandboxed, where bwrap works)
 	pathBinds []string // PATH directories of links the namespace must show (see policy.onPath)
+	nsRoot    string   // without bwrap: the empty directory the helper builds its private root on
 
 	sem    chan struct{} // held by the running command (and forever after Close)
 	ctx    context.Context
@@ -101,6 +102,11 @@ func NewSession(opts Options) (*Session, error) {
 			if s.ns, err = startHolder(bw, s.helper, s.pol); err != nil {
 				os.RemoveAll(s.tmp)
 				return nil, fmt.Errorf("shell: the sandbox's namespaces: %w", err)
+			}
+		} else if goNamespaces() {
+			if s.nsRoot, err = os.MkdirTemp("", "fsmcp-root-"); err != nil {
+				os.RemoveAll(s.tmp)
+				return nil, fmt.Errorf("shell: the sandbox's private root: %w", err)
 			}
 		}
 	}
@@ -254,6 +260,7 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 	res.Cwd, res.Timeout = cwd, timeout
 
 	argv := []string{s.bash, "--noprofile", "--norc", "-c", wrapper, "bash", command}
+	attr := sysProcAttr()
 	extra := []*os.File{nil} // fd 3, the marker pipe
 	if s.mode == ModeSandboxed {
 		if dirs != nil {
@@ -264,13 +271,28 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 				extra = append(extra, d)
 			}
 		}
+		if s.ns == nil && s.nsRoot != "" {
+			m := &mountPlan{Dir: s.nsRoot, Tmp: s.tmp, Cwd: cwd}
+			m.RO = append(append(append(m.RO, pol.RX...), pol.RO...), s.pathBinds...)
+			for i, r := range roots {
+				fd := -1
+				if dirs != nil {
+					fd = pol.RWDirs[i].FD
+				}
+				m.Roots = append(m.Roots, fdDir{FD: fd, Name: r})
+			}
+			pol.Mount = m
+		}
 		extra = append(extra, s.helper)
 		var err error
 		if argv, err = sandboxCommand(helperPath(3+len(extra)-1), pol, argv); err != nil {
 			return res, err
 		}
-		if s.ns != nil {
+		switch {
+		case s.ns != nil:
 			argv, extra = s.ns.wrap(argv, extra, nsMounts{pol: pol, roots: roots, dirs: dirs, tmp: s.tmp, path: s.pathBinds, cwd: cwd})
+		case s.nsRoot != "":
+			attr = nsSysProcAttr()
 		}
 	}
 	outR, outW, err := os.Pipe()
@@ -291,7 +313,7 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 		Stdout:      outW,
 		Stderr:      outW,
 		ExtraFiles:  append([]*os.File{mkW}, extra[1:]...),
-		SysProcAttr: sysProcAttr(),
+		SysProcAttr: attr,
 	}
 	err = start(cmd)
 	outW.Close()
@@ -504,6 +526,9 @@ func (s *Session) Close() error {
 		if s.ns != nil {
 			s.ns.stop() // the pid namespace ends: what setsid took out of the tracking dies too
 		}
+		if s.nsRoot != "" {
+			os.Remove(s.nsRoot) // empty: the private roots were built in the commands' own namespaces
+		}
 		if s.tmp != "" {
 			err = os.RemoveAll(s.tmp)
 		}
@@ -525,3 +550,7 @@ next:
 	}
 	return out
 }
+
+// namespaced reports whether the session's commands run in a mount
+// namespace of their own, where nothing outside the roots exists.
+func (s *Session) namespaced() bool { return s.ns != nil || s.nsRoot != "" }

@@ -197,7 +197,7 @@ func TestCdOutsideRefused(t *testing.T) {
 // own mount namespace, the directory does not exist at all (and the
 // working directory stayed).
 func absent(s *Session, res Result) bool {
-	return s.ns != nil && res.ExitCode != 0 && strings.Contains(res.Output, "No such file or directory") &&
+	return s.namespaced() && res.ExitCode != 0 && strings.Contains(res.Output, "No such file or directory") &&
 		res.RefusedCwd == "" && res.Notice == "" && res.Cwd == s.Cwd()
 }
 
