@@ -42,7 +42,9 @@
 // call that holds only the roots, the paths listed below and a private
 // /tmp, /dev and /proc: what Landlock cannot refuse (stat, chmod, chown,
 // utimes, xattrs) finds nothing outside the roots to act on. Without it,
-// Landlock alone, and Describe says so. In the list below, "denied" then
+// the helper makes user and mount namespaces itself
+// (gonamespace_linux.go); where none can be made, Landlock alone, and
+// Describe says so. In the list below, "denied" then
 // means "does not exist" as well.
 //
 // Read, write, create, delete, rename, execute:
