@@ -162,6 +162,11 @@ func TestShellCannotChangeOrStatOutside(t *testing.T) {
 	}
 	defer cs.Close()
 
+	// stderr arrives through a copying goroutine: wait for the line (the
+	// minute only bounds a hang).
+	for i := 0; i < 6000 && !strings.Contains(stderr.String(), "shell_confinement="); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 	switch log := stderr.String(); {
 	case strings.Contains(log, "shell_confinement=bwrap+landlock"):
 	case !bwrapWorks() && strings.Contains(log, "shell_confinement=landlock"):
