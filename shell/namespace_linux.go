@@ -246,9 +246,14 @@ func (h *holder) wrap(argv []string, extra []*os.File, m nsMounts) ([]string, []
 		extra = append(extra, f)
 		return strconv.Itoa(2 + len(extra))
 	}
+	// No --die-with-parent: with --pidns, bwrap sets it in a grandchild
+	// whose first parent, an intermediate process, exits meanwhile; when
+	// that exit comes after the prctl (under load), the command is killed
+	// at start (exit 137, no output). Nothing is lost: everything in the
+	// session's pid namespace dies with the holder, which dies with fsmcp.
 	args := []string{"bwrap",
 		"--userns", fd(h.user), "--pidns", fd(h.pid),
-		"--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent"}
+		"--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
 	args = append(args, systemMounts(m.pol)...)
 	for _, d := range m.path {
 		args = append(args, "--ro-bind-try", d, d)
