@@ -58,6 +58,14 @@ func run(args []string, stderr *os.File) int {
 		fmt.Fprintf(stderr, "fsmcp: %v; use --shell on to run fs_bash unconfined, or --shell off\n", err)
 		return exitUsage
 	}
+	// The sandboxed shell's helper is a sealed copy of this program,
+	// taken now, before any tool has run (see shell.PrepareHelper).
+	if opts.shell == shell.ModeSandboxed && !opts.readOnly {
+		if err := shell.PrepareHelper(); err != nil {
+			fmt.Fprintf(stderr, "fsmcp: --shell sandboxed: %v\n", err)
+			return exitError
+		}
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
 
 	native := fallback.New()
@@ -125,7 +133,7 @@ func run(args []string, stderr *os.File) int {
 			"search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)
 	}
 	if !opts.readOnly {
-		log.Info(shell.Describe(opts.shell))
+		log.Info(shell.Describe(opts.shell), "shell_confinement", shell.Confinement(opts.shell))
 	}
 
 	// SIGHUP too (the terminal went away): every way out runs the deferred

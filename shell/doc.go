@@ -23,15 +23,29 @@
 // a command leaves in the background do not hold up the call; they run on
 // until Close kills them (bash itself also dies with fsmcp, through
 // PR_SET_PDEATHSIG). Only a process that starts its own session (setsid)
-// escapes this tracking; under Landlock it stays confined all the same.
+// escapes this tracking; under Landlock it stays confined all the same,
+// and in the session's pid namespace it dies at Close.
 //
 // # What the sandboxed shell can touch
 //
-// The helper is fsmcp itself, re-executed with a hidden first argument
-// (MaybeRunSandboxChild). It applies a Landlock ruleset, checks that it
+// The helper is fsmcp itself, run with a hidden first argument
+// (MaybeRunSandboxChild), but never from a path: the binary may lie in a
+// root, where the agent could replace it. A copy of the running program
+// is taken once, at start, into a sealed memfd, and each call executes
+// that copy (PrepareHelper). It applies a Landlock ruleset, checks that it
 // took effect (listing / must now be denied) and execs bash; if anything
 // fails it exits 126 without running the command. The ruleset is
 // inherited by everything bash starts and cannot be lifted.
+//
+// Where bubblewrap works (see namespace_linux.go), the helper runs in the
+// session's own user and pid namespaces and a fresh mount namespace per
+// call that holds only the roots, the paths listed below and a private
+// /tmp, /dev and /proc: what Landlock cannot refuse (stat, chmod, chown,
+// utimes, xattrs) finds nothing outside the roots to act on. Without it,
+// the helper makes user and mount namespaces itself
+// (gonamespace_linux.go); where none can be made, Landlock alone, and
+// Describe says so. In the list below, "denied" then
+// means "does not exist" as well.
 //
 // Read, write, create, delete, rename, execute:
 //   - the allowed roots (as resolved at the time of the call);

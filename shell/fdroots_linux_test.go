@@ -12,7 +12,9 @@ import (
 // TestSandboxRulesFollowDescriptorsNotNames opens the root, then swaps its
 // name for a link to a directory outside: the command's Landlock rules
 // must cover the directory that was opened, not the one the name now
-// leads to.
+// leads to. (In the shell's own mount namespace the opened directory is
+// what is mounted at the name the root resolves to now, "outside", which
+// hides the real one; without a namespace, it is reached as "moved".)
 func TestSandboxRulesFollowDescriptorsNotNames(t *testing.T) {
 	requireLandlock(t)
 	s, root := newTestSession(t, ModeSandboxed, nil)
@@ -40,7 +42,7 @@ func TestSandboxRulesFollowDescriptorsNotNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := s.RunIn(context.Background(), []string{root}, []*os.File{dir},
-		"cat "+filepath.Join(outside, "secret")+"; echo x > "+filepath.Join(outside, "planted")+"; cat "+filepath.Join(moved, "mine"), 20*time.Second)
+		"cat "+filepath.Join(outside, "secret")+"; echo x > "+filepath.Join(outside, "planted")+"; cat "+filepath.Join(moved, "mine")+" "+filepath.Join(outside, "mine"), 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,12 +65,39 @@ func CheckMode(m Mode) error {
 	return fmt.Errorf("invalid shell mode %q", string(m))
 }
 
+// Confinement names the confinement fs_bash runs under in mode m, for
+// the start-up line (shell_confinement=...): "bwrap+landlock" (its own
+// user, pid and mount namespaces, Landlock inside), "userns+landlock"
+// (no bwrap: user and mount namespaces fsmcp makes itself), "landlock"
+// (where namespaces cannot be made), "none" (--shell on) or "off". The first
+// call for ModeSandboxed probes the namespaces.
+func Confinement(m Mode) string {
+	switch m {
+	case ModeSandboxed:
+		if bw, _ := namespaces(); bw != nil {
+			return "bwrap+landlock"
+		}
+		if goNamespaces() {
+			return "userns+landlock"
+		}
+		return "landlock"
+	case ModeOn:
+		return "none"
+	}
+	return "off"
+}
+
 // Describe is the one line stated on stderr at start-up.
 func Describe(m Mode) string {
 	switch m {
 	case ModeSandboxed:
 		abi, _ := Available()
-		return fmt.Sprintf("fs_bash: sandboxed (Landlock ABI %d): read+write in the roots and a private temp dir, read+execute in system directories", abi)
+		if bw, why := namespaces(); bw == nil && goNamespaces() {
+			return fmt.Sprintf("fs_bash: sandboxed: own user and mount namespaces, made by fsmcp (%s), holding only the roots (read+write), a private temp dir and the system's program directories (read+execute), and Landlock (ABI %d) inside; no pid namespace, so /proc is the host's (denied by Landlock)", why, abi)
+		} else if bw == nil {
+			return fmt.Sprintf("fs_bash: sandboxed by Landlock only (ABI %d), without namespaces: %s; so the shell can stat, chmod, chown, touch and set xattrs on files outside the roots that this user owns, though not read, write or list them", abi, why)
+		}
+		return fmt.Sprintf("fs_bash: sandboxed: own user, pid and mount namespaces (bwrap) holding only the roots (read+write), a private temp dir and the system's program directories (read+execute), and Landlock (ABI %d) inside", abi)
 	case ModeOn:
 		return "fs_bash: on, unconfined (the shell can read and write anything this user can)"
 	default:

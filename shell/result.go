@@ -32,10 +32,6 @@ type Options struct {
 	Env []string
 	// Bash is the shell to run; empty means "bash" looked up in Env's PATH.
 	Bash string
-	// Executable is the program re-executed as the sandbox helper (it
-	// must call MaybeRunSandboxChild first thing); empty means
-	// os.Executable(). Tests set it to the test binary.
-	Executable string
 	// MaxOutput is the output limit in characters; 0 means DefaultMaxOutput.
 	MaxOutput int
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -38,6 +39,19 @@ type policy struct {
 	// rule covers the directory fsmcp holds, not whatever the name leads
 	// to when the child starts.
 	RWDirs []fdDir `json:"rwdirs,omitempty"`
+	// Mount, where bwrap is missing, is the private root the helper
+	// builds itself (in the new namespaces it was started in) before
+	// Landlock.
+	Mount *mountPlan `json:"mount,omitempty"`
+}
+
+// mountPlan is the shell's private root, as the helper builds it.
+type mountPlan struct {
+	Dir   string   `json:"dir"`   // an empty directory to build the root on
+	RO    []string `json:"ro"`    // system trees and files, PATH directories of links: read-only
+	Tmp   string   `json:"tmp"`   // the session's temp dir, read-write
+	Roots []fdDir  `json:"roots"` // read-write, at their names; FD -1: bound by name
+	Cwd   string   `json:"cwd"`
 }
 
 // fdDir is an inherited directory descriptor and the name it was opened
@@ -235,14 +249,19 @@ func (p policy) onPath(dir string) bool {
 }
 
 // sandboxCommand returns the argv that runs bashArgv confined by p: the
-// executable re-executed with the hidden sandbox subcommand.
-func sandboxCommand(executable string, p policy, bashArgv []string) ([]string, error) {
+// helper (argv[0], see helperPath) with the hidden sandbox subcommand.
+func sandboxCommand(helper string, p policy, bashArgv []string) ([]string, error) {
 	js, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
 	}
-	return append([]string{executable, sandboxArg, string(js)}, bashArgv...), nil
+	return append([]string{helper, sandboxArg, string(js)}, bashArgv...), nil
 }
+
+// helperPath is how a child whose descriptor fd is the sealed helper
+// names it for exec: the kernel opens the memfd itself, no name is
+// looked up.
+func helperPath(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
 
 // MaybeRunSandboxChild must be the first thing main (and a TestMain that
 // wants the sandbox) calls. When the process was started as fsmcp's
@@ -251,12 +270,31 @@ func sandboxCommand(executable string, p policy, bashArgv []string) ([]string, e
 // message on stderr, without running the command. Otherwise it returns at
 // once.
 func MaybeRunSandboxChild() {
+	if len(os.Args) == 2 {
+		switch os.Args[1] {
+		case holdArg:
+			holdNamespace()
+		case probeArg:
+			os.Exit(0)
+		}
+	}
 	if len(os.Args) < 4 || os.Args[1] != sandboxArg {
 		return
 	}
 	var p policy
 	if err := json.Unmarshal([]byte(os.Args[2]), &p); err != nil {
 		sandboxFail(fmt.Errorf("bad policy: %w", err))
+	}
+	// The descriptors above the marker (fd 3) are the helper's own: the
+	// memfd it runs from, the namespaces it joined, the roots its rules
+	// are built on. None reaches bash.
+	if err := closeOnExecFrom(4); err != nil {
+		sandboxFail(err)
+	}
+	if p.Mount != nil {
+		if err := buildRoot(*p.Mount); err != nil {
+			sandboxFail(err)
+		}
 	}
 	if err := restrict(p); err != nil {
 		sandboxFail(err)

@@ -28,10 +28,13 @@ import (
 type Session struct {
 	mode      Mode
 	bash      string
-	exe       string
+	helper    *os.File // the sealed copy of fsmcp that confines bash (sandboxed only)
 	env       []string
 	maxOutput int
-	tmp       string // private TMPDIR (sandboxed only), removed by Close
+	tmp       string   // private TMPDIR (sandboxed only), removed by Close
+	ns        *holder  // the session's user and pid namespaces (sandboxed, where bwrap works)
+	pathBinds []string // PATH directories of links the namespace must show (see policy.onPath)
+	nsRoot    string   // without bwrap: the empty directory the helper builds its private root on
 
 	sem    chan struct{} // held by the running command (and forever after Close)
 	ctx    context.Context
@@ -67,7 +70,6 @@ func NewSession(opts Options) (*Session, error) {
 	s := &Session{
 		mode:      opts.Mode,
 		bash:      opts.Bash,
-		exe:       opts.Executable,
 		maxOutput: opts.MaxOutput,
 		sem:       make(chan struct{}, 1),
 		roots:     roots,
@@ -83,10 +85,8 @@ func NewSession(opts Options) (*Session, error) {
 		}
 	}
 	if s.mode == ModeSandboxed {
-		if s.exe == "" {
-			if s.exe, err = os.Executable(); err != nil {
-				return nil, fmt.Errorf("shell: cannot find own executable for the sandbox: %w", err)
-			}
+		if s.helper, err = sealedHelper(); err != nil {
+			return nil, err
 		}
 		tmp, err := os.MkdirTemp("", "fsmcp-shell-")
 		if err != nil {
@@ -98,6 +98,17 @@ func NewSession(opts Options) (*Session, error) {
 		}
 		s.pol = newPolicy(roots, s.tmp, env)
 		env = s.sandboxEnv(env)
+		if bw, _ := namespaces(); bw != nil {
+			if s.ns, err = startHolder(bw, s.helper, s.pol); err != nil {
+				os.RemoveAll(s.tmp)
+				return nil, fmt.Errorf("shell: the sandbox's namespaces: %w", err)
+			}
+		} else if goNamespaces() {
+			if s.nsRoot, err = os.MkdirTemp("", "fsmcp-root-"); err != nil {
+				os.RemoveAll(s.tmp)
+				return nil, fmt.Errorf("shell: the sandbox's private root: %w", err)
+			}
+		}
 	}
 	s.env = env
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -115,6 +126,9 @@ func (s *Session) sandboxEnv(env []string) []string {
 	for _, d := range filepath.SplitList(envGet(env, "PATH")) {
 		if d != "" && filepath.IsAbs(d) && s.pol.onPath(d) {
 			path = append(path, d)
+			if !s.pol.readable(d) {
+				s.pathBinds = append(s.pathBinds, d)
+			}
 		}
 	}
 	modCache := goModCache(env)
@@ -246,6 +260,7 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 	res.Cwd, res.Timeout = cwd, timeout
 
 	argv := []string{s.bash, "--noprofile", "--norc", "-c", wrapper, "bash", command}
+	attr := sysProcAttr()
 	extra := []*os.File{nil} // fd 3, the marker pipe
 	if s.mode == ModeSandboxed {
 		if dirs != nil {
@@ -256,9 +271,28 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 				extra = append(extra, d)
 			}
 		}
+		if s.ns == nil && s.nsRoot != "" {
+			m := &mountPlan{Dir: s.nsRoot, Tmp: s.tmp, Cwd: cwd}
+			m.RO = append(append(append(m.RO, pol.RX...), pol.RO...), s.pathBinds...)
+			for i, r := range roots {
+				fd := -1
+				if dirs != nil {
+					fd = pol.RWDirs[i].FD
+				}
+				m.Roots = append(m.Roots, fdDir{FD: fd, Name: r})
+			}
+			pol.Mount = m
+		}
+		extra = append(extra, s.helper)
 		var err error
-		if argv, err = sandboxCommand(s.exe, pol, argv); err != nil {
+		if argv, err = sandboxCommand(helperPath(3+len(extra)-1), pol, argv); err != nil {
 			return res, err
+		}
+		switch {
+		case s.ns != nil:
+			argv, extra = s.ns.wrap(argv, extra, nsMounts{pol: pol, roots: roots, dirs: dirs, tmp: s.tmp, path: s.pathBinds, cwd: cwd})
+		case s.nsRoot != "":
+			attr = nsSysProcAttr()
 		}
 	}
 	outR, outW, err := os.Pipe()
@@ -279,9 +313,9 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 		Stdout:      outW,
 		Stderr:      outW,
 		ExtraFiles:  append([]*os.File{mkW}, extra[1:]...),
-		SysProcAttr: sysProcAttr(),
+		SysProcAttr: attr,
 	}
-	err = cmd.Start()
+	err = start(cmd)
 	outW.Close()
 	mkW.Close()
 	if err != nil {
@@ -489,6 +523,12 @@ func (s *Session) Close() error {
 		s.left.killAll()
 		s.left = leftovers{}
 		s.mu.Unlock()
+		if s.ns != nil {
+			s.ns.stop() // the pid namespace ends: what setsid took out of the tracking dies too
+		}
+		if s.nsRoot != "" {
+			os.Remove(s.nsRoot) // empty: the private roots were built in the commands' own namespaces
+		}
 		if s.tmp != "" {
 			err = os.RemoveAll(s.tmp)
 		}
@@ -510,3 +550,7 @@ next:
 	}
 	return out
 }
+
+// namespaced reports whether the session's commands run in a mount
+// namespace of their own, where nothing outside the roots exists.
+func (s *Session) namespaced() bool { return s.ns != nil || s.nsRoot != "" }

@@ -41,3 +41,10 @@ func (s *Session) Cwd() string                   { return "" }
 func (s *Session) Mode() Mode                    { return ModeOff }
 func (s *Session) TempDir() string               { return "" }
 func (s *Session) Close() error                  { return nil }
+
+// PrepareHelper fails: there is no sandboxed shell here.
+func PrepareHelper() error { return errUnsupported }
+
+func namespaces() (*os.File, string) { return nil, "there is no sandboxed shell here" }
+
+func goNamespaces() bool { return false }
