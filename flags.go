@@ -42,8 +42,9 @@ Flags:
   --trust-meta            over http, let _meta.allowed_dirs add roots (default: it only narrows
                           them; over stdio it adds to them, as in fsMCP)
   --resources             serve the roots' files as MCP resources (file:// URIs, subscriptions)
-  --shell MODE            fs_bash: sandboxed (Landlock-confined to the roots; the default where
-                          the kernel has Landlock), on (unconfined; the default elsewhere), off (no fs_bash)
+  --shell MODE            fs_bash: sandboxed (its own user and mount namespace holding the roots,
+                          plus Landlock; the default where the kernel has Landlock), on (unconfined;
+                          the default elsewhere), off (no fs_bash; the default on Windows)
   --search-backend KIND   auto|rg|find|native: who serves fs_grep and fs_glob (default auto:
                           rg when it is on PATH at start, else the built-in native scanner)
   --index auto|on|off     a trigram index of each DIR in front of fs_grep, built in the background
