@@ -1,24 +1,22 @@
 package files
 
 import (
-	"github.com/fsmcp/fsmcp/fault"
+	"context"
+
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 // Append adds data at the end of a file, creating it (and its parents)
-// when missing. The file is rewritten whole and atomically, so a reader
-// never sees half an append and a failure changes nothing; the result
-// must fit in maxSize bytes (0: no limit). Appends and edits of one path
-// are serialised. Errors: Outside, IsDir, TooLarge.
-func Append(p *sandbox.Path, data []byte, maxSize int64) error {
-	unlock := lock(p.Abs)
-	defer unlock()
-	old, err := p.ReadFile(maxSize)
-	if err != nil && fault.KindOf(err) != fault.NotFound {
-		return err
-	}
-	if maxSize > 0 && int64(len(old)+len(data)) > maxSize {
-		return &sandbox.TooLargeError{Path: p.Abs, Size: int64(len(old) + len(data)), Max: maxSize}
-	}
-	return p.WriteFile(append(old, data...), 0o644)
+// when missing. The file is rewritten whole and atomically (Modify), so a
+// reader never sees half an append, a failure changes nothing and a
+// concurrent change by any name or process is kept; the result must fit
+// in maxSize bytes (0: no limit), which is checked before it is built.
+// Errors: Outside, IsDir, TooLarge.
+func Append(ctx context.Context, p *sandbox.Path, data []byte, maxSize int64) error {
+	return modify(ctx, p, maxSize, how{create: true, parents: true}, func(old []byte) ([]byte, error) {
+		if size := int64(len(old) + len(data)); maxSize > 0 && size > maxSize {
+			return nil, &ResultTooLargeError{Size: size, Max: maxSize}
+		}
+		return append(old, data...), nil
+	})
 }

@@ -78,19 +78,19 @@ func TestAppend(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Add(1)
-		go func() { defer wg.Done(); Append(a, []byte("x"), 0) }()
+		go func() { defer wg.Done(); Append(t.Context(), a, []byte("x"), 0) }()
 	}
 	wg.Wait()
 	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "one two one\n"+strings.Repeat("x", 20) {
 		t.Errorf("concurrent appends: %q", data)
 	}
-	if err := Append(resolve(t, sb, filepath.Join(root, "sub/new.txt")), []byte("n"), 0); err != nil {
+	if err := Append(t.Context(), resolve(t, sb, filepath.Join(root, "sub/new.txt")), []byte("n"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := Append(a, []byte("too much"), 30); fault.KindOf(err) != fault.TooLarge {
+	if err := Append(t.Context(), a, []byte("too much"), 30); fault.KindOf(err) != fault.TooLarge {
 		t.Errorf("over the limit: %v", err)
 	}
-	if err := Append(resolve(t, sb, filepath.Join(root, "dangling")), []byte("x"), 0); err == nil {
+	if err := Append(t.Context(), resolve(t, sb, filepath.Join(root, "dangling")), []byte("x"), 0); err == nil {
 		t.Error("append through a dangling link out succeeded")
 	}
 	if _, err := os.Stat(filepath.Join(out, "new")); err == nil {
@@ -101,9 +101,9 @@ func TestAppend(t *testing.T) {
 func TestReplaceFile(t *testing.T) {
 	sb, root, _ := opsRoot(t)
 	a := resolve(t, sb, filepath.Join(root, "a.txt"))
-	n, changed, err := ReplaceFile(a, []Replacement{
-		{Pattern: regexp.MustCompile(`one`), With: func(string, []int) string { return "1" }},
-		{Pattern: regexp.MustCompile(`(t)wo`), With: func(c string, m []int) string { return strings.ToUpper(c[m[2]:m[3]]) }},
+	n, changed, err := ReplaceFile(t.Context(), a, []Replacement{
+		{Pattern: regexp.MustCompile(`one`), With: func(w *Builder, _ string, _ []int) { w.WriteString("1") }},
+		{Pattern: regexp.MustCompile(`(t)wo`), With: func(w *Builder, c string, m []int) { w.WriteString(strings.ToUpper(c[m[2]:m[3]])) }},
 	}, 0)
 	if err != nil || n != 3 || !changed {
 		t.Fatalf("%d %v %v", n, changed, err)
@@ -111,11 +111,11 @@ func TestReplaceFile(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(data) != "1 T 1\n" {
 		t.Errorf("content %q", data)
 	}
-	n, changed, err = ReplaceFile(a, []Replacement{{Pattern: regexp.MustCompile(`zzz`)}}, 0)
+	n, changed, err = ReplaceFile(t.Context(), a, []Replacement{{Pattern: regexp.MustCompile(`zzz`)}}, 0)
 	if err != nil || n != 0 || changed {
 		t.Errorf("no match: %d %v %v", n, changed, err)
 	}
-	if _, _, err := ReplaceFile(resolve(t, sb, filepath.Join(root, "link")), []Replacement{{Pattern: regexp.MustCompile(`s`)}}, 0); err == nil {
+	if _, _, err := ReplaceFile(t.Context(), resolve(t, sb, filepath.Join(root, "link")), []Replacement{{Pattern: regexp.MustCompile(`s`)}}, 0); err == nil {
 		t.Error("replace through a link out succeeded")
 	}
 }

@@ -34,7 +34,7 @@ func TestEditThroughAliasLosesNothing(t *testing.T) {
 			rp := resolve(t, sb, p)
 			for i := range each {
 				tok := fmt.Sprintf("t%d-%d\n", w, i)
-				if _, _, _, err := EditFile(rp, []Edit{{Old: "END", New: tok + "END"}}, 0, false); err != nil {
+				if _, _, _, err := EditFile(t.Context(), rp, []Edit{{Old: "END", New: tok + "END"}}, 0, false); err != nil {
 					errs <- err
 					return
 				}

@@ -116,14 +116,14 @@ func TestApplyFlexEdits(t *testing.T) {
 
 func TestFlexEditFile(t *testing.T) {
 	at := officialRoot(t, map[string]string{"a.txt": "x\r\ny\r\n"})
-	before, after, err := FlexEditFile(at("a.txt"), []FlexEdit{{"y", "z"}}, 0, true)
+	before, after, err := FlexEditFile(t.Context(), at("a.txt"), []FlexEdit{{"y", "z"}}, 0, true)
 	if err != nil || before != "x\ny\n" || after != "x\nz\n" {
 		t.Fatalf("dry run: %q %q %v", before, after, err)
 	}
 	if got, _ := os.ReadFile(at("a.txt").Abs); string(got) != "x\r\ny\r\n" {
 		t.Fatalf("dry run wrote %q", got)
 	}
-	if _, _, err := FlexEditFile(at("a.txt"), []FlexEdit{{"y", "z"}}, 0, false); err != nil {
+	if _, _, err := FlexEditFile(t.Context(), at("a.txt"), []FlexEdit{{"y", "z"}}, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(at("a.txt").Abs); string(got) != "x\r\nz\r\n" {

@@ -1,67 +1,97 @@
 package files
 
 import (
-	"bytes"
+	"context"
 	"regexp"
 	"strings"
 
-	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 // Replacement replaces every match of Pattern.
 type Replacement struct {
 	Pattern *regexp.Regexp
-	// With is the text that takes the place of one match; m holds the
-	// submatch byte offsets into content (as FindAllStringSubmatchIndex
-	// gives them). nil replaces with nothing.
-	With func(content string, m []int) string
+	// With writes the text that takes the place of one match to w; m
+	// holds the submatch byte offsets into content (as
+	// FindAllStringSubmatchIndex gives them). nil replaces with nothing.
+	With func(w *Builder, content string, m []int)
+}
+
+// Builder builds a result of at most Max bytes (Max <= 0: no limit):
+// past it, writes are dropped and Over is set, so a replacement that
+// would grow a file without bound is refused before it is built.
+type Builder struct {
+	b    strings.Builder
+	Max  int64
+	Over bool
+	need int64 // bytes asked for, written or not
+}
+
+// WriteString adds s.
+func (w *Builder) WriteString(s string) {
+	w.need += int64(len(s))
+	if w.Over || w.Max > 0 && w.need > w.Max {
+		w.Over = true
+		return
+	}
+	w.b.WriteString(s)
+}
+
+// WriteByte adds c.
+func (w *Builder) WriteByte(c byte) error {
+	w.WriteString(string(c))
+	return nil
 }
 
 // ReplaceFile applies replacements in order to a text file of at most
 // maxSize bytes, each to every match in the content the previous ones
-// left, and writes the file back atomically when it changed. It returns
-// the number of matches replaced and whether the content changed. Errors:
+// left, and writes the file back atomically (Modify) when it changed. A
+// result over maxSize is refused before it is built. It returns the
+// number of matches replaced and whether the content changed. Errors:
 // NotFound, Outside, IsDir, TooLarge, Binary.
-func ReplaceFile(p *sandbox.Path, reps []Replacement, maxSize int64) (n int, changed bool, err error) {
-	unlock := lock(p.Abs)
-	defer unlock()
-	data, err := p.ReadFile(maxSize)
+func ReplaceFile(ctx context.Context, p *sandbox.Path, reps []Replacement, maxSize int64) (n int, changed bool, err error) {
+	err = Modify(ctx, p, maxSize, func(data []byte) ([]byte, error) {
+		if err := notBinary(data, p.Abs, "replace in"); err != nil {
+			return nil, err
+		}
+		n = 0
+		content := string(data)
+		for _, r := range reps {
+			var count int
+			var err error
+			if content, count, err = replaceAll(content, r, maxSize); err != nil {
+				return nil, err
+			}
+			n += count
+		}
+		changed = content != string(data)
+		return []byte(content), nil
+	})
 	if err != nil {
 		return 0, false, err
 	}
-	if bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
-		return 0, false, fault.Errorf(fault.Binary, p.Abs, "cannot replace in %s: it is a binary file", p.Abs)
-	}
-	content := string(data)
-	for _, r := range reps {
-		var count int
-		content, count = replaceAll(content, r)
-		n += count
-	}
-	if content == string(data) {
-		return n, false, nil
-	}
-	if err := p.WriteFile([]byte(content), 0o644); err != nil {
-		return 0, false, err
-	}
-	return n, true, nil
+	return n, changed, nil
 }
 
-func replaceAll(content string, r Replacement) (string, int) {
+func replaceAll(content string, r Replacement, max int64) (string, int, error) {
 	ms := r.Pattern.FindAllStringSubmatchIndex(content, -1)
 	if len(ms) == 0 {
-		return content, 0
+		return content, 0, nil
 	}
-	var b strings.Builder
+	w := &Builder{Max: max}
 	last := 0
 	for _, m := range ms {
-		b.WriteString(content[last:m[0]])
+		w.WriteString(content[last:m[0]])
 		if r.With != nil {
-			b.WriteString(r.With(content, m))
+			r.With(w, content, m)
 		}
 		last = m[1]
 	}
-	b.WriteString(content[last:])
-	return b.String(), len(ms)
+	w.WriteString(content[last:])
+	if w.Over {
+		// Past the limit the builder only counted: the size is exact and
+		// nothing more was built.
+		return "", 0, &ResultTooLargeError{Size: w.need, Max: max}
+	}
+	return w.b.String(), len(ms), nil
 }

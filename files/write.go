@@ -1,8 +1,17 @@
 package files
 
-import "github.com/fsmcp/fsmcp/sandbox"
+import (
+	"context"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+)
 
 // Write creates or replaces a file with data: atomically (a temporary file,
 // then a rename), creating missing parent directories; an existing file
-// keeps its permissions, a new one gets 0644.
-func Write(p *sandbox.Path, data []byte) error { return p.WriteFile(data, 0o644) }
+// keeps its permissions, a new one gets 0644. It takes the same locks as
+// Modify, so it never lands inside another change's read-modify-write
+// (which would then put the old content back), and a new file never
+// replaces one another writer created meanwhile.
+func Write(ctx context.Context, p *sandbox.Path, data []byte) error {
+	return modify(ctx, p, 0, how{create: true, parents: true, noRead: true}, func([]byte) ([]byte, error) { return data, nil })
+}

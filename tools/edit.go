@@ -60,7 +60,7 @@ func Edit() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		_, _, n, err := files.EditFile(p, edits, c.Limits.MaxFileSize, false)
+		_, _, n, err := files.EditFile(ctx, p, edits, c.Limits.MaxFileSize, false)
 		if fault.KindOf(err) == fault.NotUnique && !strings.HasSuffix(err.Error(), ".") {
 			return nil, errors.New(err.Error() + ".") // fsMCP's sentence ends with a full stop
 		}

@@ -35,7 +35,7 @@ func Write() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		if err := files.Write(p, []byte(in.Content)); err != nil {
+		if err := files.Write(ctx, p, []byte(in.Content)); err != nil {
 			return nil, err
 		}
 		return profile.Text(fmt.Sprintf("Wrote %d bytes to %s", len(in.Content), p.Abs)), nil

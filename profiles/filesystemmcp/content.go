@@ -101,9 +101,9 @@ func WriteContent() profile.Tool {
 			case err == nil && p.IsRoot():
 				r.Error = "Writing directly to the project root is not allowed."
 			case err == nil && it.Append:
-				err = files.Append(p, []byte(it.Content), c.Limits.MaxFileSize)
+				err = files.Append(ctx, p, []byte(it.Content), c.Limits.MaxFileSize)
 			case err == nil:
-				err = files.Write(p, []byte(it.Content))
+				err = files.Write(ctx, p, []byte(it.Content))
 			}
 			if err != nil {
 				r.Error = failure(err, "Failed to "+verb+" file: "+err.Error(), "Failed to "+verb+" file: ")
@@ -163,7 +163,7 @@ func ReplaceContent() profile.Tool {
 				err = compileErr
 			}
 			if err == nil {
-				r.Replacements, r.Modified, err = files.ReplaceFile(p, reps, c.Limits.MaxFileSize)
+				r.Replacements, r.Modified, err = files.ReplaceFile(ctx, p, reps, c.Limits.MaxFileSize)
 			}
 			switch {
 			case err == nil:

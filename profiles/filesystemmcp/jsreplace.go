@@ -3,21 +3,23 @@ package filesystemmcp
 import (
 	"regexp"
 	"strings"
+
+	"github.com/fsmcp/fsmcp/files"
 )
 
 // jsReplacement is the replacement text of JavaScript's String.replace:
 // "$$" a dollar, "$&" the match, "$`" and "$'" the text before and after
 // it, "$1".."$99" a group, "$<name>" a named group (an unmatched group is
 // empty); any other "$" is itself.
-func jsReplacement(repl string, re *regexp.Regexp) func(content string, m []int) string {
+func jsReplacement(repl string, re *regexp.Regexp) func(b *files.Builder, content string, m []int) {
 	if !strings.Contains(repl, "$") {
-		return func(string, []int) string { return repl }
+		return func(b *files.Builder, _ string, _ []int) { b.WriteString(repl) }
 	}
 	named := false
 	for _, n := range re.SubexpNames() {
 		named = named || n != ""
 	}
-	return func(content string, m []int) string {
+	return func(b *files.Builder, content string, m []int) {
 		group := func(k int) string {
 			if m[2*k] < 0 {
 				return ""
@@ -25,7 +27,6 @@ func jsReplacement(repl string, re *regexp.Regexp) func(content string, m []int)
 			return content[m[2*k]:m[2*k+1]]
 		}
 		groups := len(m)/2 - 1
-		var b strings.Builder
 		for i := 0; i < len(repl); i++ {
 			c := repl[i]
 			if c != '$' || i+1 == len(repl) {
@@ -73,7 +74,6 @@ func jsReplacement(repl string, re *regexp.Regexp) func(content string, m []int)
 				b.WriteByte('$')
 			}
 		}
-		return b.String()
 	}
 }
 

@@ -88,7 +88,7 @@ func writeFile() profile.Tool {
 			if _, err := files.Mkdir(p.Dir()); err != nil {
 				return nil, writeErr(err, in.Path)
 			}
-			if err := files.Write(p, data); err != nil {
+			if err := files.Write(ctx, p, data); err != nil {
 				return nil, writeErr(err, in.Path)
 			}
 			return result(saved{true, in.Path})

@@ -26,7 +26,7 @@ func writeFile(ctx context.Context, c *profile.Call, name string, args map[strin
 	if _, err := files.Stat(p.Dir()); err != nil {
 		return nil, nodeErr(c, err, "open", p.Abs)
 	}
-	if err := files.Write(p, []byte(in.Content)); err != nil {
+	if err := files.Write(ctx, p, []byte(in.Content)); err != nil {
 		return nil, nodeErr(c, err, "write", p.Abs)
 	}
 	return text("Successfully wrote to " + in.Path), nil
@@ -51,7 +51,7 @@ func editFile(ctx context.Context, c *profile.Call, name string, args map[string
 	for i, e := range in.Edits {
 		edits[i] = files.FlexEdit{Old: e.OldText, New: e.NewText}
 	}
-	before, after, err := files.FlexEditFile(p, edits, c.Limits.MaxFileSize, in.DryRun)
+	before, after, err := files.FlexEditFile(ctx, p, edits, c.Limits.MaxFileSize, in.DryRun)
 	if err != nil {
 		if fault.KindOf(err) == fault.NotFound && fault.PathOf(err) == "" {
 			return nil, err // an edit's text was not found: the official sentence

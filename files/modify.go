@@ -1,0 +1,277 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// Modify is the one read-modify-write of a file: it reads the file p
+// names (at most limit bytes; limit <= 0: no limit), hands the content to
+// fn and writes what fn returns back atomically (a new file renamed or
+// linked into place, flushed to disk). A result equal to the content is
+// not written; a result over limit is refused and nothing changes. The
+// file must exist. Errors: NotFound, Outside, IsDir, TooLarge, fn's.
+//
+// Two changes of one file lose nothing, whatever name they use and from
+// whichever process: the read-modify-write runs under a lock keyed by the
+// file's identity (device and inode, so a symlink alias or another
+// spelling shares it) and, across processes, under an exclusive file lock
+// (flock; LockFileEx on Windows). Once locked, the name must still lead
+// to the locked file (another change may have put a new one in its place
+// meanwhile), else it starts over. Waiting honours ctx.
+func Modify(ctx context.Context, p *sandbox.Path, limit int64, fn func(old []byte) ([]byte, error)) error {
+	return modify(ctx, p, limit, how{}, fn)
+}
+
+// how says what modify does besides changing an existing file.
+type how struct {
+	create  bool // a missing file is created: fn gets nil
+	parents bool // with create: missing parent directories are made
+	noRead  bool // the old content is not needed: fn gets nil
+}
+
+// maxEditRetries bounds how often a change starts over because the file
+// was replaced while it waited for the lock.
+const maxEditRetries = 1000
+
+// errReplaced says the name no longer leads to the file that was locked.
+var errReplaced = errors.New("replaced while waiting for the lock")
+
+func modify(ctx context.Context, p *sandbox.Path, limit int64, h how, fn func(old []byte) ([]byte, error)) error {
+	err := modifyLoop(ctx, p, limit, h, fn)
+	var rt *ResultTooLargeError
+	if errors.As(err, &rt) && rt.Path == "" {
+		rt.Path = p.Abs
+	}
+	return err
+}
+
+func modifyLoop(ctx context.Context, p *sandbox.Path, limit int64, h how, fn func(old []byte) ([]byte, error)) error {
+	for range maxEditRetries {
+		t, err := p.Target()
+		if err != nil {
+			return err
+		}
+		// Changes of the same resolved name queue here first, so they do
+		// not keep replacing the inode another change is waiting for.
+		unlock, err := lock(ctx, t.Root.Path+"\x00"+t.Rel)
+		if err != nil {
+			return err
+		}
+		err = modifyOnce(ctx, p, t, limit, h, fn)
+		unlock()
+		if err != errReplaced {
+			return err
+		}
+	}
+	return fmt.Errorf("cannot change %s: it keeps being replaced by another writer; try again", p.Abs)
+}
+
+// modifyOnce does one attempt under the name lock.
+func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, error)) error {
+	f, err := t.Open()
+	if err != nil {
+		if h.create && fault.KindOf(err) == fault.NotFound {
+			return create(p, t, limit, h, fn)
+		}
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("cannot change %s: %v", p.Abs, sandbox.Cause(err))
+	}
+	if fi.IsDir() {
+		f.Close()
+		return fault.Errorf(fault.IsDir, p.Abs, "path is a directory, not a file: %s", p.Abs)
+	}
+	unlockKey, err := lock(ctx, fileKey(f, fi, t))
+	if err != nil {
+		f.Close()
+		return err
+	}
+	// From here f and the key lock belong to the file lock: release
+	// closes f and drops the key lock, now or, when ctx ends first, once
+	// the pending lock has been had.
+	release, err := lockFile(ctx, f, unlockKey)
+	if err != nil {
+		return fmt.Errorf("cannot change %s: %w", p.Abs, err)
+	}
+	defer release()
+	if now, err := t.Stat(); err != nil || !os.SameFile(now, fi) {
+		return errReplaced
+	}
+	var old []byte
+	if !h.noRead {
+		if old, err = readBounded(f, p.Abs, limit); err != nil {
+			return err
+		}
+	}
+	out, err := fn(old)
+	if err != nil {
+		return err
+	}
+	if limit > 0 && int64(len(out)) > limit {
+		return &ResultTooLargeError{Path: p.Abs, Size: int64(len(out)), Max: limit}
+	}
+	if !h.noRead && bytes.Equal(out, old) {
+		return nil
+	}
+	return t.WriteFile(out, 0o644)
+}
+
+// create makes the missing file t: written whole, then linked in under
+// its name only if that name is still free, so a file another writer
+// created meanwhile is changed (the caller starts over), never replaced.
+func create(p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, error)) error {
+	out, err := fn(nil)
+	if err != nil {
+		return err
+	}
+	if limit > 0 && int64(len(out)) > limit {
+		return &ResultTooLargeError{Path: p.Abs, Size: int64(len(out)), Max: limit}
+	}
+	if h.parents {
+		if err := t.Dir().MkdirAll(0o755); err != nil {
+			return err
+		}
+	}
+	tf, err := t.CreateTemp(0o644)
+	if err != nil {
+		return err
+	}
+	defer tf.Discard()
+	if _, err := tf.File().Write(out); err != nil {
+		return fmt.Errorf("cannot write %s: %v", p.Abs, sandbox.Cause(err))
+	}
+	if err := tf.File().Chmod(0o644); err != nil { // the umask may have narrowed it
+		return fmt.Errorf("cannot write %s: %v", p.Abs, sandbox.Cause(err))
+	}
+	err = tf.Commit(false)
+	if errors.Is(err, os.ErrExist) {
+		return errReplaced // created meanwhile: change that one
+	}
+	return err
+}
+
+// ResultTooLargeError says a change would make a file larger than the
+// limit; it is decided before the result is built where it can be.
+type ResultTooLargeError struct {
+	Path      string // filled in by Modify when the change does not know it
+	Size, Max int64
+}
+
+func (e *ResultTooLargeError) Kind() fault.Kind { return fault.TooLarge }
+func (e *ResultTooLargeError) Where() string    { return e.Path }
+
+func (e *ResultTooLargeError) Error() string {
+	return fmt.Sprintf("cannot change %s: the result would be %d bytes, over the %d-byte limit (--max-file-size); nothing was changed", e.Path, e.Size, e.Max)
+}
+
+// readBounded reads the whole of f, refusing a file over max bytes.
+func readBounded(f *os.File, name string, max int64) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, sandbox.Cause(err))
+	}
+	if max > 0 && fi.Size() > max {
+		return nil, &sandbox.TooLargeError{Path: name, Size: fi.Size(), Max: max}
+	}
+	r := io.Reader(f)
+	if max > 0 {
+		r = io.LimitReader(f, max+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, sandbox.Cause(err))
+	}
+	if max > 0 && int64(len(data)) > max {
+		return nil, &sandbox.TooLargeError{Path: name, Size: int64(len(data)), Max: max}
+	}
+	return data, nil
+}
+
+// keyLock is one file's in-process lock: a one-slot channel, so waiting
+// for it can give up when the call's context ends; n counts its users so
+// the table forgets files nobody changes.
+type keyLock struct {
+	ch chan struct{}
+	n  int
+}
+
+var (
+	locksMu sync.Mutex
+	locks   = map[any]*keyLock{}
+)
+
+// lock serialises changes of one key (a resolved name, or a file's
+// identity) within this process.
+func lock(ctx context.Context, key any) (unlock func(), err error) {
+	locksMu.Lock()
+	l := locks[key]
+	if l == nil {
+		l = &keyLock{ch: make(chan struct{}, 1)}
+		locks[key] = l
+	}
+	l.n++
+	locksMu.Unlock()
+	forget := func() {
+		locksMu.Lock()
+		if l.n--; l.n == 0 {
+			delete(locks, key)
+		}
+		locksMu.Unlock()
+	}
+	select {
+	case l.ch <- struct{}{}:
+		return func() { <-l.ch; forget() }, nil
+	case <-ctx.Done():
+		forget()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// lockFile takes the exclusive cross-process lock on f, waiting while
+// another process holds it until ctx ends. It owns f and after (run once
+// the lock is dropped) from the call on: release unlocks, closes f and
+// runs after; on an error they are done at once, or, while a lock request
+// is still pending in the system, as soon as it returns. A file system
+// without file locks gets the in-process lock only.
+func lockFile(ctx context.Context, f *os.File, after func()) (release func(), err error) {
+	done := func(locked bool) {
+		if locked {
+			unlockFD(f)
+		}
+		f.Close()
+		after()
+	}
+	ok, err := tryLockFD(f)
+	if err != nil {
+		done(false)
+		return nil, err
+	}
+	if ok {
+		return func() { done(true) }, nil
+	}
+	got := make(chan error, 1)
+	go func() { got <- lockFD(f) }()
+	select {
+	case err := <-got:
+		if err != nil {
+			done(false)
+			return nil, err
+		}
+		return func() { done(true) }, nil
+	case <-ctx.Done():
+		go func() { done(<-got == nil) }()
+		return nil, fmt.Errorf("another program holds a lock on it: %w", context.Cause(ctx))
+	}
+}

@@ -1,0 +1,154 @@
+//go:build unix
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
+)
+
+// raceWriter is one tool of one profile that changes a file by reading it:
+// each call must add tok to the file and keep everything else.
+type raceWriter struct {
+	name    string
+	profile []string // server flags before the root
+	rootArg string   // the flag that names the root, "" for a plain argument
+	call    func(abs, rel, tok string) (tool string, args map[string]any)
+}
+
+// raceWriters is every read-modify-write tool of every profile. (Whole
+// writes — fs_write, write_file, write_content without append — replace
+// the content by definition; they take the same locks.)
+var raceWriters = []raceWriter{
+	{"fs_edit", nil, "", func(abs, _, tok string) (string, map[string]any) {
+		return "fs_edit", map[string]any{"file_path": abs, "old_string": "END", "new_string": tok + "\nEND"}
+	}},
+	{"reference/edit_file", []string{"--profile", "reference"}, "", func(abs, _, tok string) (string, map[string]any) {
+		return "edit_file", map[string]any{"path": abs, "edits": []any{map[string]any{"oldText": "END", "newText": tok + "\nEND"}}}
+	}},
+	{"filesystem-mcp/replace_content", []string{"--profile", "filesystem-mcp"}, "--allowed-dir", func(_, rel, tok string) (string, map[string]any) {
+		return "replace_content", map[string]any{"paths": []any{rel}, "operations": []any{map[string]any{"search": "END", "replace": tok + "\nEND"}}}
+	}},
+	{"filesystem-mcp/write_content-append", []string{"--profile", "filesystem-mcp"}, "--allowed-dir", func(_, rel, tok string) (string, map[string]any) {
+		return "write_content", map[string]any{"items": []any{map[string]any{"path": rel, "content": "\n" + tok + "\n", "append": true}}}
+	}},
+}
+
+func (w raceWriter) args(root string) []string {
+	args := append([]string{}, w.profile...)
+	if w.rootArg != "" {
+		args = append(args, w.rootArg)
+	}
+	return append(args, root)
+}
+
+// TestEveryWriterAgainstEveryOtherLosesNothing races every read-modify-write
+// tool of every profile against every other (itself included) on one
+// file: through one server by the same name and via a symlink alias (when
+// both tools are in one profile), and from two server processes by name
+// and via the alias. Each call adds a distinct token; none may be lost.
+func TestEveryWriterAgainstEveryOtherLosesNothing(t *testing.T) {
+	const each = 40
+	m := mode{"path", os.Getenv("PATH")}
+	for i, a := range raceWriters {
+		for _, b := range raceWriters[i:] {
+			oneServer := strings.Join(a.profile, " ") == strings.Join(b.profile, " ")
+			for _, procs := range []int{1, 2} {
+				if procs == 1 && !oneServer {
+					continue
+				}
+				for _, alias := range []bool{false, true} {
+					how := map[bool]string{false: "by-name", true: "via-alias"}[alias]
+					t.Run(fmt.Sprintf("%s+%s/%d-servers/%s", a.name, b.name, procs, how), func(t *testing.T) {
+						raceTwoWriters(t, m, a, b, procs, alias, each)
+					})
+				}
+			}
+		}
+	}
+}
+
+func raceTwoWriters(t *testing.T, m mode, a, b raceWriter, procs int, alias bool, each int) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(root, "f.txt")
+	write(t, name, "END\n")
+	symlink(t, "f.txt", filepath.Join(root, "alias"))
+	var sessions [2]*mcp.ClientSession
+	if procs == 1 {
+		// Two sessions of one server over HTTP, so the calls really run
+		// at once inside one process.
+		url, _ := startHTTP(t, m, a.args(root)...)
+		for k := range sessions {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+			cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cs.Close() })
+			sessions[k] = cs
+		}
+	} else {
+		sessions[0] = connectStdio(t, m, a.args(root)...)
+		sessions[1] = connectStdio(t, m, b.args(root)...)
+	}
+	rels := [2]string{"f.txt", "f.txt"}
+	if alias {
+		rels[1] = "alias"
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 2)
+	for k, w := range []raceWriter{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				tool, args := w.call(filepath.Join(root, rels[k]), rels[k], fmt.Sprintf("tok%d-%d", k, i))
+				res, err := callRaw(sessions[k], tool, args, nil)
+				if err != nil {
+					errs <- fmt.Sprintf("%s %d: %v", tool, i, err)
+					return
+				}
+				// filesystem-mcp reports a file's failure inside a
+				// successful answer.
+				if text := testenv.Text(res); res.IsError || strings.Contains(text, `"error"`) {
+					errs <- fmt.Sprintf("%s %d: %s", tool, i, text)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	data := readFile(t, name)
+	lost := 0
+	for k := range 2 {
+		for i := range each {
+			if strings.Count(data, fmt.Sprintf("tok%d-%d\n", k, i)) != 1 {
+				lost++
+			}
+		}
+	}
+	if lost > 0 || strings.Count(data, "END") != 1 {
+		t.Fatalf("%d of %d changes lost or doubled; the file:\n%s", lost, 2*each, data)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "alias")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the alias is no longer a symlink: %v", err)
+	}
+}
