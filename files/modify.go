@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -80,7 +81,7 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	f, err := t.Open()
 	if err != nil {
 		if h.create && fault.KindOf(err) == fault.NotFound {
-			return create(p, t, limit, h, fn)
+			return create(ctx, p, t, limit, h, fn)
 		}
 		return err
 	}
@@ -125,13 +126,19 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	if !h.noRead && bytes.Equal(out, old) {
 		return nil
 	}
-	return t.WriteFile(out, 0o644)
+	m, err := journal.Before(ctx, "write", journal.Change{Path: t, After: out})
+	if err != nil {
+		return err
+	}
+	err = t.WriteFile(out, 0o644)
+	m.Done(err)
+	return err
 }
 
 // create makes the missing file t: written whole, then linked in under
 // its name only if that name is still free, so a file another writer
 // created meanwhile is changed (the caller starts over), never replaced.
-func create(p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, error)) error {
+func create(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, error)) error {
 	out, err := fn(nil)
 	if err != nil {
 		return err
@@ -155,7 +162,12 @@ func create(p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, err
 	if err := tf.File().Chmod(0o644); err != nil { // the umask may have narrowed it
 		return fmt.Errorf("cannot write %s: %v", p.Abs, sandbox.Cause(err))
 	}
+	m, err := journal.Before(ctx, "create", journal.Change{Path: t, After: out})
+	if err != nil {
+		return err
+	}
 	err = tf.Commit(false)
+	m.Done(err)
 	if errors.Is(err, os.ErrExist) {
 		return errReplaced // created meanwhile: change that one
 	}

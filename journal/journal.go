@@ -1,0 +1,590 @@
+// Package journal keeps, for every change fsmcp makes under a root, the
+// before-image of what it changes, so the change can be undone: one
+// append-only log per root under the user's state directory (never inside
+// a root), content blobs stored once by their sha256, compressed, and the
+// whole bounded by size and age, oldest out first. An entry is written and
+// flushed before the change lands; if it cannot be, the change does not
+// land.
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// Defaults of the bounds.
+const (
+	DefaultSize = 512 << 20
+	DefaultAge  = 7 * 24 * time.Hour
+)
+
+// Config says where journals live and how large and old they may grow.
+type Config struct {
+	Dir     string        // the base directory; one subdirectory per root
+	MaxSize int64         // bytes, log and blobs together
+	MaxAge  time.Duration // entries older than this go
+}
+
+// DefaultDir is $XDG_STATE_HOME/fsmcp/journal, else
+// ~/.local/state/fsmcp/journal.
+func DefaultDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "fsmcp", "journal"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find a state directory for the change journal: %v; set XDG_STATE_HOME or pass --journal off", err)
+	}
+	return filepath.Join(home, ".local", "state", "fsmcp", "journal"), nil
+}
+
+// Image is the state of one path before or after a change.
+type Image struct {
+	Exists bool        `json:"exists"`
+	Dir    bool        `json:"dir,omitempty"`
+	Hash   string      `json:"hash,omitempty"` // sha256 of the content (regular files)
+	Size   int64       `json:"size,omitempty"`
+	Mode   fs.FileMode `json:"mode,omitempty"`
+	MTime  time.Time   `json:"mtime,omitzero"`
+	Kept   bool        `json:"kept,omitempty"` // the content is in the blob store
+}
+
+// Entry is one change.
+type Entry struct {
+	ID      string    `json:"id"`
+	Time    time.Time `json:"time"`
+	Tool    string    `json:"tool,omitempty"`
+	Session string    `json:"session,omitempty"`
+	Kind    string    `json:"kind"`
+	Paths   []string  `json:"paths"` // slash paths below the root
+	Before  []Image   `json:"before"`
+	After   []Image   `json:"after"`
+	// NotUndoable says why the change cannot be undone ("" when it can).
+	NotUndoable string `json:"not_undoable,omitempty"`
+	Aborted     bool   `json:"aborted,omitempty"` // the change failed after it was journaled
+}
+
+// Undoable reports whether the entry can be undone.
+func (e *Entry) Undoable() bool { return e.NotUndoable == "" && !e.Aborted }
+
+// Change is one path a change touches and what it will hold afterwards:
+// After nil with Gone false means "not known" (a directory move, say).
+type Change struct {
+	Path  *sandbox.Path
+	After []byte        // the new content of a file
+	Gone  bool          // the path will not exist afterwards
+	Same  *sandbox.Path // the path will hold what this one holds now (move, copy)
+}
+
+type actorKey struct{}
+
+type actor struct{ tool, session string }
+
+// WithActor marks ctx with the tool and session a change is made for.
+func WithActor(ctx context.Context, tool, session string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor{tool, session})
+}
+
+func actorOf(ctx context.Context) actor {
+	if ctx == nil {
+		return actor{}
+	}
+	a, _ := ctx.Value(actorKey{}).(actor)
+	return a
+}
+
+// Set is the journals of all roots, opened as first needed.
+type Set struct {
+	cfg    Config
+	mu     sync.Mutex
+	stores map[string]*Store
+}
+
+var (
+	activeMu sync.RWMutex
+	active   *Set
+)
+
+// Use makes s the journal every change goes through (nil: none).
+func Use(s *Set) {
+	activeMu.Lock()
+	active = s
+	activeMu.Unlock()
+}
+
+// Active returns the journal in use, or nil.
+func Active() *Set {
+	activeMu.RLock()
+	defer activeMu.RUnlock()
+	return active
+}
+
+// New returns a Set over cfg; the base directory is made (0700) when a
+// journal is first written.
+func New(cfg Config) *Set {
+	if cfg.MaxSize <= 0 {
+		cfg.MaxSize = DefaultSize
+	}
+	if cfg.MaxAge <= 0 {
+		cfg.MaxAge = DefaultAge
+	}
+	return &Set{cfg: cfg, stores: map[string]*Store{}}
+}
+
+// CheckRoots refuses a journal directory inside one of the roots: a tool
+// could then read or rewrite it.
+func (s *Set) CheckRoots(roots []string) error {
+	dir := realish(s.cfg.Dir)
+	for _, r := range roots {
+		rr := realish(r)
+		if dir == rr || strings.HasPrefix(dir, rr+string(filepath.Separator)) {
+			return fmt.Errorf("the change journal %s lies inside the allowed directory %s, where tools could reach it; set XDG_STATE_HOME elsewhere or pass --journal off", s.cfg.Dir, r)
+		}
+	}
+	return nil
+}
+
+// realish resolves the longest existing prefix of p.
+func realish(p string) string {
+	p = filepath.Clean(p)
+	var rest []string
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(append([]string{p}, rest...)...)
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
+}
+
+// Store returns the journal of the root at the real path root.
+func (s *Set) Store(root string) (*Store, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.stores[root]; st != nil {
+		return st, nil
+	}
+	if err := s.CheckRoots([]string{root}); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(s.cfg.Dir, hex.EncodeToString(sum[:8]))
+	st, err := openStore(dir, root, s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.stores[root] = st
+	return st, nil
+}
+
+// Store is the journal of one root.
+type Store struct {
+	dir, root string
+	cfg       Config
+	mu        sync.Mutex
+	lastID    int64
+	size      int64 // log and blobs, bytes
+}
+
+func openStore(dir, root string, cfg Config) (*Store, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the change journal %s: %v; pass --journal off to run without it", dir, err)
+	}
+	os.Chmod(cfg.Dir, 0o700)
+	os.Chmod(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "root"), []byte(root+"\n"), 0o600)
+	st := &Store{dir: dir, root: root, cfg: cfg}
+	st.size = st.measure()
+	return st, nil
+}
+
+// Root is the real path of the root this journal is for.
+func (st *Store) Root() string { return st.root }
+
+func (st *Store) logPath() string { return filepath.Join(st.dir, "log") }
+
+func (st *Store) blobPath(h string) string { return filepath.Join(st.dir, "blobs", h) }
+
+func (st *Store) measure() int64 {
+	var n int64
+	if fi, err := os.Stat(st.logPath()); err == nil {
+		n += fi.Size()
+	}
+	ents, _ := os.ReadDir(filepath.Join(st.dir, "blobs"))
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// nextID is a short increasing id, unique across processes sharing the
+// journal as far as their clocks tick apart (microseconds).
+func (st *Store) nextID() string {
+	id := time.Now().UnixMicro()
+	if id <= st.lastID {
+		id = st.lastID + 1
+	}
+	st.lastID = id
+	return strconv.FormatInt(id, 36)
+}
+
+// Mark is a journaled change about to land; Done records its outcome.
+type Mark struct {
+	st *Store
+	id string
+}
+
+// Done records that the change failed (err != nil), so undo skips it.
+func (m *Mark) Done(err error) {
+	if m == nil || err == nil {
+		return
+	}
+	m.st.mu.Lock()
+	defer m.st.mu.Unlock()
+	m.st.appendLine(map[string]any{"abort": m.id})
+}
+
+// Before journals a change of kind made through ctx's tool, before it
+// lands. All changes must lie in one root. A nil Set journals nothing.
+func (s *Set) Before(ctx context.Context, kind string, changes ...Change) (*Mark, error) {
+	if s == nil || len(changes) == 0 {
+		return nil, nil
+	}
+	st, err := s.Store(changes[0].Path.Root.Path)
+	if err != nil {
+		return nil, err
+	}
+	a := actorOf(ctx)
+	return st.record(kind, a.tool, a.session, changes)
+}
+
+// Before journals through the active Set (see Set.Before).
+func Before(ctx context.Context, kind string, changes ...Change) (*Mark, error) {
+	return Active().Before(ctx, kind, changes...)
+}
+
+func (st *Store) record(kind, tool, session string, changes []Change) (*Mark, error) {
+	e := &Entry{Time: time.Now().UTC(), Tool: tool, Session: session, Kind: kind}
+	for _, c := range changes {
+		if c.Path.Root.Path != st.root {
+			// A change across roots (a move): its other half is in the
+			// other root's journal.
+			if e.NotUndoable == "" {
+				e.NotUndoable = "it spans two allowed directories"
+			}
+			continue
+		}
+		before, why := st.image(c.Path, true)
+		if why != "" && e.NotUndoable == "" {
+			e.NotUndoable = why
+		}
+		var after Image
+		switch {
+		case c.Gone:
+		case c.Same != nil:
+			after, _ = st.image(c.Same, false)
+		case c.After != nil || !c.Gone:
+			sum := sha256.Sum256(c.After)
+			after = Image{Exists: true, Hash: hex.EncodeToString(sum[:]), Size: int64(len(c.After)), Mode: before.Mode}
+			if !before.Exists {
+				after.Mode = 0o644
+			}
+		}
+		e.Paths = append(e.Paths, c.Path.Rel)
+		e.Before = append(e.Before, before)
+		e.After = append(e.After, after)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	e.ID = st.nextID()
+	if err := st.appendLine(e); err != nil {
+		return nil, fmt.Errorf("cannot journal the change of %s, so it was not made: %v", filepath.Join(st.root, filepath.FromSlash(e.Paths[0])), err)
+	}
+	st.prune(e.ID)
+	return &Mark{st: st, id: e.ID}, nil
+}
+
+// image reads p's state; keep stores a regular file's content. why says
+// what keeps the state from being restored.
+func (st *Store) image(p *sandbox.Path, keep bool) (Image, string) {
+	fi, err := p.Lstat()
+	if errors.Is(err, fs.ErrNotExist) {
+		return Image{}, ""
+	}
+	if err != nil {
+		return Image{}, "its state could not be read"
+	}
+	im := Image{Exists: true, Mode: fi.Mode(), MTime: fi.ModTime(), Size: fi.Size()}
+	switch {
+	case fi.IsDir():
+		im.Dir, im.Size = true, 0
+		return im, "it concerns a directory, whose contents are not kept"
+	case !fi.Mode().IsRegular():
+		return im, "it concerns a " + kindOf(fi.Mode()) + ", which is not kept"
+	}
+	if keep && fi.Size() > st.cfg.MaxSize {
+		return im, fmt.Sprintf("the old content (%d bytes) is larger than the whole journal (--journal-size %d)", fi.Size(), st.cfg.MaxSize)
+	}
+	data, err := p.ReadFile(st.cfg.MaxSize)
+	if err != nil {
+		return im, "its old content could not be read"
+	}
+	sum := sha256.Sum256(data)
+	im.Hash, im.Size = hex.EncodeToString(sum[:]), int64(len(data))
+	if keep {
+		if err := st.putBlob(im.Hash, data); err != nil {
+			return im, "its old content could not be kept: " + err.Error()
+		}
+		im.Kept = true
+	}
+	return im, ""
+}
+
+func kindOf(m fs.FileMode) string {
+	if m&fs.ModeSymlink != 0 {
+		return "symlink"
+	}
+	return "special file"
+}
+
+// putBlob stores data under its hash, compressed, once.
+func (st *Store) putBlob(h string, data []byte) error {
+	path := st.blobPath(h)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Join(st.dir, "blobs"), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	zw, _ := flate.NewWriter(tmp, flate.BestSpeed)
+	if _, err := zw.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	fi, _ := tmp.Stat()
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if fi != nil {
+		st.mu.Lock()
+		st.size += fi.Size()
+		st.mu.Unlock()
+	}
+	return nil
+}
+
+// blob returns the content stored under h.
+func (st *Store) blob(h string) ([]byte, error) {
+	f, err := os.Open(st.blobPath(h))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(flate.NewReader(f), st.cfg.MaxSize+1))
+}
+
+// appendLine appends v as one JSON line and flushes it to disk; st.mu held.
+func (st *Store) appendLine(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(st.logPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	st.size += int64(len(b) + 1)
+	return f.Close()
+}
+
+// Entries reads the log, oldest first, with aborts applied. A torn last
+// line (a crash mid-append) is skipped.
+func (st *Store) Entries() ([]*Entry, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.entries()
+}
+
+func (st *Store) entries() ([]*Entry, error) {
+	f, err := os.Open(st.logPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []*Entry
+	byID := map[string]*Entry{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if bytes.HasPrefix(line, []byte(`{"abort":`)) {
+			var a struct{ Abort string }
+			if json.Unmarshal(line, &a) == nil && byID[a.Abort] != nil {
+				byID[a.Abort].Aborted = true
+			}
+			continue
+		}
+		e := new(Entry)
+		if json.Unmarshal(line, e) != nil || e.ID == "" {
+			continue
+		}
+		out = append(out, e)
+		byID[e.ID] = e
+	}
+	return out, sc.Err()
+}
+
+// prune drops the oldest entries while the journal is over its size or
+// they are over its age, then the blobs no entry refers to; keep is the
+// entry just written, which stays (marked not undoable if its own blobs
+// had to go). st.mu held.
+func (st *Store) prune(keep string) {
+	oldest := time.Now().Add(-st.cfg.MaxAge)
+	es, err := st.entries()
+	if err != nil || len(es) == 0 {
+		return
+	}
+	if st.size <= st.cfg.MaxSize && !es[0].Time.Before(oldest) {
+		return
+	}
+	blobSize := map[string]int64{}
+	ents, _ := os.ReadDir(filepath.Join(st.dir, "blobs"))
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && !strings.HasPrefix(e.Name(), ".") {
+			blobSize[e.Name()] = fi.Size()
+		}
+	}
+	refs := map[string]int{}
+	for _, e := range es {
+		for _, im := range e.Before {
+			if im.Kept {
+				refs[im.Hash]++
+			}
+		}
+	}
+	size := st.size
+	i := 0
+	for ; i < len(es) && es[i].ID != keep && (size > st.cfg.MaxSize || es[i].Time.Before(oldest)); i++ {
+		b, _ := json.Marshal(es[i])
+		size -= int64(len(b) + 1)
+		for _, im := range es[i].Before {
+			if im.Kept {
+				if refs[im.Hash]--; refs[im.Hash] == 0 {
+					size -= blobSize[im.Hash]
+				}
+			}
+		}
+	}
+	rest := es[i:]
+	if size > st.cfg.MaxSize && len(rest) > 0 {
+		// Only the new entry is left and it does not fit: it stays, but
+		// without its content.
+		for _, e := range rest {
+			for j := range e.Before {
+				if e.Before[j].Kept {
+					refs[e.Before[j].Hash]--
+					e.Before[j].Kept = false
+				}
+			}
+			if e.NotUndoable == "" {
+				e.NotUndoable = "its old content did not fit in the journal (--journal-size)"
+			}
+		}
+	}
+	if err := st.rewrite(rest); err != nil {
+		return
+	}
+	for h := range blobSize {
+		if refs[h] <= 0 {
+			os.Remove(st.blobPath(h))
+		}
+	}
+	st.size = st.measure()
+}
+
+// rewrite replaces the log by es, atomically.
+func (st *Store) rewrite(es []*Entry) error {
+	tmp, err := os.CreateTemp(st.dir, ".log-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriter(tmp)
+	for _, e := range es {
+		b, _ := json.Marshal(e)
+		w.Write(append(b, '\n'))
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), st.logPath())
+}
+
+// sortNewestFirst orders entries newest first.
+func sortNewestFirst(es []*Entry) {
+	sort.SliceStable(es, func(i, j int) bool { return es[i].ID > es[j].ID })
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Dir is the journal's directory.
+func (st *Store) Dir() string { return st.dir }
