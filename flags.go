@@ -390,6 +390,7 @@ func (o *options) parseJournal(mode, size, age string, getenv func(string) strin
 		return err
 	}
 	o.journalOff = !on
+	o.journal.Strict = on && (mode != "" || getenv("FSMCP_JOURNAL") != "")
 	if o.journal.MaxSize, err = setting(size, getenv("FSMCP_JOURNAL_SIZE"), "journal-size", parseSize, journal.DefaultSize); err != nil {
 		return err
 	}

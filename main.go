@@ -81,7 +81,7 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	defer sb.Close()
-	if err := useJournal(opts, sb.Roots()); err != nil {
+	if err := useJournal(opts, sb.Roots(), log); err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
 		return exitUsage
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,14 +17,17 @@ import (
 
 // useJournal turns the change journal on for the server's roots, refusing
 // a journal directory inside one of them.
-func useJournal(opts *options, roots []string) error {
+func useJournal(opts *options, roots []string, log *slog.Logger) error {
 	if opts.journalOff {
 		journal.Use(nil)
 		return nil
 	}
 	j := journal.New(opts.journal)
 	if err := j.CheckRoots(roots); err != nil {
-		return err
+		if opts.journal.Strict {
+			return err
+		}
+		log.Warn("changes in this directory are not journaled and cannot be undone", "why", err.Error())
 	}
 	journal.Use(j)
 	return nil

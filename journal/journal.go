@@ -41,7 +41,14 @@ type Config struct {
 	Dir     string        // the base directory; one subdirectory per root
 	MaxSize int64         // bytes, log and blobs together
 	MaxAge  time.Duration // entries older than this go
+	// Strict (--journal on given) refuses a change in a root that holds
+	// the journal; otherwise that root goes unjournaled (the server
+	// warns at start), so "fsmcp ~" keeps working.
+	Strict bool
 }
+
+// ErrInside says the journal directory lies inside a root.
+var ErrInside = errors.New("the change journal lies inside an allowed directory")
 
 // DefaultDir is $XDG_STATE_HOME/fsmcp/journal, else
 // ~/.local/state/fsmcp/journal.
@@ -156,7 +163,7 @@ func (s *Set) CheckRoots(roots []string) error {
 	for _, r := range roots {
 		rr := realish(r)
 		if dir == rr || strings.HasPrefix(dir, rr+string(filepath.Separator)) {
-			return fmt.Errorf("the change journal %s lies inside the allowed directory %s, where tools could reach it; set XDG_STATE_HOME elsewhere or pass --journal off", s.cfg.Dir, r)
+			return fmt.Errorf("%w: %s is inside %s, where tools could reach it; set XDG_STATE_HOME to a directory outside it, or pass --journal off", ErrInside, s.cfg.Dir, r)
 		}
 	}
 	return nil
@@ -275,6 +282,9 @@ func (s *Set) Before(ctx context.Context, kind string, changes ...Change) (*Mark
 		return nil, nil
 	}
 	st, err := s.Store(changes[0].Path.Root.Path)
+	if errors.Is(err, ErrInside) && !s.cfg.Strict {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

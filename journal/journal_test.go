@@ -249,11 +249,29 @@ func TestJournalInsideRootRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := journal.New(journal.Config{Dir: filepath.Join(root, "state", "journal")})
-	if err := j.CheckRoots([]string{root}); err == nil || !strings.Contains(err.Error(), "inside the allowed directory") {
+	dir := filepath.Join(root, "state", "journal")
+	j := journal.New(journal.Config{Dir: dir, Strict: true})
+	if err := j.CheckRoots([]string{root}); err == nil || !strings.Contains(err.Error(), "lies inside an allowed directory") {
 		t.Fatalf("CheckRoots = %v, want a refusal", err)
 	}
 	if _, err := j.Store(root); err == nil {
 		t.Fatal("a journal inside its root was opened")
+	}
+	sb, _ := sandbox.New([]string{root})
+	defer sb.Close()
+	os.WriteFile(root+"/a.txt", []byte("one"), 0o644)
+	journal.Use(j)
+	defer journal.Use(nil)
+	if err := files.Write(context.Background(), resolve(t, sb, root+"/a.txt"), []byte("two")); err == nil {
+		t.Error("with --journal on, a change in a root holding the journal was made")
+	}
+	want(t, root+"/a.txt", "one", 0o644)
+	// By default that root goes unjournaled, and the journal is not made.
+	journal.Use(journal.New(journal.Config{Dir: dir}))
+	if err := files.Write(context.Background(), resolve(t, sb, root+"/a.txt"), []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a journal was made inside the root: %v", err)
 	}
 }
