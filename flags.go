@@ -16,6 +16,7 @@ import (
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/tools"
 )
 
 const usage = `fsmcp: safe, fast file access for AI agents over MCP.
@@ -70,6 +71,8 @@ Flags:
                           $XDG_STATE_HOME/fsmcp/journal (else ~/.local/state), outside the roots
   --journal-size SIZE     the journal's bound per root, oldest changes out first (default 512MiB)
   --journal-age DURATION  changes older than this leave the journal (default 168h)
+  --journal-tools         serve fs_history and fs_undo in other profiles too (the fsmcp
+                          profile always has them)
   --version               print the version
   --help                  print this help
 
@@ -156,6 +159,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	journalMode := fs.String("journal", "", "")
 	journalSize := fs.String("journal-size", "", "")
 	journalAge := fs.String("journal-age", "", "")
+	journalTools := fs.Bool("journal-tools", false, "")
 
 	var positional []string
 	for {
@@ -230,6 +234,9 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("%s: %v", src, err)
 	}
 	o.profiles = tables
+	if *journalTools && !slices.ContainsFunc(tables, func(t *profile.Table) bool { return t.Name == tools.Name }) {
+		o.profiles = append(o.profiles, tools.JournalTable())
+	}
 	if !o.rootsGiven {
 		for _, t := range tables {
 			if t.DefaultRoots == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/profile"
 )
@@ -28,6 +29,11 @@ func journalStore(c *profile.Call, path string) (*journal.Set, *journal.Store, e
 	}
 	p, err := c.Resolve(path)
 	if err != nil {
+		return nil, nil, err
+	}
+	// A name through a link out of the root is refused as the file tools
+	// refuse it, though only its root is used.
+	if _, err := p.Target(); err != nil && fault.KindOf(err) != fault.NotFound {
 		return nil, nil, err
 	}
 	j := journal.Active()
@@ -125,4 +131,15 @@ func Undo() profile.Tool {
 		}
 		return profile.Text(r.String()), nil
 	})
+}
+
+// JournalTable serves fs_history and fs_undo beside another profile's
+// tools (--journal-tools); the fsmcp profile has them already.
+func JournalTable() *profile.Table {
+	return &profile.Table{
+		Name:   "journal-tools",
+		Tools:  []profile.Tool{History(), Undo()},
+		Paths:  profile.Absolute,
+		Errors: argumentErrorsAsText,
+	}
 }
