@@ -120,7 +120,7 @@ func runJournal(args []string, stdout io.Writer, stderr *os.File) int {
 		}
 		return exitOK
 	}
-	ctx := journal.WithActor(context.Background(), "fsmcp undo", "")
+	ctx := journal.WithActor(context.Background(), "fsmcp undo", "terminal")
 	r := j.Undo(ctx, sb, st, es, *force)
 	fmt.Fprintln(stdout, r.String())
 	if len(r.Skipped) > 0 {

@@ -105,10 +105,18 @@ type actorKey struct{}
 
 type actor struct{ tool, session string }
 
-// WithActor marks ctx with the tool and session a change is made for.
+// WithActor marks ctx with the tool and session a change is made for. A
+// session without an id (stdio has none) is named after this process, so
+// "undo this session" still means something.
 func WithActor(ctx context.Context, tool, session string) context.Context {
+	if session == "" {
+		session = processSession
+	}
 	return context.WithValue(ctx, actorKey{}, actor{tool, session})
 }
+
+// processSession names the session of a server without session ids.
+var processSession = fmt.Sprintf("pid%d-%s", os.Getpid(), strconv.FormatInt(time.Now().Unix(), 36))
 
 func actorOf(ctx context.Context) actor {
 	if ctx == nil {
