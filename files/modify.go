@@ -65,7 +65,7 @@ func modifyLoop(ctx context.Context, p *sandbox.Path, limit int64, h how, fn fun
 		// not keep replacing the inode another change is waiting for.
 		unlock, err := lock(ctx, t.Root.Path+"\x00"+t.Rel)
 		if err != nil {
-			return err
+			return busy(p, err)
 		}
 		err = modifyOnce(ctx, p, t, limit, h, fn)
 		unlock()
@@ -80,8 +80,17 @@ func modifyLoop(ctx context.Context, p *sandbox.Path, limit int64, h how, fn fun
 func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, error)) error {
 	f, err := t.Open()
 	if err != nil {
-		if h.create && fault.KindOf(err) == fault.NotFound {
+		switch {
+		case h.create && fault.KindOf(err) == fault.NotFound:
 			return create(ctx, p, t, limit, h, fn)
+		case h.noRead && fault.KindOf(err) == fault.Permission:
+			// A file we may replace but not read (mode 0200) cannot be
+			// opened to lock; a whole write needs no old content.
+			out, err := fn(nil)
+			if err != nil {
+				return err
+			}
+			return land(ctx, t, out)
 		}
 		return err
 	}
@@ -97,7 +106,7 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	unlockKey, err := lock(ctx, fileKey(f, fi, t))
 	if err != nil {
 		f.Close()
-		return err
+		return busy(p, err)
 	}
 	// From here f and the key lock belong to the file lock: release
 	// closes f and drops the key lock, now or, when ctx ends first, once
@@ -126,6 +135,11 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	if !h.noRead && bytes.Equal(out, old) {
 		return nil
 	}
+	return land(ctx, t, out)
+}
+
+// land writes out over t once the change journal has it.
+func land(ctx context.Context, t *sandbox.Path, out []byte) error {
 	m, err := journal.Before(ctx, "write", journal.Change{Path: t, After: out})
 	if err != nil {
 		return err
@@ -133,6 +147,11 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	err = t.WriteFile(out, 0o644)
 	m.Done(err)
 	return err
+}
+
+// busy says the call ended while another change of the file was under way.
+func busy(p *sandbox.Path, err error) error {
+	return fmt.Errorf("cannot change %s: another change of it is under way, and the call ended first (%w)", p.Abs, err)
 }
 
 // create makes the missing file t: written whole, then linked in under
@@ -153,6 +172,9 @@ func create(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func
 	}
 	tf, err := t.CreateTemp(0o644)
 	if err != nil {
+		if !h.parents && fault.KindOf(err) == fault.NotFound {
+			return &NoParentError{Path: p.Abs}
+		}
 		return err
 	}
 	defer tf.Discard()
@@ -284,6 +306,6 @@ func lockFile(ctx context.Context, f *os.File, after func()) (release func(), er
 		return func() { done(true) }, nil
 	case <-ctx.Done():
 		go func() { done(<-got == nil) }()
-		return nil, fmt.Errorf("another program holds a lock on it: %w", context.Cause(ctx))
+		return nil, fmt.Errorf("another program holds a lock on it, and the call ended before it was released (%w)", context.Cause(ctx))
 	}
 }

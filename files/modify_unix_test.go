@@ -38,3 +38,23 @@ func TestModifyGivesUpWhenTheCallEnds(t *testing.T) {
 		t.Fatalf("content %q", data)
 	}
 }
+
+// TestWriteReplacesAFileItCannotRead: a whole write needs no old content,
+// so a file of mode 0200 is still replaced, as before Write took locks.
+func TestWriteReplacesAFileItCannotRead(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads any file")
+	}
+	sb, root, _ := opsRoot(t)
+	name := filepath.Join(root, "w.txt")
+	if err := os.WriteFile(name, []byte("old"), 0o200); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(t.Context(), resolve(t, sb, name), []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(name, 0o600)
+	if data, _ := os.ReadFile(name); string(data) != "new" {
+		t.Fatalf("content %q", data)
+	}
+}

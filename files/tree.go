@@ -181,13 +181,27 @@ func copyData(ctx context.Context, src *sandbox.Path, in, out *os.File, fi fs.Fi
 }
 
 // Move moves src to dst: a rename within one root and file system, else a
-// copy followed by deleting src. The rules on dst are Copy's. A symlink is
-// moved as the link itself.
-func Move(ctx context.Context, src, dst *sandbox.Path, overwrite bool) (err error) {
+// copy followed by deleting src. The rules on dst are Copy's; missing
+// parent directories of dst are made. A symlink is moved as the link
+// itself.
+func Move(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
+	return MoveWith(ctx, src, dst, MoveOptions{Overwrite: overwrite, MakeParents: true})
+}
+
+// MoveOptions are the policies a profile chooses for a move, decided here
+// rather than checked by the profile beforehand (a race, and a copy of the
+// rule).
+type MoveOptions struct {
+	Overwrite   bool // an existing dst is replaced (Copy's rules), else Exists
+	MakeParents bool // missing parents of dst are made, else a NoParentError
+}
+
+// MoveWith is Move with the policies spelled out.
+func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) (err error) {
 	if src.IsRoot() {
 		return fault.Errorf(fault.Invalid, src.Abs, "refusing to move the allowed directory %s itself", src.Abs)
 	}
-	sfi, dfi, err := checkTransfer(src, dst, overwrite, "move")
+	sfi, dfi, err := checkTransfer(src, dst, o.Overwrite, "move")
 	if err != nil {
 		return err
 	}
@@ -196,7 +210,12 @@ func Move(ctx context.Context, src, dst *sandbox.Path, overwrite bool) (err erro
 		return err
 	}
 	defer func() { m.Done(err) }()
-	undoParents, err := makeParents(dst)
+	undoParents := func() {}
+	if o.MakeParents {
+		undoParents, err = makeParents(dst)
+	} else {
+		err = parentExists(dst)
+	}
 	if err != nil {
 		return err
 	}
@@ -309,6 +328,30 @@ func makeParents(dst *sandbox.Path) (undo func(), err error) {
 		return nil, err
 	}
 	return func() { top.RemoveAll() }, nil
+}
+
+// parentExists refuses dst whose parent directory is missing.
+func parentExists(dst *sandbox.Path) error {
+	fi, err := dst.Dir().Stat()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &NoParentError{Path: dst.Abs}
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fault.Errorf(fault.NotDir, dst.Dir().Abs, "%s is not a directory", dst.Dir().Abs)
+	}
+	return nil
+}
+
+// NoParentError says a file was not written or moved to Path because its
+// parent directory does not exist and the call does not make parents.
+type NoParentError struct{ Path string }
+
+func (e *NoParentError) Kind() fault.Kind { return fault.NotFound }
+func (e *NoParentError) Where() string    { return e.Path }
+func (e *NoParentError) Error() string {
+	return "the directory of " + e.Path + " does not exist"
 }
 
 // place renames from onto dst: without replacing when dst did not exist

@@ -13,5 +13,16 @@ import (
 // (which would then put the old content back), and a new file never
 // replaces one another writer created meanwhile.
 func Write(ctx context.Context, p *sandbox.Path, data []byte) error {
-	return modify(ctx, p, 0, how{create: true, parents: true, noRead: true}, func([]byte) ([]byte, error) { return data, nil })
+	return WriteWith(ctx, p, data, WriteOptions{MakeParents: true})
+}
+
+// WriteOptions are the policies a profile chooses for a write, decided
+// here rather than checked by the profile beforehand.
+type WriteOptions struct {
+	MakeParents bool // missing parent directories are made, else a NoParentError
+}
+
+// WriteWith is Write with the policies spelled out.
+func WriteWith(ctx context.Context, p *sandbox.Path, data []byte, o WriteOptions) error {
+	return modify(ctx, p, 0, how{create: true, parents: o.MakeParents, noRead: true}, func([]byte) ([]byte, error) { return data, nil })
 }

@@ -86,25 +86,7 @@ func raceTwoWriters(t *testing.T, m mode, a, b raceWriter, procs int, alias bool
 	name := filepath.Join(root, "f.txt")
 	write(t, name, "END\n")
 	symlink(t, "f.txt", filepath.Join(root, "alias"))
-	var sessions [2]*mcp.ClientSession
-	if procs == 1 {
-		// Two sessions of one server over HTTP, so the calls really run
-		// at once inside one process.
-		url, _ := startHTTP(t, m, a.args(root)...)
-		for k := range sessions {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
-			cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-			cancel()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cs.Close() })
-			sessions[k] = cs
-		}
-	} else {
-		sessions[0] = connectStdio(t, m, a.args(root)...)
-		sessions[1] = connectStdio(t, m, b.args(root)...)
-	}
+	sessions := twoSessions(t, m, root, a, b, procs)
 	rels := [2]string{"f.txt", "f.txt"}
 	if alias {
 		rels[1] = "alias"
@@ -151,4 +133,132 @@ func raceTwoWriters(t *testing.T, m mode, a, b raceWriter, procs int, alias bool
 	if fi, err := os.Lstat(filepath.Join(root, "alias")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the alias is no longer a symlink: %v", err)
 	}
+}
+
+// wholeWriters are the tools that replace a file's content whole.
+var wholeWriters = []raceWriter{
+	{"fs_write", nil, "", func(abs, _, content string) (string, map[string]any) {
+		return "fs_write", map[string]any{"file_path": abs, "content": content}
+	}},
+	{"reference/write_file", []string{"--profile", "reference"}, "", func(abs, _, content string) (string, map[string]any) {
+		return "write_file", map[string]any{"path": abs, "content": content}
+	}},
+	{"filesystem-mcp/write_content", []string{"--profile", "filesystem-mcp"}, "--allowed-dir", func(_, rel, content string) (string, map[string]any) {
+		return "write_content", map[string]any{"items": []any{map[string]any{"path": rel, "content": content}}}
+	}},
+	{"localcowork/write_file", []string{"--profile", "localcowork"}, "", func(abs, _, content string) (string, map[string]any) {
+		return "filesystem.write_file", map[string]any{"path": abs, "content": content}
+	}},
+}
+
+// TestWholeWritesAreNeverUndoneByAChange races every whole write of every
+// profile against every read-modify-write tool: a change that read the
+// file before a write and wrote after it would put the old content back.
+// After each write the change side finishes the call it has under way,
+// and the write's content must then still be there.
+func TestWholeWritesAreNeverUndoneByAChange(t *testing.T) {
+	const rounds = 15
+	m := mode{"path", os.Getenv("PATH")}
+	for _, a := range wholeWriters {
+		for _, b := range raceWriters {
+			oneServer := strings.Join(a.profile, " ") == strings.Join(b.profile, " ")
+			for _, procs := range []int{1, 2} {
+				if procs == 1 && !oneServer {
+					continue
+				}
+				for _, alias := range []bool{false, true} {
+					how := map[bool]string{false: "by-name", true: "via-alias"}[alias]
+					t.Run(fmt.Sprintf("%s+%s/%d-servers/%s", a.name, b.name, procs, how), func(t *testing.T) {
+						raceWholeWrites(t, m, a, b, procs, alias, rounds)
+					})
+				}
+			}
+		}
+	}
+}
+
+func raceWholeWrites(t *testing.T, m mode, a, b raceWriter, procs int, alias bool, rounds int) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(root, "f.txt")
+	write(t, name, "W-start\nEND\n")
+	symlink(t, "f.txt", filepath.Join(root, "alias"))
+	sessions := twoSessions(t, m, root, a, b, procs)
+	rel := "f.txt"
+	if alias {
+		rel = "alias"
+	}
+	ok := func(res *mcp.CallToolResult, err error) string {
+		if err != nil {
+			return err.Error()
+		}
+		if text := testenv.Text(res); res.IsError || strings.Contains(text, `"error"`) {
+			return text
+		}
+		return ""
+	}
+	stop := make(chan struct{})
+	settle := make(chan chan struct{})
+	changeErr := make(chan string, 1)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				changeErr <- ""
+				return
+			case done := <-settle:
+				close(done) // no call of ours is under way now
+			default:
+			}
+			tool, args := b.call(filepath.Join(root, rel), rel, fmt.Sprintf("tok-%d", i))
+			if e := ok(callRaw(sessions[1], tool, args, nil)); e != "" {
+				changeErr <- fmt.Sprintf("%s %d: %s", tool, i, e)
+				<-stop
+				return
+			}
+		}
+	}()
+	defer close(stop)
+	for k := range rounds {
+		mark := fmt.Sprintf("W-%d\n", k)
+		tool, args := a.call(name, "f.txt", mark+"END\n")
+		if e := ok(callRaw(sessions[0], tool, args, nil)); e != "" {
+			t.Fatalf("%s %d: %s", tool, k, e)
+		}
+		done := make(chan struct{})
+		select {
+		case settle <- done:
+			<-done
+		case e := <-changeErr:
+			t.Fatal(e)
+		}
+		if data := readFile(t, name); !strings.Contains(data, mark) {
+			t.Fatalf("write %d was undone by a change; the file:\n%s", k, data)
+		}
+	}
+}
+
+// twoSessions connects to one server twice (over HTTP, so calls run at
+// once in one process) or to two servers, as a's and b's flags say.
+func twoSessions(t *testing.T, m mode, root string, a, b raceWriter, procs int) [2]*mcp.ClientSession {
+	var sessions [2]*mcp.ClientSession
+	if procs == 2 {
+		sessions[0] = connectStdio(t, m, a.args(root)...)
+		sessions[1] = connectStdio(t, m, b.args(root)...)
+		return sessions
+	}
+	url, _ := startHTTP(t, m, a.args(root)...)
+	for k := range sessions {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+		cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		sessions[k] = cs
+	}
+	return sessions
 }

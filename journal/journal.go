@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -27,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -214,10 +216,21 @@ func (s *Set) Store(root string) (*Store, error) {
 	return st, nil
 }
 
+// StoreFor returns the journal of the root p lies in; a name through a
+// link out of the root is refused as the file tools refuse it, though
+// only its root is used.
+func (s *Set) StoreFor(p *sandbox.Path) (*Store, error) {
+	if _, err := p.Target(); err != nil && fault.KindOf(err) != fault.NotFound {
+		return nil, err
+	}
+	return s.Store(p.Root.Path)
+}
+
 // Store is the journal of one root.
 type Store struct {
 	dir, root string
 	cfg       Config
+	fs        *os.Root // the journal's directory: all its I/O goes through it
 	mu        sync.Mutex
 	lastID    int64
 	size      int64 // log and blobs, bytes
@@ -227,10 +240,14 @@ func openStore(dir, root string, cfg Config) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "blobs"), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the change journal %s: %v; pass --journal off to run without it", dir, err)
 	}
-	os.Chmod(cfg.Dir, 0o700)
-	os.Chmod(dir, 0o700)
-	os.WriteFile(filepath.Join(dir, "root"), []byte(root+"\n"), 0o600)
-	st := &Store{dir: dir, root: root, cfg: cfg}
+	os.Chmod(cfg.Dir, 0o700) // MkdirAll leaves an existing one as it was
+	fsys, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the change journal %s: %v; pass --journal off to run without it", dir, err)
+	}
+	fsys.Chmod(".", 0o700)
+	fsys.WriteFile("root", []byte(root+"\n"), 0o600)
+	st := &Store{dir: dir, root: root, cfg: cfg, fs: fsys}
 	st.size = st.measure()
 	return st, nil
 }
@@ -238,20 +255,41 @@ func openStore(dir, root string, cfg Config) (*Store, error) {
 // Root is the real path of the root this journal is for.
 func (st *Store) Root() string { return st.root }
 
-func (st *Store) logPath() string { return filepath.Join(st.dir, "log") }
+const logName = "log"
 
-func (st *Store) blobPath(h string) string { return filepath.Join(st.dir, "blobs", h) }
+func blobPath(h string) string { return "blobs/" + h }
+
+// blobSizes lists the stored blobs and their sizes.
+func (st *Store) blobSizes() map[string]int64 {
+	out := map[string]int64{}
+	d, err := st.fs.Open("blobs")
+	if err != nil {
+		return out
+	}
+	defer d.Close()
+	ents, _ := d.ReadDir(-1)
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && !strings.HasPrefix(e.Name(), ".") {
+			out[e.Name()] = fi.Size()
+		}
+	}
+	return out
+}
+
+// tempName is a fresh hidden name in dir of the journal.
+func tempName(dir string) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return dir + "/.tmp-" + hex.EncodeToString(b[:])
+}
 
 func (st *Store) measure() int64 {
 	var n int64
-	if fi, err := os.Stat(st.logPath()); err == nil {
+	if fi, err := st.fs.Stat(logName); err == nil {
 		n += fi.Size()
 	}
-	ents, _ := os.ReadDir(filepath.Join(st.dir, "blobs"))
-	for _, e := range ents {
-		if fi, err := e.Info(); err == nil {
-			n += fi.Size()
-		}
+	for _, sz := range st.blobSizes() {
+		n += sz
 	}
 	return n
 }
@@ -391,15 +429,16 @@ func kindOf(m fs.FileMode) string {
 
 // putBlob stores data under its hash, compressed, once.
 func (st *Store) putBlob(h string, data []byte) error {
-	path := st.blobPath(h)
-	if _, err := os.Stat(path); err == nil {
+	path := blobPath(h)
+	if _, err := st.fs.Stat(path); err == nil {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Join(st.dir, "blobs"), ".tmp-*")
+	name := tempName("blobs")
+	tmp, err := st.fs.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer st.fs.Remove(name)
 	zw, _ := flate.NewWriter(tmp, flate.BestSpeed)
 	if _, err := zw.Write(data); err != nil {
 		tmp.Close()
@@ -417,7 +456,7 @@ func (st *Store) putBlob(h string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := st.fs.Rename(name, path); err != nil {
 		return err
 	}
 	if fi != nil {
@@ -430,7 +469,7 @@ func (st *Store) putBlob(h string, data []byte) error {
 
 // blob returns the content stored under h.
 func (st *Store) blob(h string) ([]byte, error) {
-	f, err := os.Open(st.blobPath(h))
+	f, err := st.fs.Open(blobPath(h))
 	if err != nil {
 		return nil, err
 	}
@@ -444,7 +483,7 @@ func (st *Store) appendLine(v any) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(st.logPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := st.fs.OpenFile(logName, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -469,7 +508,7 @@ func (st *Store) Entries() ([]*Entry, error) {
 }
 
 func (st *Store) entries() ([]*Entry, error) {
-	f, err := os.Open(st.logPath())
+	f, err := st.fs.Open(logName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -513,13 +552,7 @@ func (st *Store) prune(keep string) {
 	if st.size <= st.cfg.MaxSize && !es[0].Time.Before(oldest) {
 		return
 	}
-	blobSize := map[string]int64{}
-	ents, _ := os.ReadDir(filepath.Join(st.dir, "blobs"))
-	for _, e := range ents {
-		if fi, err := e.Info(); err == nil && !strings.HasPrefix(e.Name(), ".") {
-			blobSize[e.Name()] = fi.Size()
-		}
-	}
+	blobSize := st.blobSizes()
 	refs := map[string]int{}
 	for _, e := range es {
 		for _, im := range e.Before {
@@ -562,7 +595,7 @@ func (st *Store) prune(keep string) {
 	}
 	for h := range blobSize {
 		if refs[h] <= 0 {
-			os.Remove(st.blobPath(h))
+			st.fs.Remove(blobPath(h))
 		}
 	}
 	st.size = st.measure()
@@ -570,11 +603,12 @@ func (st *Store) prune(keep string) {
 
 // rewrite replaces the log by es, atomically.
 func (st *Store) rewrite(es []*Entry) error {
-	tmp, err := os.CreateTemp(st.dir, ".log-*")
+	name := tempName(".")
+	tmp, err := st.fs.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer st.fs.Remove(name)
 	w := bufio.NewWriter(tmp)
 	for _, e := range es {
 		b, _ := json.Marshal(e)
@@ -591,7 +625,7 @@ func (st *Store) rewrite(es []*Entry) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), st.logPath())
+	return st.fs.Rename(name, logName)
 }
 
 // sortNewestFirst orders entries newest first.

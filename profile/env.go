@@ -24,6 +24,17 @@ type Limits struct {
 	MaxResults  int           // entries from a search or listing
 }
 
+// CallBytes is how many bytes one call may load across all the files it
+// reads whole: one file's worth (--max-file-size), or the most text an
+// answer can hold (--max-output characters of up to 4 bytes) if that is
+// more; 0 (no budget) when files have no limit either.
+func (l Limits) CallBytes() int64 {
+	if l.MaxFileSize <= 0 {
+		return 0
+	}
+	return max(l.MaxFileSize, 4*int64(l.MaxOutput))
+}
+
 // Env is what every tool handler may use, the same for every profile.
 type Env struct {
 	Sandbox *sandbox.Sandbox

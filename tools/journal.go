@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/profile"
 )
@@ -31,16 +30,11 @@ func journalStore(c *profile.Call, path string) (*journal.Set, *journal.Store, e
 	if err != nil {
 		return nil, nil, err
 	}
-	// A name through a link out of the root is refused as the file tools
-	// refuse it, though only its root is used.
-	if _, err := p.Target(); err != nil && fault.KindOf(err) != fault.NotFound {
-		return nil, nil, err
-	}
 	j := journal.Active()
 	if j == nil {
 		return nil, nil, errJournalOff
 	}
-	st, err := j.Store(p.Root.Path)
+	st, err := j.StoreFor(p)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -54,7 +54,7 @@ func readText(c *profile.Call, rel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+	w, err := c.Budget().ReadWhole(p)
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package localcowork
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,7 +54,7 @@ func readFile() profile.Tool {
 			if err != nil {
 				return nil, err
 			}
-			w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+			w, err := c.Budget().ReadWhole(p)
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Cannot read file: "+in.Path)
 			}
@@ -85,10 +86,7 @@ func writeFile() profile.Tool {
 			if !ok {
 				return nil, profile.RPCError(codeInvalidParams, "Cannot encode the content as %s", in.Encoding)
 			}
-			if _, err := files.Mkdir(p.Dir()); err != nil {
-				return nil, writeErr(err, in.Path)
-			}
-			if err := files.Write(ctx, p, data); err != nil {
+			if err := files.Write(ctx, p, data); err != nil { // parents made
 				return nil, writeErr(err, in.Path)
 			}
 			return result(saved{true, in.Path})
@@ -118,19 +116,17 @@ func moveFile() profile.Tool {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := files.Stat(src); err != nil && fault.KindOf(err) != fault.Outside {
+			// rename(2) replaces an existing file, as the original's does;
+			// parents are made unless create_dirs is false.
+			err = files.MoveWith(ctx, src, dst, files.MoveOptions{Overwrite: true, MakeParents: in.CreateDirs == nil || *in.CreateDirs})
+			var np *files.NoParentError
+			switch {
+			case err == nil:
+			case errors.As(err, &np):
+				return nil, profile.RPCError(codeInternal, "Failed to move file: the directory of %s does not exist (create_dirs is false)", in.Destination)
+			case fault.KindOf(err) == fault.NotFound && fault.PathOf(err) == src.Abs:
 				return nil, mapErr(err, in.Source, "Source not found: "+in.Source)
-			}
-			if in.CreateDirs != nil && !*in.CreateDirs {
-				if _, err := files.Stat(dst.Dir()); err != nil {
-					if fault.KindOf(err) == fault.NotFound {
-						return nil, profile.RPCError(codeInternal, "Failed to move file: the directory of %s does not exist (create_dirs is false)", in.Destination)
-					}
-					return nil, mapErr(err, in.Destination, "")
-				}
-			}
-			// rename(2) replaces an existing file, as the original's does.
-			if err := files.Move(ctx, src, dst, true); err != nil {
+			default:
 				return nil, transferErr(err, in.Source, in.Destination, "move")
 			}
 			return result(struct {

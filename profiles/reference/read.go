@@ -48,7 +48,7 @@ func readText(ctx context.Context, c *profile.Call, name string, args map[string
 			return nil, nodeErr(c, err, "open", p.Abs)
 		}
 	default:
-		w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+		w, err := c.Budget().ReadWhole(p)
 		if err != nil {
 			return nil, nodeErr(c, err, "open", p.Abs)
 		}
@@ -79,7 +79,7 @@ func readMedia(ctx context.Context, c *profile.Call, name string, args map[strin
 	if err != nil {
 		return nil, err
 	}
-	w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+	w, err := c.Budget().ReadWhole(p)
 	if err != nil {
 		return nil, nodeErr(c, err, "open", p.Abs)
 	}
@@ -123,7 +123,7 @@ func readOne(c *profile.Call, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	w, err := files.ReadWhole(p, c.Limits.MaxFileSize)
+	w, err := c.Budget().ReadWhole(p)
 	if err != nil {
 		return "", nodeErr(c, err, "open", p.Abs)
 	}

@@ -4,6 +4,7 @@ package reference
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,11 +23,13 @@ func writeFile(ctx context.Context, c *profile.Call, name string, args map[strin
 	if err != nil {
 		return nil, err
 	}
-	// The official write does not create parent directories.
-	if _, err := files.Stat(p.Dir()); err != nil {
-		return nil, nodeErr(c, err, "open", p.Abs)
-	}
-	if err := files.Write(ctx, p, []byte(in.Content)); err != nil {
+	// The official write does not create parent directories; Node's
+	// open fails then.
+	if err := files.WriteWith(ctx, p, []byte(in.Content), files.WriteOptions{}); err != nil {
+		var np *files.NoParentError
+		if errors.As(err, &np) {
+			return nil, nodeErr(c, err, "open", p.Abs)
+		}
 		return nil, nodeErr(c, err, "write", p.Abs)
 	}
 	return text("Successfully wrote to " + in.Path), nil
@@ -91,14 +94,12 @@ func moveFile(ctx context.Context, c *profile.Call, name string, args map[string
 	renameErr := func() error {
 		return fmt.Errorf("ENOENT: no such file or directory, rename '%s' -> '%s'", src.Abs, dst.Abs)
 	}
-	if _, err := files.Stat(src); err != nil && fault.KindOf(err) == fault.NotFound {
-		return nil, renameErr()
-	}
-	if _, err := files.Stat(dst.Dir()); err != nil && fault.KindOf(err) == fault.NotFound {
-		return nil, renameErr() // the official move makes no parent directories
-	}
-	if err := files.Move(ctx, src, dst, false); err != nil {
-		if fault.KindOf(err) == fault.Exists {
+	// The official move makes no parent directories and replaces nothing.
+	if err := files.MoveWith(ctx, src, dst, files.MoveOptions{}); err != nil {
+		switch fault.KindOf(err) {
+		case fault.NotFound: // the source, or the destination's directory
+			return nil, renameErr()
+		case fault.Exists:
 			return nil, fmt.Errorf("Destination already exists: %s", dst.Abs)
 		}
 		return nil, nodeErr(c, err, "rename", src.Abs)
