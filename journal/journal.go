@@ -233,7 +233,8 @@ type Store struct {
 	fs        *os.Root // the journal's directory: all its I/O goes through it
 	mu        sync.Mutex
 	lastID    int64
-	size      int64 // log and blobs, bytes
+	size      int64     // log and blobs, bytes
+	first     time.Time // the oldest entry's time, once read (zero: not known)
 }
 
 func openStore(dir, root string, cfg Config) (*Store, error) {
@@ -545,10 +546,16 @@ func (st *Store) entries() ([]*Entry, error) {
 // had to go). st.mu held.
 func (st *Store) prune(keep string) {
 	oldest := time.Now().Add(-st.cfg.MaxAge)
+	// The log is read only when a bound may be crossed: over the size, or
+	// its first entry (remembered) past the age.
+	if st.size <= st.cfg.MaxSize && !st.first.IsZero() && !st.first.Before(oldest) {
+		return
+	}
 	es, err := st.entries()
 	if err != nil || len(es) == 0 {
 		return
 	}
+	st.first = es[0].Time
 	if st.size <= st.cfg.MaxSize && !es[0].Time.Before(oldest) {
 		return
 	}
@@ -592,6 +599,10 @@ func (st *Store) prune(keep string) {
 	}
 	if err := st.rewrite(rest); err != nil {
 		return
+	}
+	st.first = time.Time{}
+	if len(rest) > 0 {
+		st.first = rest[0].Time
 	}
 	for h := range blobSize {
 		if refs[h] <= 0 {

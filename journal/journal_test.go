@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/journal"
@@ -273,5 +274,21 @@ func TestJournalInsideRootRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("a journal was made inside the root: %v", err)
+	}
+}
+
+// TestJournalAgeBound: entries older than --journal-age leave the journal
+// when the next change is journaled; the newest stays.
+func TestJournalAgeBound(t *testing.T) {
+	ctx := context.Background()
+	root, sb, j := setup(t, journal.Config{MaxAge: time.Nanosecond})
+	for _, c := range []string{"one", "two", "three"} {
+		if err := files.Write(ctx, resolve(t, sb, root+"/a.txt"), []byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, _ := store(t, j, root).Pick(journal.Select{})
+	if len(es) != 1 || es[0].After[0].Size != int64(len("three")) {
+		t.Fatalf("journal holds %d entries, want only the newest", len(es))
 	}
 }
