@@ -14,7 +14,7 @@ import (
 )
 
 // setup returns a root, its sandbox, and an active journal outside it.
-func setup(t *testing.T, cfg journal.Config) (string, *sandbox.Sandbox, *journal.Set) {
+func setup(t testing.TB, cfg journal.Config) (string, *sandbox.Sandbox, *journal.Set) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -34,7 +34,7 @@ func setup(t *testing.T, cfg journal.Config) (string, *sandbox.Sandbox, *journal
 	return root, sb, j
 }
 
-func resolve(t *testing.T, sb *sandbox.Sandbox, p string) *sandbox.Path {
+func resolve(t testing.TB, sb *sandbox.Sandbox, p string) *sandbox.Path {
 	t.Helper()
 	sp, err := sb.Resolve(p)
 	if err != nil {
