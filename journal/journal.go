@@ -295,6 +295,20 @@ func (st *Store) measure() int64 {
 	return n
 }
 
+// lock takes the journal's cross-process lock (st.mu held): appends and
+// the log's rewrite by prune must not interleave across processes.
+func (st *Store) lock() (unlock func(), err error) {
+	f, err := st.fs.OpenFile("lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
 // nextID is a short increasing id, unique across processes sharing the
 // journal as far as their clocks tick apart (microseconds).
 func (st *Store) nextID() string {
@@ -319,7 +333,10 @@ func (m *Mark) Done(err error) {
 	}
 	m.st.mu.Lock()
 	defer m.st.mu.Unlock()
-	m.st.appendLine(map[string]any{"abort": m.id})
+	if unlock, err := m.st.lock(); err == nil {
+		m.st.appendLine(map[string]any{"abort": m.id})
+		unlock()
+	}
 }
 
 // Before journals a change of kind made through ctx's tool, before it
@@ -377,6 +394,11 @@ func (st *Store) record(kind, tool, session string, changes []Change) (*Mark, er
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	unlock, err := st.lock()
+	if err != nil {
+		return nil, fmt.Errorf("cannot journal the change of %s, so it was not made: %v", filepath.Join(st.root, filepath.FromSlash(e.Paths[0])), err)
+	}
+	defer unlock()
 	e.ID = st.nextID()
 	if err := st.appendLine(e); err != nil {
 		return nil, fmt.Errorf("cannot journal the change of %s, so it was not made: %v", filepath.Join(st.root, filepath.FromSlash(e.Paths[0])), err)
