@@ -249,6 +249,7 @@ func openStore(dir, root string, cfg Config) (*Store, error) {
 	fsys.Chmod(".", 0o700)
 	fsys.WriteFile("root", []byte(root+"\n"), 0o600)
 	st := &Store{dir: dir, root: root, cfg: cfg, fs: fsys}
+	st.cleanTemps()
 	st.size = st.measure()
 	return st, nil
 }
@@ -275,6 +276,25 @@ func (st *Store) blobSizes() map[string]int64 {
 		}
 	}
 	return out
+}
+
+// cleanTemps removes the temporary files a killed fsmcp left (an hour
+// old: younger ones may be another server's, being written).
+func (st *Store) cleanTemps() {
+	for _, dir := range []string{".", "blobs"} {
+		d, err := st.fs.Open(dir)
+		if err != nil {
+			continue
+		}
+		ents, _ := d.ReadDir(-1)
+		d.Close()
+		for _, e := range ents {
+			fi, err := e.Info()
+			if err == nil && strings.HasPrefix(e.Name(), ".tmp-") && time.Since(fi.ModTime()) > time.Hour {
+				st.fs.Remove(dir + "/" + e.Name())
+			}
+		}
+	}
 }
 
 // tempName is a fresh hidden name in dir of the journal.

@@ -292,3 +292,26 @@ func TestJournalAgeBound(t *testing.T) {
 		t.Fatalf("journal holds %d entries, want only the newest", len(es))
 	}
 }
+
+// TestJournalCleansTempsLeftByACrash: a temporary blob a killed fsmcp
+// left (an hour old) is removed when the journal is next opened; a
+// younger one, maybe another server's in progress, stays.
+func TestJournalCleansTempsLeftByACrash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "j")
+	root, sb, j := setup(t, journal.Config{Dir: dir})
+	os.WriteFile(root+"/a.txt", []byte("one"), 0o644)
+	files.Write(context.Background(), resolve(t, sb, root+"/a.txt"), []byte("two"))
+	blobs := filepath.Join(store(t, j, root).Dir(), "blobs")
+	old, young := filepath.Join(blobs, ".tmp-old"), filepath.Join(blobs, ".tmp-young")
+	os.WriteFile(old, []byte("x"), 0o600)
+	os.WriteFile(young, []byte("x"), 0o600)
+	then := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(old, then, then)
+	store(t, journal.New(journal.Config{Dir: dir}), root)
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Error("an hour-old temporary file was left")
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Error("a fresh temporary file was removed")
+	}
+}
