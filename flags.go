@@ -12,15 +12,19 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/tools"
 )
 
 const usage = `fsmcp: safe, fast file access for AI agents over MCP.
 
 Usage: fsmcp [flags] [DIR ...]
+       fsmcp history DIR [-v] [--diff ID] [--last N]
+       fsmcp undo DIR --last N | --session ID | --since 10m | --id ID [--force]
 
 The DIRs (and every --allowed-dir) are the allowed roots. With none, fsmcp
 fails closed: the roots come from the client (its MCP roots, or
@@ -65,6 +69,12 @@ Flags:
                           debug logs each tool call (name, duration, outcome)
   --audit-log FILE        append one JSON line per tool call to FILE (env FSMCP_AUDIT_LOG):
                           tool, argument names, path arguments, duration, outcome
+  --journal on|off        keep a journal of every change for undo (default on); it lives in
+                          $XDG_STATE_HOME/fsmcp/journal (else ~/.local/state), outside the roots
+  --journal-size SIZE     the journal's bound per root, oldest changes out first (default 512MiB)
+  --journal-age DURATION  changes older than this leave the journal (default 168h)
+  --journal-tools         serve fs_history and fs_undo in other profiles too (the fsmcp
+                          profile always has them)
   --version               print the version
   --help                  print this help
 
@@ -102,6 +112,10 @@ type options struct {
 	// maxSearches and searchWait bound concurrent searches (backend.Admission).
 	maxSearches int
 	searchWait  time.Duration
+	// journal is the change journal's configuration; journalOff turns it
+	// off (--journal off).
+	journal    journal.Config
+	journalOff bool
 }
 
 // Defaults of the limits.
@@ -144,6 +158,10 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	logLevel := fs.String("log-level", "info", "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.StringVar(&o.auditLog, "audit-log", "", "")
+	journalMode := fs.String("journal", "", "")
+	journalSize := fs.String("journal-size", "", "")
+	journalAge := fs.String("journal-age", "", "")
+	journalTools := fs.Bool("journal-tools", false, "")
 
 	var positional []string
 	for {
@@ -218,6 +236,9 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("%s: %v", src, err)
 	}
 	o.profiles = tables
+	if *journalTools && !slices.ContainsFunc(tables, func(t *profile.Table) bool { return t.Name == tools.Name }) {
+		o.profiles = append(o.profiles, tools.JournalTable())
+	}
 	if !o.rootsGiven {
 		for _, t := range tables {
 			if t.DefaultRoots == nil {
@@ -275,6 +296,9 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	o.maxSearches = int(searches)
 	o.searchWait, err = setting(*searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
 	if err != nil {
+		return nil, err
+	}
+	if err := o.parseJournal(*journalMode, *journalSize, *journalAge, getenv); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -367,3 +391,34 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// parseJournal settles --journal, --journal-size and --journal-age.
+func (o *options) parseJournal(mode, size, age string, getenv func(string) string) error {
+	on, err := setting(mode, getenv("FSMCP_JOURNAL"), "journal", parseOnOff, true)
+	if err != nil {
+		return err
+	}
+	o.journalOff = !on
+	o.journal.Strict = on && (mode != "" || getenv("FSMCP_JOURNAL") != "")
+	if o.journal.MaxSize, err = setting(size, getenv("FSMCP_JOURNAL_SIZE"), "journal-size", parseSize, journal.DefaultSize); err != nil {
+		return err
+	}
+	if o.journal.MaxAge, err = setting(age, getenv("FSMCP_JOURNAL_AGE"), "journal-age", parseDuration, journal.DefaultAge); err != nil {
+		return err
+	}
+	if !on {
+		return nil
+	}
+	o.journal.Dir, err = journal.DefaultDir(getenv)
+	return err
+}
+
+func parseOnOff(s string) (bool, error) {
+	switch s {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("must be on or off, not %q", s)
+}

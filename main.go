@@ -39,6 +39,9 @@ const (
 )
 
 func run(args []string, stderr *os.File) int {
+	if len(args) > 0 && (args[0] == "history" || args[0] == "undo") {
+		return runJournal(args, os.Stdout, stderr)
+	}
 	opts, err := parseArgs(args, os.Getenv)
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(os.Stdout, usage)
@@ -86,6 +89,10 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	defer sb.Close()
+	if err := useJournal(opts, sb.Roots(), log); err != nil {
+		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
+		return exitUsage
+	}
 
 	searcher, stopIndex, err := withIndex(opts.index, searcher, native, sb.Roots(), log)
 	if err != nil {

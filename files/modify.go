@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -81,7 +82,7 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	if err != nil {
 		switch {
 		case h.create && fault.KindOf(err) == fault.NotFound:
-			return create(p, t, limit, h, fn)
+			return create(ctx, p, t, limit, h, fn)
 		case h.noRead && fault.KindOf(err) == fault.Permission:
 			// A file we may replace but not read (mode 0200) cannot be
 			// opened to lock; a whole write needs no old content.
@@ -89,7 +90,7 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 			if err != nil {
 				return err
 			}
-			return t.WriteFile(out, 0o644)
+			return land(ctx, t, out)
 		}
 		return err
 	}
@@ -134,7 +135,18 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	if !h.noRead && bytes.Equal(out, old) {
 		return nil
 	}
-	return t.WriteFile(out, 0o644)
+	return land(ctx, t, out)
+}
+
+// land writes out over t once the change journal has it.
+func land(ctx context.Context, t *sandbox.Path, out []byte) error {
+	m, err := journal.Before(ctx, "write", journal.Change{Path: t, After: out})
+	if err != nil {
+		return err
+	}
+	err = t.WriteFile(out, 0o644)
+	m.Done(err)
+	return err
 }
 
 // busy says the call ended while another change of the file was under way.
@@ -145,7 +157,7 @@ func busy(p *sandbox.Path, err error) error {
 // create makes the missing file t: written whole, then linked in under
 // its name only if that name is still free, so a file another writer
 // created meanwhile is changed (the caller starts over), never replaced.
-func create(p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, error)) error {
+func create(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, error)) error {
 	out, err := fn(nil)
 	if err != nil {
 		return err
@@ -172,7 +184,12 @@ func create(p, t *sandbox.Path, limit int64, h how, fn func([]byte) ([]byte, err
 	if err := tf.File().Chmod(0o644); err != nil { // the umask may have narrowed it
 		return fmt.Errorf("cannot write %s: %v", p.Abs, sandbox.Cause(err))
 	}
+	m, err := journal.Before(ctx, "create", journal.Change{Path: t, After: out})
+	if err != nil {
+		return err
+	}
 	err = tf.Commit(false)
+	m.Done(err)
 	if errors.Is(err, os.ErrExist) {
 		return errReplaced // created meanwhile: change that one
 	}

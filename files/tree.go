@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -38,7 +39,7 @@ func Mkdir(dir *sandbox.Path) (created bool, err error) {
 // Delete removes a file, a symlink (not what it points to) or a
 // directory; a directory that is not empty needs recursive. The allowed
 // directories themselves cannot be deleted.
-func Delete(p *sandbox.Path, recursive bool) error {
+func Delete(ctx context.Context, p *sandbox.Path, recursive bool) (err error) {
 	if p.IsRoot() {
 		return fault.Errorf(fault.Invalid, p.Abs, "refusing to delete the allowed directory %s itself", p.Abs)
 	}
@@ -46,6 +47,11 @@ func Delete(p *sandbox.Path, recursive bool) error {
 	if err != nil {
 		return err
 	}
+	m, err := journal.Before(ctx, "delete", journal.Change{Path: p, Gone: true})
+	if err != nil {
+		return err
+	}
+	defer func() { m.Done(err) }()
 	if !fi.IsDir() || !recursive {
 		err := p.Remove()
 		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
@@ -64,11 +70,16 @@ func Delete(p *sandbox.Path, recursive bool) error {
 // existing dst is an error unless overwrite, and then it must be of the
 // same kind (file for file, directory for directory); it is replaced
 // whole.
-func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
+func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) (err error) {
 	sfi, dfi, err := checkTransfer(src, dst, overwrite, "copy")
 	if err != nil {
 		return err
 	}
+	m, err := journal.Before(ctx, "copy", journal.Change{Path: dst, Same: src})
+	if err != nil {
+		return err
+	}
+	defer func() { m.Done(err) }()
 	undoParents, err := makeParents(dst)
 	if err != nil {
 		return err
@@ -186,7 +197,7 @@ type MoveOptions struct {
 }
 
 // MoveWith is Move with the policies spelled out.
-func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) error {
+func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) (err error) {
 	if src.IsRoot() {
 		return fault.Errorf(fault.Invalid, src.Abs, "refusing to move the allowed directory %s itself", src.Abs)
 	}
@@ -194,6 +205,11 @@ func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) error 
 	if err != nil {
 		return err
 	}
+	m, err := journal.Before(ctx, "move", journal.Change{Path: src, Gone: true}, journal.Change{Path: dst, Same: src})
+	if err != nil {
+		return err
+	}
+	defer func() { m.Done(err) }()
 	undoParents := func() {}
 	if o.MakeParents {
 		undoParents, err = makeParents(dst)

@@ -36,6 +36,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "fsmcp")
+	// The servers' change journals go here, not into the user's state.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	build := exec.Command("go", "build", "-o", binary, "..")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

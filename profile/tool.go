@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/journal"
 )
 
 // Tool is one MCP tool of a profile: its definition and how to serve it.
@@ -233,6 +234,12 @@ func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRe
 		defer sb.Close()
 	}
 	c := &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}
+	session := ""
+	if req.Session != nil {
+		session = req.Session.ID()
+	}
+	// The change journal names the tool and session of what it records.
+	ctx = journal.WithActor(ctx, req.Params.Name, session)
 	res, err = t.handle(ctx, c, req)
 	if err != nil && tab.Explain != nil {
 		err = tab.Explain(c, err)

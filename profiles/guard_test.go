@@ -155,6 +155,12 @@ var pathCallAllowed = map[string]string{
 	"shell/proc.go procOK os.Stat":                  "/proc",
 	"shell/proc.go procStat os.ReadFile":            "/proc/PID/stat",
 	"shell/proc.go scanSessions os.Open":            "/proc",
+	// The change journal's own directory, under the user's state
+	// directory and refused inside a root; its files go through an os.Root.
+	"journal/journal.go realish filepath.EvalSymlinks": "compares the journal directory with the roots",
+	"journal/journal.go openStore os.MkdirAll":         "makes the journal directory (0700)",
+	"journal/journal.go openStore os.Chmod":            "narrows the journal directory to 0700",
+	"journal/journal.go openStore os.OpenRoot":         "opens the journal directory",
 	// The shell's confinement is built from the resolved roots and the
 	// system's directories; the agent's commands run inside it.
 	"shell/landlock_linux.go existing os.Stat":               "Landlock rules for system directories",

@@ -34,7 +34,8 @@ func Bash() profile.Tool {
 			"Output over 30000 characters is cut in the middle. timeout is in milliseconds (default 120000, max 600000); " +
 			"on timeout or cancellation the whole process group is killed. Background processes (cmd &) keep running until the session ends; " +
 			"redirect their output to a file. Unlike the file tools, commands can read outside the allowed directories (system directories, toolchains); " +
-			"sandboxed (the default where Linux has Landlock) they write only inside the allowed directories and a private temp directory.",
+			"sandboxed (the default where Linux has Landlock) they write only inside the allowed directories and a private temp directory. " +
+			"Changes made by commands are not in the change journal: fs_undo cannot revert them.",
 		Annotations: profile.Writes("Run shell command", true, false),
 	}, func(ctx context.Context, c *profile.Call, in bashIn) (*mcp.CallToolResult, error) {
 		if in.Timeout < 0 {

@@ -112,7 +112,7 @@ func Delete() profile.Tool {
 		if err != nil {
 			return nil, err
 		}
-		if err := files.Delete(p, in.Recursive); err != nil {
+		if err := files.Delete(ctx, p, in.Recursive); err != nil {
 			return nil, err
 		}
 		return profile.Text(fmt.Sprintf("Deleted %s", p.Abs)), nil

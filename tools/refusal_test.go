@@ -43,6 +43,8 @@ func TestRefusalNamesRoots(t *testing.T) {
 		{"fs_delete", map[string]any{"path": out}, "is outside allowed directories"},
 		{"fs_catalog", map[string]any{"target_dir": e.Outside, "output_file": filepath.Join(e.Root, "c.tsv")}, "is outside allowed directories"},
 		{"fs_watch", map[string]any{"path": out}, "is outside allowed directories"},
+		{"fs_history", map[string]any{"path": out}, "is outside allowed directories"},
+		{"fs_undo", map[string]any{"path": out, "since": "1h"}, "is outside allowed directories"},
 	}
 	served := map[string]bool{}
 	for _, c := range calls {

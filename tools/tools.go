@@ -80,5 +80,7 @@ func All() []profile.Tool {
 		Catalog(), // fs_catalog, catalog.go
 		Watch(),   // fs_watch, watch.go
 		Bash(),    // fs_bash, bash.go
+		History(), // fs_history, journal.go
+		Undo(),    // fs_undo, journal.go
 	}
 }

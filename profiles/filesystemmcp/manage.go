@@ -46,7 +46,7 @@ func DeleteItems() profile.Tool {
 			case err == nil && p.IsRoot():
 				r.Error = "Deleting the project root is not allowed."
 			case err == nil:
-				err = files.Delete(p, true)
+				err = files.Delete(ctx, p, true)
 			}
 			switch {
 			case err == nil && r.Error == "", fault.KindOf(err) == fault.NotFound:

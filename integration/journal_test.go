@@ -1,0 +1,217 @@
+//go:build unix
+
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
+)
+
+// journaled is one tool of one profile that changes f.txt (mode 0640,
+// "orig\nEND\n") in root.
+type journaled struct {
+	name    string
+	profile []string
+	rootArg string
+	tool    string
+	args    func(root string) map[string]any
+}
+
+var journaledTools = []journaled{
+	{"fs_edit", nil, "", "fs_edit", func(r string) map[string]any {
+		return map[string]any{"file_path": r + "/f.txt", "old_string": "END", "new_string": "changed"}
+	}},
+	{"fs_write", nil, "", "fs_write", func(r string) map[string]any {
+		return map[string]any{"file_path": r + "/f.txt", "content": "replaced"}
+	}},
+	{"fs_delete", nil, "", "fs_delete", func(r string) map[string]any {
+		return map[string]any{"path": r + "/f.txt"}
+	}},
+	{"fs_move", nil, "", "fs_move", func(r string) map[string]any {
+		return map[string]any{"source": r + "/f.txt", "destination": r + "/g.txt"}
+	}},
+	{"reference/edit_file", []string{"--profile", "reference"}, "", "edit_file", func(r string) map[string]any {
+		return map[string]any{"path": r + "/f.txt", "edits": []any{map[string]any{"oldText": "END", "newText": "changed"}}}
+	}},
+	{"reference/write_file", []string{"--profile", "reference"}, "", "write_file", func(r string) map[string]any {
+		return map[string]any{"path": r + "/f.txt", "content": "replaced"}
+	}},
+	{"reference/move_file", []string{"--profile", "reference"}, "", "move_file", func(r string) map[string]any {
+		return map[string]any{"source": r + "/f.txt", "destination": r + "/g.txt"}
+	}},
+	{"filesystem-mcp/replace_content", []string{"--profile", "filesystem-mcp"}, "--allowed-dir", "replace_content", func(string) map[string]any {
+		return map[string]any{"paths": []any{"f.txt"}, "operations": []any{map[string]any{"search": "END", "replace": "changed"}}}
+	}},
+	{"filesystem-mcp/write_content", []string{"--profile", "filesystem-mcp"}, "--allowed-dir", "write_content", func(string) map[string]any {
+		return map[string]any{"items": []any{map[string]any{"path": "f.txt", "content": "replaced"}}}
+	}},
+	{"filesystem-mcp/delete_items", []string{"--profile", "filesystem-mcp"}, "--allowed-dir", "delete_items", func(string) map[string]any {
+		return map[string]any{"paths": []any{"f.txt"}}
+	}},
+	{"localcowork/write_file", []string{"--profile", "localcowork"}, "", "filesystem.write_file", func(r string) map[string]any {
+		return map[string]any{"path": r + "/f.txt", "content": "replaced"}
+	}},
+	{"localcowork/move_file", []string{"--profile", "localcowork"}, "", "filesystem.move_file", func(r string) map[string]any {
+		return map[string]any{"source": r + "/f.txt", "destination": r + "/g.txt"}
+	}},
+}
+
+// TestEveryJournaledToolUndoneAfterRestart changes f.txt through each
+// journaled tool of each profile, stops the server, and undoes the change
+// with "fsmcp undo DIR --last 1" from the terminal: bytes, mode and
+// modification time are the original's, and no new file is left.
+func TestEveryJournaledToolUndoneAfterRestart(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, w := range journaledTools {
+		t.Run(w.name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Join(root, "f.txt")
+			write(t, name, "orig\nEND\n")
+			os.Chmod(name, 0o640)
+			os.Chtimes(name, mtime, mtime)
+			args := append([]string{}, w.profile...)
+			if w.rootArg != "" {
+				args = append(args, w.rootArg)
+			}
+			cs := connectStdio(t, m, append(args, root)...)
+			res, err := callRaw(cs, w.tool, w.args(root), nil)
+			if err != nil || res.IsError {
+				t.Fatalf("%s: %v %v", w.tool, err, res)
+			}
+			if readFileOr(name) == "orig\nEND\n" {
+				t.Fatalf("%s did not change f.txt", w.tool)
+			}
+			cs.Close() // the server exits: the undo below runs after a restart
+
+			hist, err := exec.Command(binary, "history", root).CombinedOutput()
+			if err != nil || !strings.Contains(string(hist), w.tool) || !strings.Contains(string(hist), name) {
+				t.Fatalf("fsmcp history: %v\n%s", err, hist)
+			}
+			out, err := exec.Command(binary, "undo", root, "--last", "1").CombinedOutput()
+			if err != nil {
+				t.Fatalf("fsmcp undo: %v\n%s", err, out)
+			}
+			if got := readFileOr(name); got != "orig\nEND\n" {
+				t.Fatalf("after undo f.txt holds %q\nundo said: %s", got, out)
+			}
+			fi, err := os.Stat(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Perm() != 0o640 || !fi.ModTime().Equal(mtime) {
+				t.Errorf("after undo f.txt has mode %v and mtime %v, want 0640 and %v", fi.Mode().Perm(), fi.ModTime(), mtime)
+			}
+			if _, err := os.Lstat(filepath.Join(root, "g.txt")); err == nil {
+				t.Error("the moved-to g.txt is still there after undo")
+			}
+		})
+	}
+}
+
+func readFileOr(name string) string {
+	b, _ := os.ReadFile(name)
+	return string(b)
+}
+
+// TestUndoToolAndJournalOutOfReach: fs_undo (fsmcp, and reference under
+// --journal-tools) reverts a change and, called again, redoes it; the
+// journal's own files, outside the roots, cannot be read through any
+// profile's read tool by any spelling (absolute, dot-dot, a symlink in
+// the root pointing at it).
+func TestUndoToolAndJournalOutOfReach(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	for _, pr := range []struct {
+		name    string
+		args    []string
+		rootArg string
+		read    func(p string) (string, map[string]any)
+	}{
+		{"fsmcp", nil, "", func(p string) (string, map[string]any) { return "fs_read", map[string]any{"file_path": p} }},
+		{"reference", []string{"--profile", "reference", "--journal-tools"}, "", func(p string) (string, map[string]any) {
+			return "read_file", map[string]any{"path": p}
+		}},
+		{"filesystem-mcp", []string{"--profile", "filesystem-mcp", "--journal-tools"}, "--allowed-dir", func(p string) (string, map[string]any) {
+			return "read_content", map[string]any{"items": []any{map[string]any{"path": p}}}
+		}},
+		{"localcowork", []string{"--profile", "localcowork", "--journal-tools"}, "", func(p string) (string, map[string]any) {
+			return "filesystem.read_file", map[string]any{"path": p}
+		}},
+	} {
+		t.Run(pr.name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Join(root, "f.txt")
+			write(t, name, "one\n")
+			args := append([]string{}, pr.args...)
+			if pr.rootArg != "" {
+				args = append(args, pr.rootArg)
+			}
+			cs := connectStdio(t, m, append(args, root)...)
+			// fs_write is fsmcp's; the others change the file the same way
+			// through the core, so the file is changed with the CLI-free
+			// path every profile shares: an fsmcp server on the same root.
+			other := connectStdio(t, m, root)
+			mustCall(t, other, "fs_write", map[string]any{"file_path": name, "content": "two\n"})
+			hist := mustCall(t, cs, "fs_history", map[string]any{"path": root})
+			if !strings.Contains(hist, "fs_write") || !strings.Contains(hist, name) {
+				t.Fatalf("fs_history: %s", hist)
+			}
+			id := strings.Fields(hist)[0]
+			diff := mustCall(t, cs, "fs_history", map[string]any{"path": root, "id": id})
+			if !strings.Contains(diff, "-one") || !strings.Contains(diff, "+two") {
+				t.Errorf("fs_history id=%s shows no diff: %s", id, diff)
+			}
+			mustCall(t, cs, "fs_undo", map[string]any{"path": root, "id": id})
+			if got := readFileOr(name); got != "one\n" {
+				t.Fatalf("after fs_undo f.txt holds %q", got)
+			}
+			hist = mustCall(t, cs, "fs_history", map[string]any{"path": root, "limit": 1})
+			mustCall(t, cs, "fs_undo", map[string]any{"path": root, "id": strings.Fields(hist)[0]})
+			if got := readFileOr(name); got != "two\n" {
+				t.Fatalf("undoing the undo left %q, want the change redone", got)
+			}
+
+			// The journal directory of this root, outside it.
+			logs, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_STATE_HOME"), "fsmcp", "journal", "*", "root"))
+			var jdir string
+			for _, l := range logs {
+				if strings.TrimSpace(readFileOr(l)) == root {
+					jdir = filepath.Dir(l)
+				}
+			}
+			if jdir == "" {
+				t.Fatal("no journal directory for the root")
+			}
+			if fi, err := os.Stat(jdir); err != nil || fi.Mode().Perm() != 0o700 {
+				t.Errorf("journal directory mode: %v %v", fi.Mode(), err)
+			}
+			rel, _ := filepath.Rel(root, filepath.Join(jdir, "log"))
+			symlink(t, jdir, filepath.Join(root, "j"))
+			for _, p := range []string{filepath.Join(jdir, "log"), filepath.Join(root, rel), root + "/j/log", root + "/./j/../j/log"} {
+				tool, a := pr.read(p)
+				res, err := callRaw(cs, tool, a, nil)
+				if err == nil && !res.IsError && strings.Contains(testenv.Text(res), `"kind"`) {
+					t.Errorf("%s %s read the journal", tool, p)
+				}
+			}
+			for _, p := range []string{filepath.Join(jdir, "log"), root + "/j/log"} {
+				res, err := callRaw(cs, "fs_undo", map[string]any{"path": p, "since": "1h"}, nil)
+				if err == nil && !res.IsError {
+					t.Errorf("fs_undo path=%s was accepted", p)
+				}
+			}
+		})
+	}
+}
