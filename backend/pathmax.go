@@ -46,7 +46,7 @@ func SkippedNote(n int64) string {
 	if n == 1 {
 		paths = "path was"
 	}
-	return fmt.Sprintf("(%d %s skipped: %d bytes or longer below the search path, too long to open by path (PATH_MAX %d))", n, paths, PathMax-len("./"), PathMax)
+	return fmt.Sprintf("(%d %s skipped: %d bytes or longer below the directory searched, too long to open by path (PATH_MAX %d))", n, paths, PathMax-len("./"), PathMax)
 }
 
 // GlobDepth is globDepth for the native backend: a directory this deep
