@@ -105,6 +105,10 @@ func TestPathMaxSkippedAndSaid(t *testing.T) {
 				}
 				answers[key] = out
 			}
+			// A later page, served from the kept result, says it too.
+			if out := mustCall(t, cs, "fs_glob", map[string]any{"pattern": "**/*.txt", "offset": 1}); !strings.Contains(out, note) {
+				t.Errorf("%s %v: fs_glob's second page lost the note: %.300s", m.name, args, out)
+			}
 		}
 	}
 }
