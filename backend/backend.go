@@ -134,6 +134,9 @@ type GrepQuery struct {
 	// it; rg, which cannot take a file list without changing how it
 	// treats those files, ignores it and searches them all.
 	Candidates Candidates
+
+	// Skipped, if set, counts the entries skipped as TooLong.
+	Skipped *Skipped
 }
 
 // Candidates says which walked files could hold a match (see
@@ -153,6 +156,9 @@ type GlobQuery struct {
 	RootDirs []*os.File // as in GrepQuery
 	NoIgnore bool
 	Progress func(files int64)
+	// Skipped, if set, counts the entries skipped as TooLong: directories
+	// the walk would read and files the pattern matches.
+	Skipped *Skipped
 }
 
 // File is one fs_glob result.

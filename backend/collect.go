@@ -38,6 +38,8 @@ type Result struct {
 	// count what was found until then. Which files made it depends on the
 	// order the backend met them in.
 	Capped bool
+	// TooLong is the number of entries skipped as TooLong.
+	TooLong int64
 }
 
 // Caps end a search early, as peekaboo's 20 files and 5 matches per file
@@ -255,7 +257,14 @@ func RunCapped(ctx context.Context, s Searcher, q GrepQuery, offset, limit int, 
 	if offset > 0 {
 		ctx = LaterPage(ctx) // the result kept from the first page may serve it (Pages)
 	}
-	return c.Result(Grep(ctx, s, q, c))
+	if q.Skipped == nil {
+		q.Skipped = new(Skipped)
+	}
+	r, err := c.Result(Grep(ctx, s, q, c))
+	if r != nil {
+		r.TooLong = q.Skipped.Count()
+	}
+	return r, err
 }
 
 func entryLess(a, b Entry) bool {

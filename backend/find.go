@@ -67,6 +67,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		}
 		stack := []level{{dir: base, ig: rootIg}}
 		match := GlobMatcher(pat)
+		depth := globDepth(pat)
 		// %y type, %T@ mtime, %s size, %p path; NUL-terminated records.
 		args := []string{"-P", base, "-mindepth", "1", "-printf", `%y %T@ %s %p\0`}
 		err := rg.run(ctx, runSpec{dir: "/", pol: readPolicy(q.Roots, q.RootDirs, p), args: args}, func(out *bufio.Reader) error {
@@ -99,6 +100,13 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 				switch typ {
 				case "d":
 					skip := filter.Skip(top.ig, base, path, name, true)
+					// find goes deeper than rg can; skip and count as it does.
+					if rel := strings.TrimPrefix(path[len(base):], "/"); !skip && TooLong(len(rel)) {
+						if depth == 0 || strings.Count(rel, "/")+1 < depth {
+							q.Skipped.Add(1)
+						}
+						skip = true
+					}
 					var ig *IgnoreDir
 					if !skip && !q.NoIgnore {
 						ig = top.ig.ChildProbe(path)
@@ -111,6 +119,10 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 					rel := path[len(base):]
 					rel = strings.TrimPrefix(rel, "/")
 					if !match(rel) {
+						continue
+					}
+					if TooLong(len(rel)) {
+						q.Skipped.Add(1)
 						continue
 					}
 					secs, _ := strconv.ParseFloat(fields[1], 64)

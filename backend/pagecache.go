@@ -78,6 +78,8 @@ type pageEntry struct {
 	paths []string // the search paths and the directories of the result, checked for newer mtimes
 	files []recordedFile
 	globs []File
+	// skipped is what the search counted as TooLong, replayed with it.
+	skipped int64
 }
 
 // watchDirs is paths and the directories holding files, each once.
@@ -144,6 +146,7 @@ type paged struct {
 func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	key := pageKey{ctx.Value(queueKey{}), "grep " + grepKey(q)}
 	if e := s.p.get(ctx, key); e != nil {
+		q.Skipped.Add(e.skipped)
 		if t, ok := sink.(interface{ takeFiles([]recordedFile) bool }); ok && t.takeFiles(e.files) {
 			return nil
 		}
@@ -151,6 +154,10 @@ func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 		return nil
 	}
 	rec := &recorder{sink: sink, limit: s.p.budget / 2, gen: generation.Load(), at: time.Now()}
+	if q.Skipped == nil {
+		q.Skipped = new(Skipped)
+	}
+	skipped0 := q.Skipped.Count()
 	err := s.Searcher.Grep(ctx, q, rec)
 	if err == nil && ctx.Err() == nil && !rec.spoiled.Load() {
 		sort.Slice(rec.files, func(i, j int) bool { return rec.files[i].path < rec.files[j].path })
@@ -161,7 +168,7 @@ func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 				}
 			}
 		})
-		s.p.put(&pageEntry{key: key, gen: rec.gen, at: rec.at, bytes: int(rec.bytes.Load()), paths: dirs, files: rec.files})
+		s.p.put(&pageEntry{key: key, gen: rec.gen, at: rec.at, bytes: int(rec.bytes.Load()), paths: dirs, files: rec.files, skipped: q.Skipped.Count() - skipped0})
 	}
 	return err
 }
@@ -169,6 +176,7 @@ func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 	key := pageKey{ctx.Value(queueKey{}), "glob " + globKey(q)}
 	if e := s.p.get(ctx, key); e != nil {
+		q.Skipped.Add(e.skipped)
 		for _, f := range e.globs {
 			if err := fn(f); err != nil {
 				return err
@@ -179,6 +187,10 @@ func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 	gen, at, limit := generation.Load(), time.Now(), s.p.budget/2
 	var files []File
 	bytes, spoiled := 0, false
+	if q.Skipped == nil {
+		q.Skipped = new(Skipped)
+	}
+	skipped0 := q.Skipped.Count()
 	err := s.Searcher.Glob(ctx, q, func(f File) error {
 		if err := fn(f); err != nil {
 			spoiled = true
@@ -202,7 +214,7 @@ func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 				}
 			}
 		})
-		s.p.put(&pageEntry{key: key, gen: gen, at: at, bytes: bytes, paths: dirs, globs: files})
+		s.p.put(&pageEntry{key: key, gen: gen, at: at, bytes: bytes, paths: dirs, globs: files, skipped: q.Skipped.Count() - skipped0})
 	}
 	return err
 }

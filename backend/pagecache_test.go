@@ -14,12 +14,14 @@ import (
 type countingSearcher struct {
 	files    []string
 	searches int
+	tooLong  int64 // entries each search counts as TooLong
 }
 
 func (*countingSearcher) Name() string { return "counting" }
 
 func (s *countingSearcher) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	s.searches++
+	q.Skipped.Add(s.tooLong)
 	for _, f := range s.files {
 		fs := sink.File(f)
 		fs.Line(1, []byte("match"), false)
@@ -32,6 +34,7 @@ func (s *countingSearcher) Grep(ctx context.Context, q GrepQuery, sink Sink) err
 
 func (s *countingSearcher) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 	s.searches++
+	q.Skipped.Add(s.tooLong)
 	for _, f := range s.files {
 		if err := fn(File{Path: f}); err != nil {
 			return err
@@ -167,3 +170,36 @@ type discard struct{}
 
 func (discard) Line(int, []byte, bool) bool { return true }
 func (discard) End(int) bool                { return true }
+
+// TestKeptPagesKeepTheSkippedCount: a later page served from the kept
+// result says as many paths were skipped as the first.
+func TestKeptPagesKeepTheSkippedCount(t *testing.T) {
+	dir, inner := pagedTree(t, 30)
+	inner.tooLong = 3
+	s := NewPages(0, 0).Searcher(inner)
+	ctx := WithQueue(context.Background(), "session")
+	q := GrepQuery{Pattern: "match", Paths: []string{dir}}
+	for _, off := range []int{0, 10} {
+		r, err := Run(ctx, s, q, off, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TooLong != 3 {
+			t.Fatalf("grep page at %d: skipped %d, want 3", off, r.TooLong)
+		}
+	}
+	g := GlobQuery{Pattern: "*", Paths: []string{dir}}
+	for _, later := range []bool{false, true} {
+		c := ctx
+		if later {
+			c = LaterPage(ctx)
+		}
+		g.Skipped = new(Skipped)
+		if err := s.Glob(c, g, func(File) error { return nil }); err != nil || g.Skipped.Count() != 3 {
+			t.Fatalf("glob (later page %v): skipped %d, %v", later, g.Skipped.Count(), err)
+		}
+	}
+	if inner.searches != 2 {
+		t.Fatalf("%d searches, want 2 (one grep, one glob)", inner.searches)
+	}
+}

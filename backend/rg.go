@@ -67,7 +67,10 @@ func commonArgs(noIgnore bool) []string {
 		"--hidden",            // hidden files are searched
 		"--no-ignore-global",  // only the tree's own ignore files
 		"--no-ignore-exclude", // (.git/info/exclude is not one of them)
-		"--no-messages",
+		// Messages are read, not silenced: rg's stderr counts the
+		// paths it could not open as too long (rgStderr). Ignore files
+		// it cannot read are skipped quietly, as the native walker does.
+		"--no-ignore-messages",
 		"--color", "never",
 	}
 	if noIgnore {
@@ -253,7 +256,7 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 		if t.skip {
 			continue
 		}
-		err = r.run(ctx, runSpec{dir: t.dir, pol: readPolicy(q.Roots, q.RootDirs, p), args: append(args[:len(args):len(args)], t.arg), stdin: t.file, patterns: patterns},
+		err = r.run(ctx, runSpec{dir: t.dir, pol: readPolicy(q.Roots, q.RootDirs, p), args: append(args[:len(args):len(args)], t.arg), stdin: t.file, patterns: patterns, skipped: q.Skipped},
 			func(out *bufio.Reader) error { return parseGrep(out, q, t.name, sink, seen) })
 		if t.file != nil {
 			t.file.Close()
@@ -283,7 +286,10 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 		if err != nil {
 			continue // the base went away since globBase looked
 		}
-		err = r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, q.RootDirs, p), args: args}, func(out *bufio.Reader) error {
+		// rg counts the directories it cannot read (--max-depth keeps it
+		// from those a match cannot lie in); a listed file it need not
+		// open, so one too long is skipped and counted here.
+		err = r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, q.RootDirs, p), args: args, skipped: q.Skipped}, func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				name, err := rd.until(0)
@@ -292,7 +298,12 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 				} else if err != nil {
 					return err
 				}
-				if !match(string(bytes.TrimPrefix(name, []byte("./")))) {
+				rel := bytes.TrimPrefix(name, []byte("./"))
+				if !match(string(rel)) {
+					continue
+				}
+				if TooLong(len(rel)) {
+					q.Skipped.Add(1)
 					continue
 				}
 				if err := st.add(joinOut(base, "./", name)); err != nil {
@@ -409,6 +420,7 @@ type runSpec struct {
 	args     []string
 	stdin    *os.File // rg's standard input (nil: /dev/null)
 	patterns string   // if set, fed to rg on descriptor 3 (--file /dev/fd/3)
+	skipped  *Skipped // counts the paths rg reports too long to open
 }
 
 // run starts rg as sp says, confined to reading what sp.pol allows
@@ -438,8 +450,8 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 	cmd.Env = append(os.Environ(), "RIPGREP_CONFIG_PATH=")
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
+	stderr := &rgStderr{}
+	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -453,6 +465,8 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 		_, _ = io.Copy(io.Discard, stdout)
 	}
 	werr := cmd.Wait()
+	stderr.endLine()
+	sp.skipped.Add(stderr.tooLong)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -461,12 +475,13 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 	}
 	var exit *exec.ExitError
 	if errors.As(werr, &exit) {
-		// 1: no match. 2: an error, but rg goes on past unreadable
-		// files, so only a run that produced nothing is a failure.
-		if exit.ExitCode() == 1 || (exit.ExitCode() == 2 && stderr.Len() == 0) {
+		// 1: no match. 2: an error, but rg goes on past files it
+		// cannot open or read, so only a run that said nothing else
+		// (a bad pattern, say) is a failure.
+		if exit.ExitCode() == 1 || (exit.ExitCode() == 2 && (stderr.head.Len() == 0 || stderr.fileErrs > 0)) {
 			return nil
 		}
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(stderr.head.String())
 		return fmt.Errorf("rg failed: %s", firstLine(msg))
 	}
 	return werr
@@ -479,18 +494,64 @@ func firstLine(s string) string {
 	return s
 }
 
-type limitedWriter struct {
-	w io.Writer
-	n int
+// rgStderr reads rg's (or find's) messages in bounded memory: the first
+// 4 KiB for a failure's message, and per line only its end, enough to
+// tell a file error ("PATH: ... (os error N)", as rg words them) and
+// count those for ENAMETOOLONG. A name holding a newline splits its
+// message in two lines, only the last of which ends so.
+type rgStderr struct {
+	head     bytes.Buffer
+	tail     []byte // the end of the current line
+	fileErrs int    // lines that are file errors
+	tooLong  int64  // of them, ENAMETOOLONG
 }
 
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		l.w.Write(p[:k])
-		l.n -= k
+const stderrHead, stderrTail = 4096, 32
+
+func (e *rgStderr) Write(p []byte) (int, error) {
+	n := len(p)
+	if k := min(len(p), stderrHead-e.head.Len()); k > 0 {
+		e.head.Write(p[:k])
 	}
-	return len(p), nil
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			e.keep(p)
+			break
+		}
+		e.keep(p[:i])
+		e.endLine()
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// keep appends b to the line's kept end.
+func (e *rgStderr) keep(b []byte) {
+	if len(b) >= stderrTail {
+		e.tail = append(e.tail[:0], b[len(b)-stderrTail:]...)
+		return
+	}
+	e.tail = append(e.tail, b...)
+	if over := len(e.tail) - stderrTail; over > 0 {
+		e.tail = append(e.tail[:0], e.tail[over:]...)
+	}
+}
+
+var osErrorEnd = regexp.MustCompile(`\(os error (\d+)\)$`)
+
+// endLine classifies the line ended (a last one without a newline too).
+func (e *rgStderr) endLine() {
+	if len(e.tail) == 0 {
+		return
+	}
+	if m := osErrorEnd.FindSubmatch(e.tail); m != nil {
+		e.fileErrs++
+		if n, _ := strconv.Atoi(string(m[1])); n == errnoTooLong {
+			e.tooLong++
+		}
+	}
+	e.tail = e.tail[:0]
 }
 
 // lineReader reads delimited records of any length.

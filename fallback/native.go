@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -81,7 +82,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 			}
 		}
 		m.scan(&st.scan, data, func() backend.FileSink { return sink.File(path) })
-	})
+	}, func(string, bool) { q.Skipped.Add(1) })
 }
 
 // Glob implements backend.Searcher.
@@ -107,6 +108,14 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			base = base[:len(base)-1]
 		}
 		match := backend.GlobMatcher(pat)
+		depth := backend.GlobDepth(pat)
+		// As rg --files: a directory too deep for a match (its
+		// --max-depth) is not read, and a file counts only if it matches.
+		long := func(rel string, isDir bool) {
+			if isDir && (depth == 0 || strings.Count(rel, "/")+1 < depth) || !isDir && match(rel) {
+				q.Skipped.Add(1)
+			}
+		}
 		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
 			if !match(path[len(root)+1:]) {
 				return
@@ -125,7 +134,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 				fnErr = err
 				cancel()
 			}
-		})
+		}, long)
 		if fnErr != nil {
 			return fnErr
 		}

@@ -101,7 +101,7 @@ func runBoth(t *testing.T, rg backend.Searcher, q backend.GrepQuery, offset, lim
 			out[i] = "error: " + err.Error()
 			continue
 		}
-		out[i] = fmt.Sprintf("total=%d files=%d partial=%v\n", r.Total, r.Files, r.Partial) +
+		out[i] = fmt.Sprintf("total=%d files=%d partial=%v skipped=%d\n", r.Total, r.Files, r.Partial, r.TooLong) +
 			backend.Format(r, backend.FormatOptions{LineNumbers: true, Separators: q.Before > 0 || q.After > 0})
 	}
 	return out[0], out[1]

@@ -32,6 +32,11 @@ type dirJob struct {
 // directory, open. explicit is true for a file given as a search path.
 type visitFunc func(st *workerState, root, path, name string, explicit bool)
 
+// longFunc is told of each entry the walk keeps but skips as
+// backend.TooLong (rel: its path below root); nothing below a directory
+// so skipped is looked at.
+type longFunc func(rel string, isDir bool)
+
 // workerState is one walker goroutine's scratch space.
 type workerState struct {
 	dirfd int // the directory being visited (-1 for explicit files)
@@ -58,6 +63,7 @@ type walker struct {
 	filter   *backend.Filter
 	noIgnore bool
 	visit    visitFunc
+	long     longFunc
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -68,10 +74,11 @@ type walker struct {
 
 // walk visits every kept file under paths; roots (see
 // backend.GrepQuery.Roots) bound the ignore files read above them, and
-// each root is opened from its open directory in rootDirs when given. It returns ctx.Err() if ctx
-// ended first.
-func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filter *backend.Filter, noIgnore bool, visit visitFunc) error {
-	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit}
+// each root is opened from its open directory in rootDirs when given.
+// Entries too long for rg to open go to long instead (see
+// backend.TooLong). It returns ctx.Err() if ctx ended first.
+func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filter *backend.Filter, noIgnore bool, visit visitFunc, long longFunc) error {
+	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit, long: long}
 	w.cond = sync.NewCond(&w.mu)
 	st0 := &workerState{dirfd: -1}
 	for _, p := range paths {
@@ -221,10 +228,16 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 	// stat entries) relative to the open directory.
 	st.dirfd = fd
 
+	// relLen is the length of name's path below the search path, which
+	// rg opens it by.
+	relLen := func(name string) int { return len(job.path) - len(job.root) + len(name) }
 	ig := job.ig
 	if !w.noIgnore {
 		var hasGitignore, hasIgnore, hasRgignore, hasGit bool
 		for _, e := range entries {
+			if backend.TooLong(relLen(e.name)) {
+				continue // rg cannot open it either: it does not count
+			}
 			switch e.name {
 			case backend.GitignoreFile:
 				hasGitignore = true
@@ -255,6 +268,10 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 		}
 		path := job.path + "/" + name
 		if w.filter.Skip(ig, job.root, path, name, isDir) {
+			continue
+		}
+		if backend.TooLong(relLen(name)) {
+			w.long(path[len(job.root)+1:], isDir)
 			continue
 		}
 		if isDir {

@@ -33,6 +33,8 @@ type Globbed struct {
 	// Partial: the time limit ran out or the call was cancelled, so
 	// Files and Total cover the part searched.
 	Partial bool
+	// TooLong is the number of entries skipped as backend.TooLong.
+	TooLong int64
 }
 
 // Truncated reports whether matches exist beyond those kept.
@@ -51,6 +53,9 @@ func Glob(ctx context.Context, s backend.Searcher, q backend.GlobQuery, opt Glob
 	}
 	h := &fileHeap{before: before}
 	total := 0
+	if q.Skipped == nil {
+		q.Skipped = new(backend.Skipped)
+	}
 	err := s.Glob(ctx, q, func(f backend.File) error {
 		total++
 		if h.Len() < limit {
@@ -61,7 +66,7 @@ func Glob(ctx context.Context, s backend.Searcher, q backend.GlobQuery, opt Glob
 		}
 		return nil
 	})
-	g := &Globbed{Total: total}
+	g := &Globbed{Total: total, TooLong: q.Skipped.Count()}
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 			return nil, err

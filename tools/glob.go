@@ -87,13 +87,17 @@ func Glob() profile.Tool {
 // paths of it as the answer holds, and a note with the next offset.
 func formatGlob(g *files.Globbed, offset, limit int, limits profile.Limits) string {
 	partial := fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the list is partial)", limits.Timeout)
+	skipped := ""
+	if n := backend.SkippedNote(g.TooLong); n != "" {
+		skipped = "\n" + n
+	}
 	switch {
 	case g.Total == 0 && !g.Partial:
-		return "No files found."
+		return "No files found." + skipped
 	case g.Total == 0:
-		return "No files found in the part searched.\n" + partial
+		return "No files found in the part searched.\n" + partial + skipped
 	case offset >= g.Total:
-		return fmt.Sprintf("(offset %d is past the end: the result has %d matches)", offset, g.Total)
+		return fmt.Sprintf("(offset %d is past the end: the result has %d matches)", offset, g.Total) + skipped
 	}
 	page := g.Files[min(offset, len(g.Files)):]
 	if limit > 0 && len(page) > limit {
@@ -123,6 +127,9 @@ func formatGlob(g *files.Globbed, offset, limit int, limits profile.Limits) stri
 	}
 	if g.Partial {
 		notes = append(notes, partial)
+	}
+	if skipped != "" {
+		notes = append(notes, skipped[1:])
 	}
 	if len(notes) > 0 {
 		b.WriteString("\n\n" + strings.Join(notes, "\n"))

@@ -162,6 +162,9 @@ func grepNote(r *backend.Result, shown int, limits profile.Limits) string {
 	if r.Partial {
 		notes = append(notes, fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the result is partial)", limits.Timeout))
 	}
+	if n := backend.SkippedNote(r.TooLong); n != "" {
+		notes = append(notes, n)
+	}
 	if len(notes) == 0 {
 		return ""
 	}

@@ -1,0 +1,11 @@
+//go:build unix && !linux
+
+package backend
+
+import "syscall"
+
+// PathMax is PATH_MAX of macOS and the BSDs, the terminating NUL included.
+const PathMax = 1024
+
+// errnoTooLong is the "(os error N)" rg reports for ENAMETOOLONG.
+const errnoTooLong = int(syscall.ENAMETOOLONG)
