@@ -43,7 +43,7 @@ func TestRaceMetaDirUnderARootStaysInIt(t *testing.T) {
 		{"fs_write", map[string]any{"file_path": filepath.Join(sw, "w.txt"), "content": "written"}},
 	} {
 		stop := swapper(t, sw, swLink)
-		deadline := time.Now().Add(redteamFor(t, 2*time.Second))
+		deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
 		n, ok := 0, 0
 		for ; n < 300*redteam(t) && time.Now().Before(deadline); n++ {
 			res, err := callRaw(cs, c.tool, c.args, meta)
@@ -95,7 +95,7 @@ func TestRaceSwappedParentOfSearchedFileNeverLeaks(t *testing.T) {
 				{"pattern": "zzleak|" + needle, "path": filepath.Join(sw, "d"), "output_mode": "content"},
 			} {
 				stop := swapper(t, sw, swLink)
-				deadline := time.Now().Add(redteamFor(t, 2*time.Second))
+				deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
 				n := 0
 				for ; n < 400*redteam(t) && time.Now().Before(deadline); n++ {
 					if out, _ := call(t, cs, "fs_grep", c); strings.Contains(out, "zzleak") {
@@ -108,7 +108,7 @@ func TestRaceSwappedParentOfSearchedFileNeverLeaks(t *testing.T) {
 			// fs_watch of the swapped directory's subdirectory: files
 			// made outside meanwhile never show up in an event.
 			stop := swapper(t, sw, swLink)
-			deadline := time.Now().Add(redteamFor(t, 2*time.Second))
+			deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
 			var ids []string
 			for n := 0; n < 60*redteam(t) && time.Now().Before(deadline); n++ {
 				out, _ := call(t, cs, "fs_watch", map[string]any{"path": filepath.Join(sw, "d")})
@@ -157,7 +157,7 @@ func TestRaceMetaRootSearchedByRgStaysInIt(t *testing.T) {
 			cs := connectStdio(t, m, args...)
 			meta := map[string]any{"allowed_dirs": []any{sw}}
 			stop := swapper(t, sw, swLink)
-			deadline := time.Now().Add(redteamFor(t, 2*time.Second))
+			deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
 			n, ok := 0, 0
 			for ; n < 400*redteam(t) && time.Now().Before(deadline); n++ {
 				res, err := callRaw(cs, "fs_grep", map[string]any{"pattern": "zzleak|" + needle, "path": sw, "output_mode": "content"}, meta)

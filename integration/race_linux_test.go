@@ -71,7 +71,7 @@ func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
 	write(t, filepath.Join(far, "nested", "zzleak2.txt"), "zzleak two "+needle+"\n")
 	symlink(t, far, swLink)
 	leaked := func(out string) bool { return strings.Contains(out, "zzleak") }
-	perTool := redteamFor(t, 2*time.Second)
+	perTool := time.Duration(redteam(t)) * 2 * time.Second
 	maxCalls := 400 * redteam(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
@@ -161,7 +161,7 @@ func TestRaceFIFOSwappedForFileDoesNotBlock(t *testing.T) {
 			cs := connectStdio(t, m, "--timeout", "5s", tr.root)
 			stop := swapper(t, tr.path("a.txt"), fifo)
 			defer stop()
-			deadline := time.Now().Add(redteamFor(t, 2*time.Second))
+			deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
 			calls := 200 * redteam(t)
 			for n := 0; n < calls && time.Now().Before(deadline); n++ {
 				for i, args := range []map[string]any{

@@ -1,10 +1,11 @@
+//go:build unix
+
 package integration
 
 import (
 	"os"
 	"strconv"
 	"testing"
-	"time"
 )
 
 // redteam is how many times longer the race tests attack: their time and
@@ -21,10 +22,4 @@ func redteam(t testing.TB) int {
 		t.Fatalf("FSMCP_REDTEAM=%q: want a whole number of times, 1 or more", v)
 	}
 	return k
-}
-
-// redteamFor is d multiplied by redteam.
-func redteamFor(t testing.TB, d time.Duration) time.Duration {
-	t.Helper()
-	return d * time.Duration(redteam(t))
 }
