@@ -18,7 +18,7 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 # staticcheck runs once per system (build tags differ by system, not by architecture).
 STATICCHECK_OS ?= linux darwin windows
 
-.PHONY: help build test test-unit test-norg bench bench-catalog lint cross run clean test-rg14 conformance clients
+.PHONY: help build test test-unit test-norg redteam bench bench-catalog lint cross run clean test-rg14 conformance clients
 
 ## build: a static binary in bin/fsmcp
 build:
@@ -44,6 +44,13 @@ test:
 	@# integration/mcpgo is its own module (mcp-go stays out of go.mod); it builds
 	@# fsmcp from the root and drives the binary over stdio and HTTP.
 	cd integration/mcpgo && $(GO) test -count=1 -timeout 30m ./...
+
+## redteam: the attack tests (races against swapped links, writers against writers, the shell's
+## and trash's walls, hostile names) run FSMCP_REDTEAM times longer than in make test, three times over
+FSMCP_REDTEAM ?= 5
+REDTEAM_TESTS ?= ^Test(Race|EveryWriterAgainstEveryOther|WholeWritesAreNeverUndone|Shell(CannotChangeOrStatOutside|HelperNotTakenFromARoot)|LocalCoworkTrashNeverFollowsALinkOut|ChmodItemsRefusesHardLinkToOutside|GlobSymlinkDirOutDoesNotList|NameWithNewlineCannotForgeResultLine|EveryListingEscapesControlCharactersInNames)
+redteam:
+	FSMCP_REDTEAM=$(FSMCP_REDTEAM) $(GO) test -count=3 -timeout 90m -run '$(REDTEAM_TESTS)' ./integration/
 
 ## test-norg: the integration suite with rg removed from PATH only
 test-norg:

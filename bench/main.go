@@ -71,6 +71,7 @@ func main() {
 	inProc := flag.Bool("inprocess", true, "time the backends called in-process")
 	inGit := flag.Bool("git", true, "for the trees the bench makes (100k, linux), also time every row inside a git repository: the same tree with a .git directory, as after git init, so that .gitignore files count")
 	loadN := flag.Int("load", 100, "concurrent fs_grep calls over HTTP for the load row (0: no load row)")
+	editMB := flag.Int("edit", 200, "MiB of the file fs_edit changes for the edit row (0: no edit row)")
 	paging := flag.Bool("paging", true, "time a later fs_grep page against the first on the largest tree (the last one given)")
 	index := flag.String("index", "off", "the servers' --index: off, or on (wait for each root's index before timing)")
 	flag.Parse()
@@ -110,7 +111,7 @@ func main() {
 	}
 	var servers []*mcpServer
 	var bin string
-	if *useMCP || *loadN > 0 || *paging {
+	if *useMCP || *loadN > 0 || *paging || *editMB > 0 {
 		var err error
 		bin, err = buildBinary()
 		if err != nil {
@@ -213,7 +214,7 @@ func main() {
 	for _, l := range rss {
 		fmt.Println(l)
 	}
-	if *loadN > 0 || *paging {
+	if *loadN > 0 || *paging || *editMB > 0 {
 		fmt.Println()
 	}
 	if *loadN > 0 {
@@ -222,6 +223,9 @@ func main() {
 	if *paging {
 		last := dirs[len(dirs)-1]
 		pagingRow(bin, last.dir, strings.TrimSuffix(last.label, " in git"), *runs)
+	}
+	if *editMB > 0 {
+		editRow(bin, *editMB)
 	}
 }
 

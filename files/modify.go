@@ -210,27 +210,42 @@ func (e *ResultTooLargeError) Error() string {
 	return fmt.Sprintf("cannot change %s: the result would be %d bytes, over the %d-byte limit (--max-file-size); nothing was changed", e.Path, e.Size, e.Max)
 }
 
-// readBounded reads the whole of f, refusing a file over max bytes.
+// readBounded reads the whole of f, refusing a file over max bytes. The
+// buffer is sized from the file's size, so a large file is read into one
+// allocation rather than grown (and copied) as io.ReadAll does; a file
+// that grows meanwhile is read on to its end, still within max.
 func readBounded(f *os.File, name string, max int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, sandbox.Cause(err))
 	}
-	if max > 0 && fi.Size() > max {
-		return nil, &sandbox.TooLargeError{Path: name, Size: fi.Size(), Max: max}
+	size := fi.Size()
+	if max > 0 && size > max {
+		return nil, &sandbox.TooLargeError{Path: name, Size: size, Max: max}
+	}
+	// One byte more than the size tells a file that grew from one that
+	// did not without a second read.
+	data := make([]byte, size+1)
+	n, err := io.ReadFull(f, data)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF: // the whole file (or it shrank)
+		return data[:n:n], nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: %v", name, sandbox.Cause(err))
 	}
 	r := io.Reader(f)
 	if max > 0 {
-		r = io.LimitReader(f, max+1)
+		r = io.LimitReader(f, max+1-int64(n))
 	}
-	data, err := io.ReadAll(r)
+	rest, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, sandbox.Cause(err))
 	}
+	data = append(data[:n], rest...)
 	if max > 0 && int64(len(data)) > max {
 		return nil, &sandbox.TooLargeError{Path: name, Size: int64(len(data)), Max: max}
 	}
-	return data, nil
+	return data[:len(data):len(data)], nil
 }
 
 // keyLock is one file's in-process lock: a one-slot channel, so waiting

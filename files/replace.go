@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -55,7 +56,7 @@ func ReplaceFile(ctx context.Context, p *sandbox.Path, reps []Replacement, maxSi
 			return nil, err
 		}
 		n = 0
-		content := string(data)
+		content := bytesString(data) // data is not changed: no copy of the file
 		for _, r := range reps {
 			var count int
 			var err error
@@ -64,8 +65,8 @@ func ReplaceFile(ctx context.Context, p *sandbox.Path, reps []Replacement, maxSi
 			}
 			n += count
 		}
-		changed = content != string(data)
-		return []byte(content), nil
+		changed = content != bytesString(data)
+		return stringBytes(content), nil
 	})
 	if err != nil {
 		return 0, false, err
@@ -73,12 +74,16 @@ func ReplaceFile(ctx context.Context, p *sandbox.Path, reps []Replacement, maxSi
 	return n, changed, nil
 }
 
+// stringBytes is s as bytes without a copy, for reading only.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
 func replaceAll(content string, r Replacement, max int64) (string, int, error) {
 	ms := r.Pattern.FindAllStringSubmatchIndex(content, -1)
 	if len(ms) == 0 {
 		return content, 0, nil
 	}
 	w := &Builder{Max: max}
+	w.b.Grow(len(content)) // most replacements keep the size: built once
 	last := 0
 	for _, m := range ms {
 		w.WriteString(content[last:m[0]])

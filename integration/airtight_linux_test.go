@@ -24,7 +24,7 @@ func unswap(dir, link string) {
 // adds roots, an entry naming a directory inside a root that is swapped
 // with a link out thousands of times a second never becomes a root
 // outside: fs_read never answers with the outside file, fs_write never
-// writes there. Bounded to 2 s or 300 calls per tool.
+// writes there. Bounded to 2 s or 300 calls per tool (times FSMCP_REDTEAM).
 func TestRaceMetaDirUnderARootStaysInIt(t *testing.T) {
 	tr := newTree(t)
 	sw, swLink := tr.path("sw"), tr.path("swlink")
@@ -43,9 +43,9 @@ func TestRaceMetaDirUnderARootStaysInIt(t *testing.T) {
 		{"fs_write", map[string]any{"file_path": filepath.Join(sw, "w.txt"), "content": "written"}},
 	} {
 		stop := swapper(t, sw, swLink)
-		deadline := time.Now().Add(2 * time.Second)
+		deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
 		n, ok := 0, 0
-		for ; n < 300 && time.Now().Before(deadline); n++ {
+		for ; n < 300*redteam(t) && time.Now().Before(deadline); n++ {
 			res, err := callRaw(cs, c.tool, c.args, meta)
 			if err != nil {
 				t.Fatalf("%s: %v", c.tool, err)
@@ -71,7 +71,8 @@ func TestRaceMetaDirUnderARootStaysInIt(t *testing.T) {
 // TestRaceSwappedParentOfSearchedFileNeverLeaks: fs_grep on a file path
 // (and fs_watch on a directory) whose parent is swapped with a link out
 // thousands of times a second never answers with a byte or a name from
-// outside, in both backends. Bounded to 2 s or 400 calls per tool.
+// outside, in both backends. Bounded to 2 s or 400 calls per tool (times
+// FSMCP_REDTEAM).
 func TestRaceSwappedParentOfSearchedFileNeverLeaks(t *testing.T) {
 	tr := newTree(t)
 	sw, swLink := tr.path("sw"), tr.path("swlink")
@@ -94,9 +95,9 @@ func TestRaceSwappedParentOfSearchedFileNeverLeaks(t *testing.T) {
 				{"pattern": "zzleak|" + needle, "path": filepath.Join(sw, "d"), "output_mode": "content"},
 			} {
 				stop := swapper(t, sw, swLink)
-				deadline := time.Now().Add(2 * time.Second)
+				deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
 				n := 0
-				for ; n < 400 && time.Now().Before(deadline); n++ {
+				for ; n < 400*redteam(t) && time.Now().Before(deadline); n++ {
 					if out, _ := call(t, cs, "fs_grep", c); strings.Contains(out, "zzleak") {
 						t.Fatalf("fs_grep %v leaked:\n%s", c, out)
 					}
@@ -107,9 +108,9 @@ func TestRaceSwappedParentOfSearchedFileNeverLeaks(t *testing.T) {
 			// fs_watch of the swapped directory's subdirectory: files
 			// made outside meanwhile never show up in an event.
 			stop := swapper(t, sw, swLink)
-			deadline := time.Now().Add(2 * time.Second)
+			deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
 			var ids []string
-			for n := 0; n < 60 && time.Now().Before(deadline); n++ {
+			for n := 0; n < 60*redteam(t) && time.Now().Before(deadline); n++ {
 				out, _ := call(t, cs, "fs_watch", map[string]any{"path": filepath.Join(sw, "d")})
 				if strings.Contains(out, "zzleak") {
 					t.Fatalf("fs_watch start leaked: %s", out)
@@ -138,7 +139,8 @@ func TestRaceSwappedParentOfSearchedFileNeverLeaks(t *testing.T) {
 // _meta.allowed_dirs to a directory inside a root, while that directory is
 // swapped with a link out, never shows an outside byte, in both backends:
 // rg's Landlock rules are built on the roots' open directories, not on
-// names resolved again when rg starts. Bounded to 2 s or 400 calls.
+// names resolved again when rg starts. Bounded to 2 s or 400 calls (times
+// FSMCP_REDTEAM).
 func TestRaceMetaRootSearchedByRgStaysInIt(t *testing.T) {
 	tr := newTree(t)
 	sw, swLink := tr.path("sw"), tr.path("swlink")
@@ -155,9 +157,9 @@ func TestRaceMetaRootSearchedByRgStaysInIt(t *testing.T) {
 			cs := connectStdio(t, m, args...)
 			meta := map[string]any{"allowed_dirs": []any{sw}}
 			stop := swapper(t, sw, swLink)
-			deadline := time.Now().Add(2 * time.Second)
+			deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
 			n, ok := 0, 0
-			for ; n < 400 && time.Now().Before(deadline); n++ {
+			for ; n < 400*redteam(t) && time.Now().Before(deadline); n++ {
 				res, err := callRaw(cs, "fs_grep", map[string]any{"pattern": "zzleak|" + needle, "path": sw, "output_mode": "content"}, meta)
 				if err != nil {
 					t.Fatal(err)

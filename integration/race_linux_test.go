@@ -60,7 +60,7 @@ func swapper(t *testing.T, dir, link string) (stop func() int64) {
 // is swapped with a symlink to the outside directory thousands of times a
 // second, fs_grep, fs_glob, fs_list and fs_watch — both backends — never
 // answer with a name or a byte from outside. Each tool is called for a
-// bounded time (or number of calls).
+// bounded time (or number of calls), times FSMCP_REDTEAM.
 func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
 	tr := newTree(t)
 	sw, swLink := tr.path("sw"), tr.path("swlink")
@@ -71,8 +71,8 @@ func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
 	write(t, filepath.Join(far, "nested", "zzleak2.txt"), "zzleak two "+needle+"\n")
 	symlink(t, far, swLink)
 	leaked := func(out string) bool { return strings.Contains(out, "zzleak") }
-	const perTool = 2 * time.Second
-	const maxCalls = 400
+	perTool := time.Duration(redteam(t)) * 2 * time.Second
+	maxCalls := 400 * redteam(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			// rg mode names the backend: auto lists fs_glob's matches
@@ -115,7 +115,7 @@ func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
 			stop := swapper(t, sw, swLink)
 			deadline := time.Now().Add(perTool)
 			var ids []string
-			for n := 0; n < 50 && time.Now().Before(deadline); n++ {
+			for n := 0; n < 50*redteam(t) && time.Now().Before(deadline); n++ {
 				out, _ := call(t, cs, "fs_watch", map[string]any{"path": tr.root})
 				if leaked(out) {
 					t.Errorf("fs_watch start leaked: %s", out)
@@ -161,8 +161,9 @@ func TestRaceFIFOSwappedForFileDoesNotBlock(t *testing.T) {
 			cs := connectStdio(t, m, "--timeout", "5s", tr.root)
 			stop := swapper(t, tr.path("a.txt"), fifo)
 			defer stop()
-			deadline := time.Now().Add(2 * time.Second)
-			for n := 0; n < 200 && time.Now().Before(deadline); n++ {
+			deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
+			calls := 200 * redteam(t)
+			for n := 0; n < calls && time.Now().Before(deadline); n++ {
 				for i, args := range []map[string]any{
 					{"pattern": needle, "path": tr.path("a.txt")},
 					{"pattern": needle, "path": tr.path("fifo")},
@@ -175,7 +176,7 @@ func TestRaceFIFOSwappedForFileDoesNotBlock(t *testing.T) {
 						t.Fatalf("fs_grep %v waited on the FIFO (%v): %s", args, time.Since(start), out)
 					}
 					if walked && strings.Contains(out, "partial") {
-						n = 200 // one wait is enough to show it is bounded
+						n = calls // one wait is enough to show it is bounded
 					}
 				}
 			}

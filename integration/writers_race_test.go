@@ -57,8 +57,9 @@ func (w raceWriter) args(root string) []string {
 // file: through one server by the same name and via a symlink alias (when
 // both tools are in one profile), and from two server processes by name
 // and via the alias. Each call adds a distinct token; none may be lost.
+// 40 calls a side (times FSMCP_REDTEAM).
 func TestEveryWriterAgainstEveryOtherLosesNothing(t *testing.T) {
-	const each = 40
+	each := 40 * redteam(t)
 	m := mode{"path", os.Getenv("PATH")}
 	for i, a := range raceWriters {
 		for _, b := range raceWriters[i:] {
@@ -155,9 +156,10 @@ var wholeWriters = []raceWriter{
 // profile against every read-modify-write tool: a change that read the
 // file before a write and wrote after it would put the old content back.
 // After each write the change side finishes the call it has under way,
-// and the write's content must then still be there.
+// and the write's content must then still be there. 15 rounds (times
+// FSMCP_REDTEAM).
 func TestWholeWritesAreNeverUndoneByAChange(t *testing.T) {
-	const rounds = 15
+	rounds := 15 * redteam(t)
 	m := mode{"path", os.Getenv("PATH")}
 	for _, a := range wholeWriters {
 		for _, b := range raceWriters {

@@ -180,10 +180,12 @@ func ErrorText(err error) *mcp.CallToolResult {
 
 // serve runs one call: the session's sandbox (client roots, then
 // _meta.allowed_dirs), the time limit, the handler, the table's error
-// mapping, and the --max-output cap.
+// mapping, and the --max-output cap; after a large call, the memory it
+// freed goes back to the system.
 func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	start := time.Now()
+	start, alloc := time.Now(), allocated()
 	res, err, cause := t.serveCall(ctx, env, tab, req)
+	releaseIfLarge(alloc)
 	if t.Def.Annotations == nil || !t.Def.Annotations.ReadOnlyHint {
 		backend.Changed() // a tool that may write ran: kept search results are stale
 	}
