@@ -448,19 +448,75 @@ func (st *Store) image(p *sandbox.Path, keep bool) (Image, string) {
 	if keep && fi.Size() > st.cfg.MaxSize {
 		return im, fmt.Sprintf("the old content (%d bytes) is larger than the whole journal (--journal-size %d)", fi.Size(), st.cfg.MaxSize)
 	}
-	data, err := p.ReadFile(st.cfg.MaxSize)
+	// The content is streamed through the hash (and into its blob), never
+	// held: the writer that called already holds the old and new contents,
+	// and a third copy here tripled an edit's peak memory.
+	f, err := p.Open()
 	if err != nil {
 		return im, "its old content could not be read"
 	}
-	sum := sha256.Sum256(data)
-	im.Hash, im.Size = hex.EncodeToString(sum[:]), int64(len(data))
-	if keep {
-		if err := st.putBlob(im.Hash, data); err != nil {
-			return im, "its old content could not be kept: " + err.Error()
-		}
-		im.Kept = true
+	defer f.Close()
+	if ofi, err := f.Stat(); err != nil || !ofi.Mode().IsRegular() {
+		return im, "its old content could not be read"
 	}
+	h, n, err := st.streamBlob(io.LimitReader(f, st.cfg.MaxSize+1), keep)
+	switch {
+	case n > st.cfg.MaxSize:
+		return im, fmt.Sprintf("the old content (over %d bytes) is larger than the whole journal (--journal-size %d)", st.cfg.MaxSize, st.cfg.MaxSize)
+	case err != nil && keep:
+		return im, "its old content could not be kept: " + err.Error()
+	case err != nil:
+		return im, "its old content could not be read"
+	}
+	im.Hash, im.Size, im.Kept = h, n, keep
 	return im, ""
+}
+
+// streamBlob hashes what r yields and, with keep, stores it compressed under
+// its hash, once; the content passes through in small buffers.
+func (st *Store) streamBlob(r io.Reader, keep bool) (hash string, n int64, err error) {
+	sum := sha256.New()
+	if !keep {
+		n, err = io.Copy(sum, r)
+		return hex.EncodeToString(sum.Sum(nil)), n, err
+	}
+	name := tempName("blobs")
+	tmp, err := st.fs.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", 0, err
+	}
+	defer st.fs.Remove(name) // gone after the rename, or litter on failure
+	defer tmp.Close()
+	zw, _ := flate.NewWriter(tmp, flate.BestSpeed)
+	if n, err = io.Copy(zw, io.TeeReader(r, sum)); err != nil {
+		return "", n, err
+	}
+	hash = hex.EncodeToString(sum.Sum(nil))
+	if n > st.cfg.MaxSize {
+		return hash, n, nil // too large to keep: the caller says so
+	}
+	if _, err := st.fs.Stat(blobPath(hash)); err == nil {
+		return hash, n, nil // kept already
+	}
+	if err := zw.Close(); err != nil {
+		return "", n, err
+	}
+	if err := tmp.Sync(); err != nil {
+		return "", n, err
+	}
+	fi, _ := tmp.Stat()
+	if err := tmp.Close(); err != nil { // before the rename, which Windows needs
+		return "", n, err
+	}
+	if err := st.fs.Rename(name, blobPath(hash)); err != nil {
+		return "", n, err
+	}
+	if fi != nil {
+		st.mu.Lock()
+		st.size += fi.Size()
+		st.mu.Unlock()
+	}
+	return hash, n, nil
 }
 
 func kindOf(m fs.FileMode) string {
@@ -468,46 +524,6 @@ func kindOf(m fs.FileMode) string {
 		return "symlink"
 	}
 	return "special file"
-}
-
-// putBlob stores data under its hash, compressed, once.
-func (st *Store) putBlob(h string, data []byte) error {
-	path := blobPath(h)
-	if _, err := st.fs.Stat(path); err == nil {
-		return nil
-	}
-	name := tempName("blobs")
-	tmp, err := st.fs.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	defer st.fs.Remove(name)
-	zw, _ := flate.NewWriter(tmp, flate.BestSpeed)
-	if _, err := zw.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	fi, _ := tmp.Stat()
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := st.fs.Rename(name, path); err != nil {
-		return err
-	}
-	if fi != nil {
-		st.mu.Lock()
-		st.size += fi.Size()
-		st.mu.Unlock()
-	}
-	return nil
 }
 
 // blob returns the content stored under h.
