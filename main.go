@@ -140,7 +140,10 @@ func run(args []string, stderr *os.File) int {
 			"search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)
 	}
 	if !opts.readOnly {
-		log.Info(shell.Describe(opts.shell), "shell_confinement", shell.Confinement(opts.shell))
+		// Finding the confinement starts a namespace once (about 25 ms):
+		// done beside serving, not before the first answer. The first
+		// fs_bash call waits for the same probe.
+		go func() { log.Info(shell.Describe(opts.shell), "shell_confinement", shell.Confinement(opts.shell)) }()
 	}
 
 	// SIGHUP too (the terminal went away): every way out runs the deferred
