@@ -13,11 +13,11 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/journal"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles"
+	"github.com/fsmcp/fsmcp/profiles/fsmcp"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
-	"github.com/fsmcp/fsmcp/tools"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 const usage = `fsmcp: safe, fast file access for AI agents over MCP.
@@ -100,9 +100,9 @@ type options struct {
 	// index is auto, on or off (--index).
 	index string
 	// profiles are the tables --profile named, checked to go together.
-	profiles []*profile.Table
+	profiles []*toolkit.Table
 	shell    shell.Mode
-	limits   profile.Limits
+	limits   toolkit.Limits
 	logLevel slog.Level
 	auditLog string // --audit-log or FSMCP_AUDIT_LOG
 	version  bool
@@ -236,8 +236,8 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("%s: %v", src, err)
 	}
 	o.profiles = tables
-	if *journalTools && !slices.ContainsFunc(tables, func(t *profile.Table) bool { return t.Name == tools.Name }) {
-		o.profiles = append(o.profiles, tools.JournalTable())
+	if *journalTools && !slices.ContainsFunc(tables, func(t *toolkit.Table) bool { return t.Name == fsmcp.Name }) {
+		o.profiles = append(o.profiles, fsmcp.JournalTable())
 	}
 	if !o.rootsGiven {
 		for _, t := range tables {

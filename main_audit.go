@@ -1,11 +1,11 @@
 package main
 
-import "github.com/fsmcp/fsmcp/profile"
+import "github.com/fsmcp/fsmcp/toolkit"
 
 // openAudit opens --audit-log; no path, no audit log.
-func openAudit(path string) (*profile.Audit, error) {
+func openAudit(path string) (*toolkit.Audit, error) {
 	if path == "" {
 		return nil, nil
 	}
-	return profile.OpenAudit(path)
+	return toolkit.OpenAudit(path)
 }

@@ -1,5 +1,5 @@
 // Package profiles names the profiles fsmcp can serve. A profile is one
-// package holding a profile.Table (fsmcp's own is package tools; the
+// package holding a toolkit.Table (fsmcp's own is package tools; the
 // others live in profiles/<name>/); adding one is that package plus one
 // line in registry below.
 package profiles
@@ -9,21 +9,21 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles/catalog"
 	"github.com/fsmcp/fsmcp/profiles/filesystemmcp"
+	"github.com/fsmcp/fsmcp/profiles/fsmcp"
 	"github.com/fsmcp/fsmcp/profiles/localcowork"
 	"github.com/fsmcp/fsmcp/profiles/peekaboo"
 	"github.com/fsmcp/fsmcp/profiles/reference"
-	"github.com/fsmcp/fsmcp/tools"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // Default is the profile served when none is named.
-const Default = tools.Name
+const Default = fsmcp.Name
 
 // registry maps a --profile name to its table.
-var registry = map[string]func() *profile.Table{
-	tools.Name:         tools.Table,
+var registry = map[string]func() *toolkit.Table{
+	fsmcp.Name:         fsmcp.Table,
 	peekaboo.Name:      peekaboo.Table,
 	filesystemmcp.Name: filesystemmcp.Table,
 	reference.Name:     reference.Table,
@@ -43,11 +43,11 @@ func Names() []string {
 
 // Lookup returns the tables of a comma-separated list of profile names
 // ("" is Default), checked to be servable together.
-func Lookup(list string) ([]*profile.Table, error) {
+func Lookup(list string) ([]*toolkit.Table, error) {
 	if strings.TrimSpace(list) == "" {
 		list = Default
 	}
-	var tables []*profile.Table
+	var tables []*toolkit.Table
 	seen := map[string]bool{}
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
@@ -64,7 +64,7 @@ func Lookup(list string) ([]*profile.Table, error) {
 		seen[name] = true
 		tables = append(tables, table())
 	}
-	if err := profile.Check(tables); err != nil {
+	if err := toolkit.Check(tables); err != nil {
 		return nil, err
 	}
 	return tables, nil

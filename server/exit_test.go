@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // TestPlainExitOverHTTPNeedsTheProfile: a plain `exit` POSTed over HTTP
@@ -19,7 +19,7 @@ import (
 func TestPlainExitOverHTTPNeedsTheProfile(t *testing.T) {
 	for _, httpExit := range []bool{false, true} {
 		log := slog.New(slog.DiscardHandler)
-		tab := &profile.Table{Name: "plain", Wire: profile.Plain, HTTPExit: httpExit}
+		tab := &toolkit.Table{Name: "plain", Wire: toolkit.Plain, HTTPExit: httpExit}
 		srv := newServer(t, t.TempDir(), tab)
 		var exited atomic.Bool
 		hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log, OnExit: func() { exited.Store(true) }}))

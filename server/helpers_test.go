@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // newServer serves tables (the fsmcp one when none) on root with small
 // limits and the shell off; both are closed when the test ends.
-func newServer(t *testing.T, root string, tables ...*profile.Table) *server.Server {
+func newServer(t *testing.T, root string, tables ...*toolkit.Table) *server.Server {
 	t.Helper()
 	sb, errs := sandbox.New([]string{root})
 	if len(errs) > 0 {
@@ -21,7 +21,7 @@ func newServer(t *testing.T, root string, tables ...*profile.Table) *server.Serv
 	}
 	t.Cleanup(func() { sb.Close() })
 	srv, err := server.New(server.Config{Name: "fsmcp", Version: "test", Shell: shell.ModeOff, Profiles: tables,
-		Limits: profile.Limits{MaxFileSize: 1 << 20, MaxOutput: 10000, Timeout: 10 * time.Second, MaxResults: 100}},
+		Limits: toolkit.Limits{MaxFileSize: 1 << 20, MaxOutput: 10000, Timeout: 10 * time.Second, MaxResults: 100}},
 		sb, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

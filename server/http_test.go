@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/profiles/fsmcp"
 	"github.com/fsmcp/fsmcp/server"
-	"github.com/fsmcp/fsmcp/tools"
 )
 
 // TestIdleHTTPSessionIsClosed: a session that sends nothing for
@@ -24,7 +24,7 @@ func TestIdleHTTPSessionIsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	srv := newServer(t, root, tools.Table())
+	srv := newServer(t, root, fsmcp.Table())
 	const idle = 500 * time.Millisecond
 	hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log, SessionIdle: idle}))
 	defer hs.Close()

@@ -20,8 +20,8 @@ import (
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/watch"
 )
 
@@ -53,10 +53,10 @@ const (
 
 type resources struct {
 	srv      *mcp.Server
-	deps     *profile.Env
+	deps     *toolkit.Env
 	depth    int
 	pageSize int
-	shape    *profile.ResourceShape // nil: the standard answers
+	shape    *toolkit.ResourceShape // nil: the standard answers
 	tmpl     *mcp.ResourceTemplate
 
 	mu   sync.Mutex
@@ -96,7 +96,7 @@ func watchKey(p *sandbox.Path, dir bool) (string, error) {
 	return "dir:" + t.Abs, nil
 }
 
-func newResources(deps *profile.Env, depth int, shape *profile.ResourceShape) *resources {
+func newResources(deps *toolkit.Env, depth int, shape *toolkit.ResourceShape) *resources {
 	pageSize := resourcePageSize
 	if shape != nil {
 		if depth <= 0 && shape.DepthFrom != nil {
@@ -264,7 +264,7 @@ func (r *resources) fail(err error) error {
 func outsideURI(sb *sandbox.Sandbox, uri string) error {
 	roots := sb.Roots()
 	if len(roots) == 0 {
-		return uriError("resource URI %q: %v", uri, profile.ErrNoRoots)
+		return uriError("resource URI %q: %v", uri, toolkit.ErrNoRoots)
 	}
 	return uriError("resource URI %q is outside the allowed directories: %s", uri, strings.Join(roots, ", "))
 }
@@ -336,7 +336,7 @@ func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.L
 
 func (r *resources) resourceOf(root *sandbox.Path, e files.Entry) *mcp.Resource {
 	return &mcp.Resource{
-		URI:      profile.FileURI(e.Abs),
+		URI:      toolkit.FileURI(e.Abs),
 		Name:     "/" + e.Rel,
 		MIMEType: r.mime(root.Join(e.Rel), e.Type),
 		Size:     e.Size,

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // A profile's resource shape decides MIME types, page size, the list's
@@ -29,11 +29,11 @@ func TestShapeHooks(t *testing.T) {
 	sb, _ := sandbox.New([]string{dir})
 	defer sb.Close()
 	refused := &jsonrpc.Error{Code: 1, Message: "refused"}
-	shape := &profile.ResourceShape{
+	shape := &toolkit.ResourceShape{
 		PageSize: 1,
 		MIME:     func(name string, isDir bool) string { return "x/" + name },
 		List: func(res *mcp.ListResourcesResult) mcp.Result {
-			return profile.Reshape(res, func(m map[string]any) { m["shaped"] = true })
+			return toolkit.Reshape(res, func(m map[string]any) { m["shaped"] = true })
 		},
 		Path: func(uri string) (string, error) {
 			rel, ok := strings.CutPrefix(uri, "rel:")
@@ -49,7 +49,7 @@ func TestShapeHooks(t *testing.T) {
 			return err
 		},
 	}
-	r := newResources(&profile.Env{Sandbox: sb, Limits: profile.Limits{MaxFileSize: 1 << 20}, Sessions: profile.NewSessions()}, 0, shape)
+	r := newResources(&toolkit.Env{Sandbox: sb, Limits: toolkit.Limits{MaxFileSize: 1 << 20}, Sessions: toolkit.NewSessions()}, 0, shape)
 	res, err := r.list(context.Background(), sb, nil)
 	if err != nil {
 		t.Fatal(err)

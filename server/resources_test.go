@@ -15,11 +15,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-func uri(p string) string { return profile.FileURI(p) }
+func uri(p string) string { return toolkit.FileURI(p) }
 
 // listAll pages through resources/list and checks each page's size.
 func listAll(t *testing.T, e *testenv.Env) []*mcp.Resource {
@@ -135,7 +135,7 @@ func isCode(err error, code int64) bool {
 }
 
 func TestResourcesRead(t *testing.T) {
-	e := testenv.New(t, testenv.WithResources(), testenv.WithLimits(func(l *profile.Limits) { l.MaxFileSize = 1000 }))
+	e := testenv.New(t, testenv.WithResources(), testenv.WithLimits(func(l *toolkit.Limits) { l.MaxFileSize = 1000 }))
 	res, err := e.CS.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri(filepath.Join(e.Root, "a.txt"))})
 	if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != "hello\n" || !strings.HasPrefix(res.Contents[0].MIMEType, "text/plain") {
 		t.Fatalf("read a.txt: %v %+v", err, res)

@@ -12,15 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmcp/fsmcp/profiles/fsmcp"
 	"github.com/fsmcp/fsmcp/server"
-	"github.com/fsmcp/fsmcp/tools"
 )
 
 // TestResumeStream: a client whose SSE stream broke after the priming
 // event reconnects with Last-Event-ID and gets the answer it missed.
 func TestResumeStream(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	srv := newServer(t, t.TempDir(), tools.Table())
+	srv := newServer(t, t.TempDir(), fsmcp.Table())
 	hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log}))
 	defer hs.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

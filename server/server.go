@@ -13,9 +13,9 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/wire"
 )
 
@@ -28,7 +28,7 @@ type Config struct {
 	// ClientRoots lets a client's MCP roots replace the default root (set
 	// when no DIR was given).
 	ClientRoots bool
-	Limits      profile.Limits
+	Limits      toolkit.Limits
 	// Resources serves the roots' files as MCP resources (SPEC §7).
 	Resources bool
 	// ResourceDepth is how many directory levels resources/list goes down
@@ -47,18 +47,18 @@ type Config struct {
 	// whose original's clients do; nil: MCP clients only).
 	Plain *wire.Plain
 	// Profiles are the tables served, their union (profiles.Lookup).
-	Profiles []*profile.Table
+	Profiles []*toolkit.Table
 	// Getenv is the environment profiles may read (nil: none).
 	Getenv func(string) string
 	// Audit gets one line per tool call (nil: none).
-	Audit *profile.Audit
+	Audit *toolkit.Audit
 }
 
 // Server is an MCP server over one sandbox.
 type Server struct {
 	MCP  *mcp.Server
-	deps *profile.Env
-	wire profile.Wire
+	deps *toolkit.Env
+	wire toolkit.Wire
 	cfg  Config
 	// httpExit: a served table lets a plain exit over HTTP end the server.
 	httpExit bool
@@ -69,16 +69,16 @@ type Server struct {
 // New builds the server and registers its profiles' tools. The error says
 // why the profiles cannot be served together.
 func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
-	if err := profile.Check(cfg.Profiles); err != nil {
+	if err := toolkit.Check(cfg.Profiles); err != nil {
 		return nil, err
 	}
-	deps := &profile.Env{
+	deps := &toolkit.Env{
 		Sandbox:     sb,
 		Limits:      cfg.Limits,
 		TrustMeta:   cfg.TrustMeta,
 		ClientRoots: cfg.ClientRoots,
 		Log:         log,
-		Sessions:    profile.NewSessions(),
+		Sessions:    toolkit.NewSessions(),
 		Shell:       cfg.Shell,
 		Searcher:    cfg.Searcher,
 		Getenv:      cfg.Getenv,
@@ -92,7 +92,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
-		Instructions: profile.Instructions(cfg.Profiles, sb.Roots()),
+		Instructions: toolkit.Instructions(cfg.Profiles, sb.Roots()),
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
 			deps.FetchRoots(req.Session)
 		},
@@ -101,7 +101,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		},
 	}
 	var res *resources
-	shape := profile.Resources(cfg.Profiles)
+	shape := toolkit.Resources(cfg.Profiles)
 	if cfg.Resources || shape != nil && shape.Always {
 		res = newResources(deps, cfg.ResourceDepth, shape)
 		opts.SubscribeHandler = res.subscribe
@@ -112,11 +112,11 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if res != nil {
 		res.register(s)
 	}
-	if err := profile.Register(s, deps, cfg.Profiles, cfg.ReadOnly); err != nil {
+	if err := toolkit.Register(s, deps, cfg.Profiles, cfg.ReadOnly); err != nil {
 		return nil, err
 	}
-	w, _ := profile.WireOf(cfg.Profiles) // Check vouched for it
-	if w == profile.Plain && cfg.Plain == nil {
+	w, _ := toolkit.WireOf(cfg.Profiles) // Check vouched for it
+	if w == toolkit.Plain && cfg.Plain == nil {
 		cfg.Plain = &wire.Plain{}
 	}
 	srv := &Server{MCP: s, deps: deps, wire: w, cfg: cfg, log: log, res: res}
@@ -127,8 +127,8 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 }
 
 // Wire is the framing the served profiles' clients speak; a front in
-// package wire serves profile.Plain.
-func (s *Server) Wire() profile.Wire { return s.wire }
+// package wire serves toolkit.Plain.
+func (s *Server) Wire() toolkit.Wire { return s.wire }
 
 // Close ends per-session state (shells, watchers).
 func (s *Server) Close() { s.deps.Sessions.Close() }
@@ -140,7 +140,7 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 	return wire.Serve(ctx, s.MCP, &wire.Stdio{Options: wire.Options{
 		Drain:          s.cfg.Limits.Timeout + drainGrace,
 		Plain:          s.cfg.Plain,
-		MethodNotFound: profile.UnknownMethod(s.cfg.Profiles),
+		MethodNotFound: toolkit.UnknownMethod(s.cfg.Profiles),
 		Log:            s.log,
 	}})
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // TestOneWatchServesEverySpellingOfAURI pins issue 18 item 11: each
@@ -39,7 +39,7 @@ func TestOneWatchServesEverySpellingOfAURI(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := New(Config{Name: "fsmcp", Version: "test", Resources: true, Profiles: tables,
-		Limits: profile.Limits{MaxFileSize: 1 << 20, MaxOutput: 100000, Timeout: time.Minute, MaxResults: 1000}},
+		Limits: toolkit.Limits{MaxFileSize: 1 << 20, MaxOutput: 100000, Timeout: time.Minute, MaxResults: 1000}},
 		sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ var syntheticID, _ = jsonrpc.MakeID("fsmcp-wire-initialize")
 
 // BareMeta is the _meta key the front sets in the initialize params it
 // fills in for a client that sent none, or no protocolVersion (see bare): a profile may answer such a client
-// in its original's own shape (profile.Table.PlainInitialize), which an MCP
+// in its original's own shape (toolkit.Table.PlainInitialize), which an MCP
 // client, who always sends params, never sees.
 const BareMeta = "fsmcp/bare-initialize"
 

@@ -17,10 +17,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
 
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // A golden wire exchange is a txtar file:
@@ -41,7 +41,7 @@ import (
 
 // Golden runs every txtar file matching pattern against the union of
 // tables.
-func Golden(t *testing.T, tables []*profile.Table, pattern string) {
+func Golden(t *testing.T, tables []*toolkit.Table, pattern string) {
 	t.Helper()
 	files, err := filepath.Glob(pattern)
 	if err != nil {
@@ -61,7 +61,7 @@ func Golden(t *testing.T, tables []*profile.Table, pattern string) {
 // timing assumption.
 const answerTimeout = 60 * time.Second
 
-func runGolden(t *testing.T, tables []*profile.Table, file string) {
+func runGolden(t *testing.T, tables []*toolkit.Table, file string) {
 	ar, err := txtar.ParseFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func runGolden(t *testing.T, tables []*profile.Table, file string) {
 		t.Fatal(err)
 	}
 	cfg := server.Config{Name: "fsmcp", Version: "test", Shell: shell.ModeOn, Profiles: tables,
-		Limits: profile.Limits{MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000}}
+		Limits: toolkit.Limits{MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000}}
 	var client []byte
 	serverAt := -1
 	noDir := false

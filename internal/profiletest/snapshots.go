@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // SnapFile is the snapshot file of a tool: its name with "/" escaped, so
@@ -23,7 +23,7 @@ func SnapFile(dir, tool string) string {
 // Snapshots fails when a tool's definition (schema, description,
 // annotations) differs from its snapshot in dir, or a snapshot has no
 // tool. UPDATE_TOOLSNAPS=true rewrites them.
-func Snapshots(t *testing.T, table *profile.Table, dir string) {
+func Snapshots(t *testing.T, table *toolkit.Table, dir string) {
 	t.Helper()
 	update := os.Getenv("UPDATE_TOOLSNAPS") == "true"
 	seen := map[string]bool{}
@@ -64,7 +64,7 @@ func Snapshots(t *testing.T, table *profile.Table, dir string) {
 
 // Described checks what a host relies on across a profile's tools: unique
 // names, a description, a title and explicit hints.
-func Described(t *testing.T, table *profile.Table) {
+func Described(t *testing.T, table *toolkit.Table) {
 	t.Helper()
 	names := map[string]bool{}
 	for _, tool := range table.Tools {

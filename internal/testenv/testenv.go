@@ -21,10 +21,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // Env is an fsmcp server over a fixture tree, driven by an in-memory MCP
@@ -50,7 +50,7 @@ type config struct {
 
 type Option func(*config)
 
-func WithLimits(f func(*profile.Limits)) Option {
+func WithLimits(f func(*toolkit.Limits)) Option {
 	return func(c *config) { f(&c.server.Limits) }
 }
 
@@ -97,7 +97,7 @@ func New(t *testing.T, opts ...Option) *Env {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	cfg := &config{server: server.Config{Name: "fsmcp", Version: "test", Limits: profile.Limits{
+	cfg := &config{server: server.Config{Name: "fsmcp", Version: "test", Limits: toolkit.Limits{
 		MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000,
 	}}}
 	for _, o := range opts {

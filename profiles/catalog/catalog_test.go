@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/internal/profiletest"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 func TestToolSnapshots(t *testing.T) {
@@ -15,5 +15,5 @@ func TestToolSnapshots(t *testing.T) {
 // shutdown, exit) is pinned through the built binary in
 // integration/testdata/seedwire; these are MCP clients' exchanges.
 func TestGolden(t *testing.T) {
-	profiletest.Golden(t, []*profile.Table{Table()}, "testdata/*.txtar")
+	profiletest.Golden(t, []*toolkit.Table{Table()}, "testdata/*.txtar")
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/catalog"
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // The seed's error code for the rest (1001 and 1002 are catalog's).
@@ -45,14 +45,14 @@ type createIn struct {
 // direct JSON-RPC method, answered {status, message}. Missing params
 // altogether are a missing target_dir (the original's -32603 there is a
 // bug).
-func createMethod(ctx context.Context, env *profile.Env, ss *mcp.ServerSession, p *createParams) (*createResult, error) {
+func createMethod(ctx context.Context, env *toolkit.Env, ss *mcp.ServerSession, p *createParams) (*createResult, error) {
 	switch {
 	case p == nil || p.TargetDir == nil:
 		return nil, missing("target_dir")
 	case p.OutputFile == nil:
 		return nil, missing("output_file")
 	}
-	c, err := env.CallFor(ctx, ss, profile.Absolute)
+	c, err := env.CallFor(ctx, ss, toolkit.Absolute)
 	if err != nil {
 		return nil, err
 	}
@@ -62,12 +62,12 @@ func createMethod(ctx context.Context, env *profile.Env, ss *mcp.ServerSession, 
 // createTool is catalog/create for MCP clients, through tools/call: the
 // same work and errors, the answer's JSON as its text and structured
 // content.
-func createTool() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func createTool() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        Method,
 		Description: description,
-		Annotations: profile.Writes("Create catalog", false, true),
-	}, func(ctx context.Context, c *profile.Call, in createIn) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.Writes("Create catalog", false, true),
+	}, func(ctx context.Context, c *toolkit.Call, in createIn) (*mcp.CallToolResult, error) {
 		res, err := create(ctx, c, in.TargetDir, in.OutputFile)
 		if err != nil {
 			return nil, err
@@ -84,7 +84,7 @@ func createTool() profile.Tool {
 // the seed's order: the target (1002), then the output file (1001), then
 // anything else (-32000). Paths outside the roots are refused: a target as
 // not found (1002), an output file as a bad parameter (-32602).
-func create(ctx context.Context, c *profile.Call, targetDir, outputFile string) (*createResult, error) {
+func create(ctx context.Context, c *toolkit.Call, targetDir, outputFile string) (*createResult, error) {
 	target, err := c.Resolve(targetDir)
 	if err != nil {
 		return nil, targetError(targetDir, err)

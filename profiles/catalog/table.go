@@ -8,7 +8,7 @@ package catalog
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // Name is the profile's --profile name.
@@ -19,15 +19,15 @@ const Name = "catalog"
 const Method = "catalog/create"
 
 // Table is the catalog profile.
-func Table() *profile.Table {
-	return &profile.Table{
+func Table() *toolkit.Table {
+	return &toolkit.Table{
 		Name:            Name,
-		Tools:           []profile.Tool{createTool()},
-		Methods:         []profile.Method{profile.NewMethod(Method, createMethod)},
+		Tools:           []toolkit.Tool{createTool()},
+		Methods:         []toolkit.Method{toolkit.NewMethod(Method, createMethod)},
 		Errors:          mapError,
-		Wire:            profile.Plain,
+		Wire:            toolkit.Plain,
 		HTTPExit:        true,
-		ExtraArgs:       profile.IgnoreExtra, // the original reads two keys and ignores the rest
+		ExtraArgs:       toolkit.IgnoreExtra, // the original reads two keys and ignores the rest
 		PlainInitialize: seedInitialize,
 	}
 }
@@ -56,7 +56,7 @@ func seedSchema() map[string]any {
 // standard protocolVersion and serverInfo stay: the seed's clients ignore
 // them.
 func seedInitialize(res mcp.Result) mcp.Result {
-	return profile.Reshape(res, func(m map[string]any) {
+	return toolkit.Reshape(res, func(m map[string]any) {
 		caps, _ := m["capabilities"].(map[string]any)
 		if caps == nil {
 			caps = map[string]any{}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 type readArgs struct {
@@ -22,12 +22,12 @@ type readResult struct {
 }
 
 // ReadContent is read_content: each file's text or its error.
-func ReadContent() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func ReadContent() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "read_content",
 		Description: "Read content from multiple specified files.",
-		Annotations: profile.ReadOnly("Read content"),
-	}, func(ctx context.Context, c *profile.Call, in readArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.ReadOnly("Read content"),
+	}, func(ctx context.Context, c *toolkit.Call, in readArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
 		}
@@ -49,7 +49,7 @@ func ReadContent() profile.Tool {
 	})
 }
 
-func readText(c *profile.Call, rel string) (string, error) {
+func readText(c *toolkit.Call, rel string) (string, error) {
 	p, err := resolve(c, rel)
 	if err != nil {
 		return "", err
@@ -80,12 +80,12 @@ type writeResult struct {
 
 // WriteContent is write_content: each file written (atomically) or
 // appended to, parents created.
-func WriteContent() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func WriteContent() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "write_content",
 		Description: "Write or append content to multiple specified files (creating directories if needed).",
-		Annotations: profile.Writes("Write content", true, false),
-	}, func(ctx context.Context, c *profile.Call, in writeArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.Writes("Write content", true, false),
+	}, func(ctx context.Context, c *toolkit.Call, in writeArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("items", "Items", in.Items); err != nil {
 			return nil, err
 		}
@@ -142,12 +142,12 @@ type replaceAnswer struct {
 
 // ReplaceContent is replace_content: every operation, in order, on every
 // file; each file written back atomically when it changed.
-func ReplaceContent() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func ReplaceContent() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "replace_content",
 		Description: "Replace content within files across multiple specified paths.",
-		Annotations: profile.Writes("Replace content", true, false),
-	}, func(ctx context.Context, c *profile.Call, in replaceArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.Writes("Replace content", true, false),
+	}, func(ctx context.Context, c *toolkit.Call, in replaceArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
 		}

@@ -17,24 +17,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // Name is the profile's name for --profile.
 const Name = "filesystem-mcp"
 
 // Table is the filesystem-mcp profile.
-func Table() *profile.Table {
-	return &profile.Table{
+func Table() *toolkit.Table {
+	return &toolkit.Table{
 		Name:        Name,
 		Tools:       tools(),
-		Paths:       profile.RelativeToRoot,
+		Paths:       toolkit.RelativeToRoot,
 		Errors:      protocolError,
-		UnknownTool: func(name string) error { return profile.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
-		ExtraArgs:   profile.RefuseExtra, // its Zod schemas are .strict()
+		UnknownTool: func(name string) error { return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
+		ExtraArgs:   toolkit.RefuseExtra, // its Zod schemas are .strict()
 		Initialize: func(res mcp.Result) mcp.Result {
-			return profile.ReshapeServerInfo(res, func(info map[string]any) {
+			return toolkit.ReshapeServerInfo(res, func(info map[string]any) {
 				info["name"], info["version"], info["description"] = serverName, serverVersion, serverDescription
 			})
 		},
@@ -50,8 +50,8 @@ const (
 )
 
 // tools are the twelve, in the original's order, with its schemas.
-func tools() []profile.Tool {
-	ts := []profile.Tool{
+func tools() []toolkit.Tool {
+	ts := []toolkit.Tool{
 		ListFiles(), StatItems(), ReadContent(), WriteContent(), DeleteItems(), CreateDirectories(),
 		ChmodItems(), ChownItems(), MoveItems(), CopyItems(), SearchFiles(), ReplaceContent(),
 	}
@@ -63,14 +63,14 @@ func tools() []profile.Tool {
 
 // Path refusals, in the original's words.
 var (
-	errAbsolute  = profile.RPCError(jsonrpc.CodeInvalidParams, "Absolute paths are not allowed.")
-	errTraversal = profile.RPCError(jsonrpc.CodeInvalidRequest, "Path traversal detected. Access denied.")
+	errAbsolute  = toolkit.RPCError(jsonrpc.CodeInvalidParams, "Absolute paths are not allowed.")
+	errTraversal = toolkit.RPCError(jsonrpc.CodeInvalidRequest, "Path traversal detected. Access denied.")
 )
 
 // invalidArgs is the original's Zod refusal: -32602 "Invalid arguments:
 // field (reason)".
 func invalidArgs(field, reason string) error {
-	return profile.RPCError(jsonrpc.CodeInvalidParams, "Invalid arguments: %s (%s)", field, reason)
+	return toolkit.RPCError(jsonrpc.CodeInvalidParams, "Invalid arguments: %s (%s)", field, reason)
 }
 
 // protocolError is what a failed call answers: its coded errors as they
@@ -83,11 +83,11 @@ func protocolError(err error) error {
 			if field, reason, ok := zodType(rest); ok {
 				return invalidArgs(field, reason)
 			}
-			return profile.RPCError(rpc.Code, "Invalid arguments: %s", rest)
+			return toolkit.RPCError(rpc.Code, "Invalid arguments: %s", rest)
 		}
 		return rpc
 	}
-	return profile.RPCError(jsonrpc.CodeInternalError, "%s", err.Error())
+	return toolkit.RPCError(jsonrpc.CodeInternalError, "%s", err.Error())
 }
 
 // typeRefusal is the validator's sentence for a value of the wrong JSON
@@ -135,12 +135,12 @@ func zodTypeName(t string) string {
 // relative to the project root (the first allowed directory), absolute
 // ones refused with -32602, escapes (by "..", a prefix sibling or a
 // symlink) with -32600.
-func resolve(c *profile.Call, rel string) (*sandbox.Path, error) {
+func resolve(c *toolkit.Call, rel string) (*sandbox.Path, error) {
 	if filepath.IsAbs(rel) {
 		return nil, errAbsolute
 	}
 	if strings.ContainsRune(rel, 0) {
-		return nil, profile.RPCError(jsonrpc.CodeInvalidParams, "Path must not contain NUL bytes.")
+		return nil, toolkit.RPCError(jsonrpc.CodeInvalidParams, "Path must not contain NUL bytes.")
 	}
 	if rel == "" {
 		rel = "."
@@ -167,11 +167,11 @@ func itemError(err error) (string, bool) {
 
 // jsonText is JSON.stringify(v, null, 2) as one text content.
 func jsonText(v any) (*mcp.CallToolResult, error) {
-	s, err := profile.IndentedJSON(v)
+	s, err := toolkit.IndentedJSON(v)
 	if err != nil {
 		return nil, err
 	}
-	return profile.Text(s), nil
+	return toolkit.Text(s), nil
 }
 
 // slash writes a path with forward slashes, as the original echoes them.

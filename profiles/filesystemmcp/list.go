@@ -9,7 +9,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // treeDepth is how deep a recursive list_files goes.
@@ -33,12 +33,12 @@ type statError struct {
 
 // ListFiles is list_files: a directory's entries ("dir/" for
 // directories), with stats on request; a file's stats.
-func ListFiles() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func ListFiles() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "list_files",
 		Description: "List files/directories. Can optionally include stats and list recursively.",
-		Annotations: profile.ReadOnly("List files"),
-	}, func(ctx context.Context, c *profile.Call, in listArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.ReadOnly("List files"),
+	}, func(ctx context.Context, c *toolkit.Call, in listArgs) (*mcp.CallToolResult, error) {
 		rel := in.Path
 		if rel == "" {
 			rel = "."
@@ -50,11 +50,11 @@ func ListFiles() profile.Tool {
 		info, err := files.Stat(p)
 		switch {
 		case fault.KindOf(err) == fault.NotFound:
-			return nil, profile.RPCError(jsonrpc.CodeInvalidRequest, "Path not found: %s", rel)
+			return nil, toolkit.RPCError(jsonrpc.CodeInvalidRequest, "Path not found: %s", rel)
 		case fault.KindOf(err) == fault.Outside:
 			return nil, errTraversal
 		case err != nil:
-			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
+			return nil, toolkit.RPCError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
 		}
 		if info.Type != files.TypeDir {
 			return jsonText(formatStats(rel, info))
@@ -65,7 +65,7 @@ func ListFiles() profile.Tool {
 		}
 		l, err := files.List(ctx, p, files.ListOptions{Depth: depth, IncludeIgnored: true, Max: c.Limits.MaxResults})
 		if err != nil {
-			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
+			return nil, toolkit.RPCError(jsonrpc.CodeInternalError, "Failed to process path: %v", err)
 		}
 		names := []string{}
 		items := []listed{}
@@ -108,12 +108,12 @@ type statResult struct {
 }
 
 // StatItems is stat_items: each path's stats or its error.
-func StatItems() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func StatItems() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "stat_items",
 		Description: "Get detailed status information for multiple specified paths.",
-		Annotations: profile.ReadOnly("Stat items"),
-	}, func(ctx context.Context, c *profile.Call, in pathsArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.ReadOnly("Stat items"),
+	}, func(ctx context.Context, c *toolkit.Call, in pathsArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
 		}
@@ -133,7 +133,7 @@ func StatItems() profile.Tool {
 	})
 }
 
-func statPath(c *profile.Call, rel string) (*files.StatInfo, error) {
+func statPath(c *toolkit.Call, rel string) (*files.StatInfo, error) {
 	p, err := resolve(c, rel)
 	if err != nil {
 		return nil, err

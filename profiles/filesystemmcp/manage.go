@@ -12,8 +12,8 @@ import (
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 type deleteArgs struct {
@@ -29,12 +29,12 @@ type deleteResult struct {
 // DeleteItems is delete_items: files and whole trees; a missing path is a
 // plain success, as the original's fs.rm({force: true}) made it (its
 // "Path not found" note was never reached).
-func DeleteItems() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func DeleteItems() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "delete_items",
 		Description: "Delete multiple specified files or directories.",
-		Annotations: profile.Writes("Delete items", true, true),
-	}, func(ctx context.Context, c *profile.Call, in deleteArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.Writes("Delete items", true, true),
+	}, func(ctx context.Context, c *toolkit.Call, in deleteArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
 		}
@@ -74,12 +74,12 @@ type mkdirResult struct {
 
 // CreateDirectories is create_directories: each directory and its
 // parents; one that exists is a success.
-func CreateDirectories() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func CreateDirectories() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "create_directories",
 		Description: "Create multiple specified directories (including intermediate ones).",
-		Annotations: profile.Writes("Create directories", false, true),
-	}, func(ctx context.Context, c *profile.Call, in mkdirArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.Writes("Create directories", false, true),
+	}, func(ctx context.Context, c *toolkit.Call, in mkdirArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
 		}
@@ -127,12 +127,12 @@ type chmodResult struct {
 }
 
 // ChmodItems is chmod_items: one octal mode on every path.
-func ChmodItems() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func ChmodItems() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "chmod_items",
 		Description: "Change permissions mode for multiple specified files/directories (POSIX-style).",
-		Annotations: profile.Writes("Change modes", false, true),
-	}, func(ctx context.Context, c *profile.Call, in chmodArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.Writes("Change modes", false, true),
+	}, func(ctx context.Context, c *toolkit.Call, in chmodArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
 		}
@@ -177,12 +177,12 @@ type chownResult struct {
 }
 
 // ChownItems is chown_items: one owner and group on every path.
-func ChownItems() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func ChownItems() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "chown_items",
 		Description: "Change owner (UID) and group (GID) for multiple specified files/directories.",
-		Annotations: profile.Writes("Change owners", false, true),
-	}, func(ctx context.Context, c *profile.Call, in chownArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.Writes("Change owners", false, true),
+	}, func(ctx context.Context, c *toolkit.Call, in chownArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("paths", "Paths", in.Paths); err != nil {
 			return nil, err
 		}
@@ -228,7 +228,7 @@ type transferResult struct {
 
 // MoveItems is move_items: renames (a copy and delete across file
 // systems), destination parents created, a file destination replaced.
-func MoveItems() profile.Tool {
+func MoveItems() toolkit.Tool {
 	return transferTool("move_items", "Move or rename multiple specified files/directories.", "Move items", "move", "Moving",
 		func(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
 			return files.Move(ctx, src, dst, overwrite)
@@ -237,19 +237,19 @@ func MoveItems() profile.Tool {
 
 // CopyItems is copy_items: files and trees copied, destination parents
 // created, an existing destination replaced.
-func CopyItems() profile.Tool {
+func CopyItems() toolkit.Tool {
 	return transferTool("copy_items", "Copy multiple specified files/directories.", "Copy items", "copy", "Copying",
 		func(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error {
 			return files.Copy(ctx, src, dst, overwrite)
 		})
 }
 
-func transferTool(name, desc, title, verb, doing string, run func(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error) profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func transferTool(name, desc, title, verb, doing string, run func(ctx context.Context, src, dst *sandbox.Path, overwrite bool) error) toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        name,
 		Description: desc,
-		Annotations: profile.Writes(title, true, false),
-	}, func(ctx context.Context, c *profile.Call, in transferArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.Writes(title, true, false),
+	}, func(ctx context.Context, c *toolkit.Call, in transferArgs) (*mcp.CallToolResult, error) {
 		if err := nonEmpty("operations", "Operations", in.Operations); err != nil {
 			return nil, err
 		}
@@ -278,7 +278,7 @@ var errRootTransfer = fault.New(fault.Invalid, "the project root cannot be moved
 // transfer resolves both ends and runs the move or copy. A destination
 // that is a directory is not replaced by a move (rename(2) would refuse a
 // full one); a file is.
-func transfer(ctx context.Context, c *profile.Call, op transferOp, move bool, run func(context.Context, *sandbox.Path, *sandbox.Path, bool) error) error {
+func transfer(ctx context.Context, c *toolkit.Call, op transferOp, move bool, run func(context.Context, *sandbox.Path, *sandbox.Path, bool) error) error {
 	src, err := resolve(c, op.Source)
 	if err != nil {
 		return err

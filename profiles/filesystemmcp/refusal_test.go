@@ -9,9 +9,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles/filesystemmcp"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // SPEC §4 through every filesystem-mcp tool: the prefix sibling, "..",
@@ -20,7 +20,7 @@ import (
 // and nothing outside the root is read, listed or changed.
 func TestRefusals(t *testing.T) {
 	e := testenv.New(t, testenv.WithServer(func(c *server.Config) {
-		c.Profiles = []*profile.Table{filesystemmcp.Table()}
+		c.Profiles = []*toolkit.Table{filesystemmcp.Table()}
 	}))
 	secretInfo, _ := os.Stat(e.Path("outside/secret"))
 	bad := []string{"../root_evil/x", "sub/../../outside/secret", "a\x00b", e.Path("outside/secret"),

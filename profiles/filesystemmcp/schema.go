@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // defaults are the original's Zod .default() values, advertised in the
@@ -21,7 +21,7 @@ var defaults = map[string]string{
 // typed "array" (not also "null", as a Go slice is inferred) and the
 // defaults of optional parameters. Only the advertised copy changes; the
 // validating schema stays as Bind made it.
-func advertised(t profile.Tool) profile.Tool {
+func advertised(t toolkit.Tool) toolkit.Tool {
 	if s, ok := t.Def.InputSchema.(*jsonschema.Schema); ok {
 		t.Def.InputSchema = tidy(s)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // contextLines is how many lines search_files shows around a match.
@@ -40,17 +40,17 @@ type searchResult struct {
 // the files file_pattern picks below path (a pattern without "/" only
 // those directly in it, as the original's glob), with two lines of
 // context; node_modules is skipped.
-func SearchFiles() profile.Tool {
-	return profile.Bind(&mcp.Tool{
+func SearchFiles() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "search_files",
 		Description: "Search for a regex pattern within files in a specified directory (read-only).",
-		Annotations: profile.ReadOnly("Search files"),
-	}, func(ctx context.Context, c *profile.Call, in searchArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.ReadOnly("Search files"),
+	}, func(ctx context.Context, c *toolkit.Call, in searchArgs) (*mcp.CallToolResult, error) {
 		if in.Regex == "" {
 			return nil, invalidArgs("regex", "Regex pattern cannot be empty")
 		}
 		if strings.TrimSpace(in.Regex) == "" {
-			return nil, profile.RPCError(jsonrpc.CodeInvalidParams, "Missing or invalid required parameter: regex")
+			return nil, toolkit.RPCError(jsonrpc.CodeInvalidParams, "Missing or invalid required parameter: regex")
 		}
 		pattern, flags := in.Regex, ""
 		if loc := regexFlags.FindStringSubmatchIndex(in.Regex); loc != nil && loc[0] > 0 && in.Regex[0] == '/' {
@@ -64,7 +64,7 @@ func SearchFiles() profile.Tool {
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			return nil, profile.RPCError(jsonrpc.CodeInvalidParams, "Invalid regex pattern: %v", err)
+			return nil, toolkit.RPCError(jsonrpc.CodeInvalidParams, "Invalid regex pattern: %v", err)
 		}
 		rel := in.Path
 		if rel == "" {
@@ -77,7 +77,7 @@ func SearchFiles() profile.Tool {
 		if fault.KindOf(err) == fault.NotFound {
 			return jsonText([]searchResult{})
 		} else if err != nil {
-			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
+			return nil, toolkit.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
 		}
 		glob := in.FilePattern
 		if glob == "" {
@@ -85,7 +85,7 @@ func SearchFiles() profile.Tool {
 		}
 		roots, rootDirs, done, err := c.SearchRoots()
 		if err != nil {
-			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
+			return nil, toolkit.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
 		}
 		defer done()
 		q := backend.GrepQuery{
@@ -96,10 +96,10 @@ func SearchFiles() profile.Tool {
 		}
 		res, err := backend.Run(ctx, c.Searcher, q, 0, c.Limits.MaxResults*(2*contextLines+1))
 		if err != nil {
-			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
+			return nil, toolkit.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", err)
 		}
 		if res.Partial {
-			return nil, profile.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", ctx.Err())
+			return nil, toolkit.RPCError(jsonrpc.CodeInternalError, "Failed to search files: %v", ctx.Err())
 		}
 		return jsonText(matches(res.Entries, re, global, func(p string) string {
 			r, err := filepath.Rel(dirs[0], p)
@@ -170,7 +170,7 @@ func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(
 // empty, inside the roots) ends in a newline: its last "\n"-piece is then
 // empty, which Tail finds in the file's last block (a last line longer
 // than that is refused: no newline at the end).
-func endsWithNewline(c *profile.Call, abs string) bool {
+func endsWithNewline(c *toolkit.Call, abs string) bool {
 	p, err := c.Resolve(abs)
 	if err != nil {
 		return false

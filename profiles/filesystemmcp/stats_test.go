@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles/filesystemmcp"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // The stats object has the original's keys in its order, ISO times with
@@ -17,7 +17,7 @@ import (
 // its stats, with include_stats each entry carries them.
 func TestStats(t *testing.T) {
 	e := testenv.New(t, testenv.WithServer(func(c *server.Config) {
-		c.Profiles = []*profile.Table{filesystemmcp.Table()}
+		c.Profiles = []*toolkit.Table{filesystemmcp.Table()}
 	}))
 	os.Chmod(e.Path("root/a.txt"), 0o644)
 	out := e.OK("list_files", map[string]any{"path": "a.txt"})

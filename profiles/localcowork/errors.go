@@ -9,8 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // The original's codes (mcp-base.ts ErrorCodes).
@@ -35,7 +35,7 @@ func argError(err error) error {
 			}
 			msg = strings.Join(names, "; ")
 		}
-		return profile.RPCError(codeInvalidParams, "Invalid parameters: %s", msg)
+		return toolkit.RPCError(codeInvalidParams, "Invalid parameters: %s", msg)
 	}
 	return err
 }
@@ -48,19 +48,19 @@ var (
 )
 
 func unknownTool(name string) error {
-	return profile.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name)
+	return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name)
 }
 
 // resolve checks one path parameter as the original does (absolute, then
 // inside the sandbox) and contains it: a relative path or a NUL byte is
 // -32602 (the original: -32603), outside the roots -32001 (the original:
 // -32603, its sandbox error not being an MCPError).
-func resolve(c *profile.Call, param, path string) (*sandbox.Path, error) {
+func resolve(c *toolkit.Call, param, path string) (*sandbox.Path, error) {
 	switch {
 	case strings.ContainsRune(path, 0):
-		return nil, profile.RPCError(codeInvalidParams, "Parameter %q contains a NUL byte", param)
+		return nil, toolkit.RPCError(codeInvalidParams, "Parameter %q contains a NUL byte", param)
 	case !filepath.IsAbs(path):
-		return nil, profile.RPCError(codeInvalidParams, "Parameter %q must be an absolute path. Got: %q", param, path)
+		return nil, toolkit.RPCError(codeInvalidParams, "Parameter %q must be an absolute path. Got: %q", param, path)
 	}
 	p, err := c.Resolve(path)
 	if err != nil {
@@ -71,7 +71,7 @@ func resolve(c *profile.Call, param, path string) (*sandbox.Path, error) {
 
 // outside is the original's sandbox sentence, with its right code.
 func outside(path string) error {
-	return profile.RPCError(codeSandbox, "Path %q is outside the sandboxed directories", filepath.Clean(path))
+	return toolkit.RPCError(codeSandbox, "Path %q is outside the sandboxed directories", filepath.Clean(path))
 }
 
 // mapErr maps a core error about path to the original's codes; notFound
@@ -89,15 +89,15 @@ func mapErr(err error, path, notFound string) error {
 		if notFound == "" {
 			notFound = err.Error()
 		}
-		return profile.RPCError(codeNotFound, "%s", notFound)
+		return toolkit.RPCError(codeNotFound, "%s", notFound)
 	case fault.NotDir:
-		return profile.RPCError(codeInvalidParams, "Not a directory: %s", path)
+		return toolkit.RPCError(codeInvalidParams, "Not a directory: %s", path)
 	case fault.IsDir:
-		return profile.RPCError(codeInvalidParams, "Not a file: %s", path)
+		return toolkit.RPCError(codeInvalidParams, "Not a file: %s", path)
 	case fault.Invalid, fault.TooLarge, fault.Binary, fault.Exists:
-		return profile.RPCError(codeInvalidParams, "%s", err.Error())
+		return toolkit.RPCError(codeInvalidParams, "%s", err.Error())
 	case fault.Permission:
-		return profile.RPCError(codePermission, "Permission denied: %s", path)
+		return toolkit.RPCError(codePermission, "Permission denied: %s", path)
 	}
-	return profile.RPCError(codeInternal, "Internal error: %s", err.Error())
+	return toolkit.RPCError(codeInternal, "Internal error: %s", err.Error())
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // fileInfo is the original's FileInfo: a listing's and a search's entry.
@@ -60,7 +60,7 @@ func isoTime(t time.Time) string {
 // skips (its fs.stat of each entry failed), which do not count toward Max
 // there either: a walk stopped at Max that dropped some is run again
 // asking for twice as many, up to maxGrowth times Max (the memory bound).
-func findLive(ctx context.Context, c *profile.Call, dir *sandbox.Path, opt files.FindOptions) ([]files.Entry, error) {
+func findLive(ctx context.Context, c *toolkit.Call, dir *sandbox.Path, opt files.FindOptions) ([]files.Entry, error) {
 	want := opt.Max
 	for {
 		entries, truncated, err := files.Find(ctx, dir, opt)
@@ -84,7 +84,7 @@ const maxGrowth = 8
 // live drops the dangling symlinks of a listing. A link whose target is
 // outside the roots is kept (as a symlink): whether that target exists is
 // not looked at.
-func live(c *profile.Call, entries []files.Entry) []files.Entry {
+func live(c *toolkit.Call, entries []files.Entry) []files.Entry {
 	out := entries[:0]
 	for _, e := range entries {
 		if e.Type == files.TypeSymlink {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/internal/profiletest"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 func TestToolSnapshots(t *testing.T) {
@@ -16,7 +16,7 @@ func TestToolSnapshots(t *testing.T) {
 // notifications) is pinned through the built binary in
 // integration/testdata/seedwire; these are an MCP client's exchanges.
 func TestGolden(t *testing.T) {
-	profiletest.Golden(t, []*profile.Table{Table()}, "testdata/*.txtar")
+	profiletest.Golden(t, []*toolkit.Table{Table()}, "testdata/*.txtar")
 }
 
 func TestNodeExt(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // extra is what the original's zod schemas add to a parameter, as
@@ -32,7 +32,7 @@ var extras = map[string]map[string]extra{
 // advertised gives a tool the schema the original advertises. Only the
 // advertised copy changes; the validating schema stays as Bind made it
 // (the handlers check the enum and the bound with the original's words).
-func advertised(t profile.Tool) profile.Tool {
+func advertised(t toolkit.Tool) toolkit.Tool {
 	s, ok := t.Def.InputSchema.(*jsonschema.Schema)
 	add := extras[t.Def.Name]
 	if !ok || add == nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/watch"
 )
 
@@ -21,18 +21,18 @@ type searchIn struct {
 // defaultMaxResults is the original's max_results default.
 const defaultMaxResults = 100
 
-func searchFiles() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.search_files", Description: "Search for files matching a pattern", Annotations: profile.ReadOnly("Search files")},
-		func(ctx context.Context, c *profile.Call, in searchIn) (*mcp.CallToolResult, error) {
+func searchFiles() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{Name: "filesystem.search_files", Description: "Search for files matching a pattern", Annotations: toolkit.ReadOnly("Search files")},
+		func(ctx context.Context, c *toolkit.Call, in searchIn) (*mcp.CallToolResult, error) {
 			switch in.Type {
 			case "", "file", "dir", "symlink":
 			default:
-				return nil, profile.RPCError(codeInvalidParams, "Invalid parameters: type: Invalid enum value. Expected 'file' | 'dir' | 'symlink', received '%s'", in.Type)
+				return nil, toolkit.RPCError(codeInvalidParams, "Invalid parameters: type: Invalid enum value. Expected 'file' | 'dir' | 'symlink', received '%s'", in.Type)
 			}
 			max := defaultMaxResults
 			if in.MaxResults != nil {
 				if *in.MaxResults <= 0 {
-					return nil, profile.RPCError(codeInvalidParams, "Invalid parameters: max_results: Number must be greater than 0")
+					return nil, toolkit.RPCError(codeInvalidParams, "Invalid parameters: max_results: Number must be greater than 0")
 				}
 				max = *in.MaxResults
 			}
@@ -70,9 +70,9 @@ type metadata struct {
 	Permissions string `json:"permissions"`
 }
 
-func getMetadata() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.get_metadata", Description: "Get detailed metadata for a file", Annotations: profile.ReadOnly("Get metadata")},
-		func(ctx context.Context, c *profile.Call, in metadataIn) (*mcp.CallToolResult, error) {
+func getMetadata() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{Name: "filesystem.get_metadata", Description: "Get detailed metadata for a file", Annotations: toolkit.ReadOnly("Get metadata")},
+		func(ctx context.Context, c *toolkit.Call, in metadataIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
 				return nil, err
@@ -111,28 +111,28 @@ type watchIn struct {
 // kernel-wide resource).
 const maxWatches = 8
 
-func watchFolder() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.watch_folder", Description: "Register a filesystem watcher on a directory", Annotations: profile.ReadOnly("Watch folder")},
-		func(ctx context.Context, c *profile.Call, in watchIn) (*mcp.CallToolResult, error) {
+func watchFolder() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{Name: "filesystem.watch_folder", Description: "Register a filesystem watcher on a directory", Annotations: toolkit.ReadOnly("Watch folder")},
+		func(ctx context.Context, c *toolkit.Call, in watchIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
 				return nil, err
 			}
 			if err := watch.ValidPatterns(in.Patterns); err != nil {
-				return nil, profile.RPCError(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
+				return nil, toolkit.RPCError(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
 			}
 			v, err := c.Sessions.Get(c.Session(), "localcowork.watch", func() (io.Closer, error) { return watch.NewSet(maxWatches), nil })
 			if err != nil {
-				return nil, profile.RPCError(codeInternal, "Internal error: the session is closing")
+				return nil, toolkit.RPCError(codeInternal, "Internal error: the session is closing")
 			}
-			w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: profile.WatchNotifier(c.Session())})
+			w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: toolkit.WatchNotifier(c.Session())})
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
 			}
 			// A taken callback_id is replaced, as in the original.
 			if _, err := v.(*watch.Set).Add(in.CallbackID, w); err != nil {
 				w.Close()
-				return nil, profile.RPCError(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
+				return nil, toolkit.RPCError(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
 			}
 			return result(map[string]any{"watcher_id": in.CallbackID})
 		})

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // Name is the profile's --profile name.
@@ -42,29 +42,29 @@ var registry = map[string]flags{
 }
 
 // Table is the localcowork profile.
-func Table() *profile.Table {
-	tools := []profile.Tool{listDir(), readFile(), writeFile(), moveFile(), copyFile(), deleteFile(), searchFiles(), getMetadata(), watchFolder()}
+func Table() *toolkit.Table {
+	tools := []toolkit.Tool{listDir(), readFile(), writeFile(), moveFile(), copyFile(), deleteFile(), searchFiles(), getMetadata(), watchFolder()}
 	for i := range tools {
 		tools[i] = advertised(tools[i])
 	}
-	return &profile.Table{
+	return &toolkit.Table{
 		Name:          Name,
 		Tools:         tools,
 		Errors:        argError,
-		Wire:          profile.Plain,
-		ExtraArgs:     profile.IgnoreExtra, // zod's z.object() strips unknown keys
+		Wire:          toolkit.Plain,
+		ExtraArgs:     toolkit.IgnoreExtra, // zod's z.object() strips unknown keys
 		UnknownTool:   unknownTool,
 		UnknownMethod: func(method string) string { return "Unknown method: " + method },
 		Initialize: func(res mcp.Result) mcp.Result {
-			res = profile.Reshape(res, func(m map[string]any) { m["tools"] = manifest(tools) })
-			return profile.ReshapeServerInfo(res, func(info map[string]any) {
+			res = toolkit.Reshape(res, func(m map[string]any) { m["tools"] = manifest(tools) })
+			return toolkit.ReshapeServerInfo(res, func(info map[string]any) {
 				info["name"], info["version"] = serverName, serverVersion
 			})
 		},
 		Answers: map[string]func(mcp.Result) mcp.Result{
 			"tools/list": withFlags,
 			"ping": func(res mcp.Result) mcp.Result {
-				return profile.Reshape(res, func(m map[string]any) { m["status"] = "ok" })
+				return toolkit.Reshape(res, func(m map[string]any) { m["status"] = "ok" })
 			},
 		},
 		DefaultRoots: func(getenv func(string) string) ([]string, error) {
@@ -81,7 +81,7 @@ func Table() *profile.Table {
 // manifest is the tool list of the initialize answer, as the original's
 // buildToolDefinitions writes it, with the two flags also at the top level
 // of each tool, where the Rust host reads them.
-func manifest(tools []profile.Tool) []any {
+func manifest(tools []toolkit.Tool) []any {
 	out := make([]any, 0, len(tools))
 	for _, t := range tools {
 		m := map[string]any{"name": t.Def.Name, "description": t.Def.Description, "inputSchema": t.Def.InputSchema}
@@ -101,7 +101,7 @@ func addFlags(tool map[string]any) {
 
 // withFlags adds the flags to each tool of a tools/list answer.
 func withFlags(res mcp.Result) mcp.Result {
-	return profile.Reshape(res, func(m map[string]any) {
+	return toolkit.Reshape(res, func(m map[string]any) {
 		tools, _ := m["tools"].([]any)
 		for _, t := range tools {
 			if tool, ok := t.(map[string]any); ok {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 type listIn struct {
@@ -19,9 +19,9 @@ type listIn struct {
 	Filter    string `json:"filter,omitempty" jsonschema:"Glob pattern filter"`
 }
 
-func listDir() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.list_dir", Description: "List contents of a directory", Annotations: profile.ReadOnly("List directory")},
-		func(ctx context.Context, c *profile.Call, in listIn) (*mcp.CallToolResult, error) {
+func listDir() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{Name: "filesystem.list_dir", Description: "List contents of a directory", Annotations: toolkit.ReadOnly("List directory")},
+		func(ctx context.Context, c *toolkit.Call, in listIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
 				return nil, err
@@ -47,9 +47,9 @@ type readIn struct {
 	Encoding string `json:"encoding,omitempty" jsonschema:"File encoding"`
 }
 
-func readFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.read_file", Description: "Read contents of a file", Annotations: profile.ReadOnly("Read file")},
-		func(ctx context.Context, c *profile.Call, in readIn) (*mcp.CallToolResult, error) {
+func readFile() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{Name: "filesystem.read_file", Description: "Read contents of a file", Annotations: toolkit.ReadOnly("Read file")},
+		func(ctx context.Context, c *toolkit.Call, in readIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
 				return nil, err
@@ -60,7 +60,7 @@ func readFile() profile.Tool {
 			}
 			text, ok := decodeText(w.Data, in.Encoding)
 			if !ok {
-				return nil, profile.RPCError(codeInvalidParams, "Unknown encoding: %s", in.Encoding)
+				return nil, toolkit.RPCError(codeInvalidParams, "Unknown encoding: %s", in.Encoding)
 			}
 			return result(struct {
 				Content string `json:"content"`
@@ -75,16 +75,16 @@ type writeIn struct {
 	Encoding string `json:"encoding,omitempty" jsonschema:"File encoding"`
 }
 
-func writeFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.write_file", Description: "Write content to a file", Annotations: profile.Writes("Write file", true, false)},
-		func(ctx context.Context, c *profile.Call, in writeIn) (*mcp.CallToolResult, error) {
+func writeFile() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{Name: "filesystem.write_file", Description: "Write content to a file", Annotations: toolkit.Writes("Write file", true, false)},
+		func(ctx context.Context, c *toolkit.Call, in writeIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
 				return nil, err
 			}
 			data, ok := encodeText(in.Content, in.Encoding)
 			if !ok {
-				return nil, profile.RPCError(codeInvalidParams, "Cannot encode the content as %s", in.Encoding)
+				return nil, toolkit.RPCError(codeInvalidParams, "Cannot encode the content as %s", in.Encoding)
 			}
 			if err := files.Write(ctx, p, data); err != nil { // parents made
 				return nil, writeErr(err, in.Path)
@@ -100,7 +100,7 @@ func writeErr(err error, path string) error {
 	case fault.Outside, fault.Permission:
 		return mapErr(err, path, "")
 	}
-	return profile.RPCError(codeInternal, "Failed to write file: %s", err.Error())
+	return toolkit.RPCError(codeInternal, "Failed to write file: %s", err.Error())
 }
 
 type moveIn struct {
@@ -109,9 +109,9 @@ type moveIn struct {
 	CreateDirs  *bool  `json:"create_dirs,omitempty" jsonschema:"Create parent directories if missing"`
 }
 
-func moveFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.move_file", Description: "Move a file from source to destination. Requires user confirmation.", Annotations: profile.Writes("Move file", true, false)},
-		func(ctx context.Context, c *profile.Call, in moveIn) (*mcp.CallToolResult, error) {
+func moveFile() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{Name: "filesystem.move_file", Description: "Move a file from source to destination. Requires user confirmation.", Annotations: toolkit.Writes("Move file", true, false)},
+		func(ctx context.Context, c *toolkit.Call, in moveIn) (*mcp.CallToolResult, error) {
 			src, dst, err := resolvePair(c, in.Source, in.Destination)
 			if err != nil {
 				return nil, err
@@ -123,7 +123,7 @@ func moveFile() profile.Tool {
 			switch {
 			case err == nil:
 			case errors.As(err, &np):
-				return nil, profile.RPCError(codeInternal, "Failed to move file: the directory of %s does not exist (create_dirs is false)", in.Destination)
+				return nil, toolkit.RPCError(codeInternal, "Failed to move file: the directory of %s does not exist (create_dirs is false)", in.Destination)
 			case fault.KindOf(err) == fault.NotFound && fault.PathOf(err) == src.Abs:
 				return nil, mapErr(err, in.Source, "Source not found: "+in.Source)
 			default:
@@ -148,15 +148,15 @@ func transferErr(err error, src, dst, verb string) error {
 		}
 		return outside(p)
 	case fault.NotFound:
-		return profile.RPCError(codeNotFound, "Source not found: %s", src)
+		return toolkit.RPCError(codeNotFound, "Source not found: %s", src)
 	case fault.Permission:
 		return mapErr(err, src, "")
 	}
-	return profile.RPCError(codeInternal, "Failed to %s file: %s", verb, err.Error())
+	return toolkit.RPCError(codeInternal, "Failed to %s file: %s", verb, err.Error())
 }
 
 // resolvePair resolves a move's or copy's "source" and "destination".
-func resolvePair(c *profile.Call, source, destination string) (src, dst *sandbox.Path, err error) {
+func resolvePair(c *toolkit.Call, source, destination string) (src, dst *sandbox.Path, err error) {
 	if src, err = resolve(c, "source", source); err != nil {
 		return nil, nil, err
 	}
@@ -171,9 +171,9 @@ type copyIn struct {
 	Destination string `json:"destination" jsonschema:"Absolute path of destination"`
 }
 
-func copyFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.copy_file", Description: "Copy a file to a new location", Annotations: profile.Writes("Copy file", true, false)},
-		func(ctx context.Context, c *profile.Call, in copyIn) (*mcp.CallToolResult, error) {
+func copyFile() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{Name: "filesystem.copy_file", Description: "Copy a file to a new location", Annotations: toolkit.Writes("Copy file", true, false)},
+		func(ctx context.Context, c *toolkit.Call, in copyIn) (*mcp.CallToolResult, error) {
 			src, dst, err := resolvePair(c, in.Source, in.Destination)
 			if err != nil {
 				return nil, err
@@ -183,7 +183,7 @@ func copyFile() profile.Tool {
 				return nil, mapErr(err, in.Source, "Source not found: "+in.Source)
 			}
 			if st.Type != files.TypeFile {
-				return nil, profile.RPCError(codeInvalidParams, "Not a file: %s", in.Source)
+				return nil, toolkit.RPCError(codeInvalidParams, "Not a file: %s", in.Source)
 			}
 			// copyFile(2) replaces an existing file, as the original's does.
 			if err := files.Copy(ctx, src, dst, true); err != nil {
@@ -197,9 +197,9 @@ type deleteIn struct {
 	Path string `json:"path" jsonschema:"Absolute path of file to delete"`
 }
 
-func deleteFile() profile.Tool {
-	return profile.Bind(&mcp.Tool{Name: "filesystem.delete_file", Description: "Delete a file. Moves to .localcowork/trash/ for recovery.", Annotations: profile.Writes("Delete file", true, false)},
-		func(ctx context.Context, c *profile.Call, in deleteIn) (*mcp.CallToolResult, error) {
+func deleteFile() toolkit.Tool {
+	return toolkit.Bind(&mcp.Tool{Name: "filesystem.delete_file", Description: "Delete a file. Moves to .localcowork/trash/ for recovery.", Annotations: toolkit.Writes("Delete file", true, false)},
+		func(ctx context.Context, c *toolkit.Call, in deleteIn) (*mcp.CallToolResult, error) {
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
 				return nil, err
@@ -207,11 +207,11 @@ func deleteFile() profile.Tool {
 			if _, err := files.Trash(p, trashDir(c), time.Now(), c.Sandbox, c.Env.Sandbox); err != nil {
 				switch fault.KindOf(err) {
 				case fault.NotDir:
-					return nil, profile.RPCError(codeInvalidParams, "Not a file: %s", in.Path)
+					return nil, toolkit.RPCError(codeInvalidParams, "Not a file: %s", in.Path)
 				case fault.NotFound, fault.Outside, fault.Permission:
 					return nil, mapErr(err, in.Path, "File not found: "+in.Path)
 				}
-				return nil, profile.RPCError(codeInternal, "Failed to delete file: %s", err.Error())
+				return nil, toolkit.RPCError(codeInternal, "Failed to delete file: %s", err.Error())
 			}
 			return result(map[string]any{"success": true})
 		})
@@ -219,7 +219,7 @@ func deleteFile() profile.Tool {
 
 // trashDir is $LOCALCOWORK_DATA_DIR/trash, or ~/.localcowork/trash as the
 // original defaults (the host always sets the variable).
-func trashDir(c *profile.Call) string {
+func trashDir(c *toolkit.Call) string {
 	dir := c.Var("LOCALCOWORK_DATA_DIR")
 	if dir == "" {
 		dir = c.Var("HOME") + "/.localcowork"

@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // Name is the profile's name for --profile.
@@ -37,17 +37,17 @@ const (
 // Table is the peekaboo profile. The listing depth comes from the
 // environment when the server starts (PEEKABOO_RECURSIVE,
 // PEEKABOO_MAX_DEPTH; see Levels).
-func Table() *profile.Table {
+func Table() *toolkit.Table {
 	levels := defaultDepth + 1
-	return &profile.Table{
+	return &toolkit.Table{
 		Name:        Name,
-		Tools:       []profile.Tool{SearchPath(), SearchContent()},
-		Paths:       profile.Absolute,
+		Tools:       []toolkit.Tool{SearchPath(), SearchContent()},
+		Paths:       toolkit.Absolute,
 		Initialize:  identify,
 		Errors:      toolError,
-		UnknownTool: func(name string) error { return profile.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
-		ExtraArgs:   profile.IgnoreExtra,
-		Resources: &profile.ResourceShape{
+		UnknownTool: func(name string) error { return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
+		ExtraArgs:   toolkit.IgnoreExtra,
+		Resources: &toolkit.ResourceShape{
 			Always: true,
 			DepthFrom: func(getenv func(string) string) int {
 				levels = Levels(getenv)
@@ -108,14 +108,14 @@ func parseInt(s string) (int, bool) {
 // identify answers initialize as peekaboo-mcp 1.0.0 (and the 2026-07-28
 // protocol's server/discover, where serverInfo sits in _meta).
 func identify(res mcp.Result) mcp.Result {
-	return profile.ReshapeServerInfo(res, func(info map[string]any) {
+	return toolkit.ReshapeServerInfo(res, func(info map[string]any) {
 		info["name"], info["version"] = serverName, serverVersion
 	})
 }
 
 // timedOut is peekaboo's timeout answer for an operation.
 func timedOut(op string, limit time.Duration) error {
-	return profile.RPCError(jsonrpc.CodeInternalError, "Operation '%s' timed out after %dms", op, limit.Milliseconds())
+	return toolkit.RPCError(jsonrpc.CodeInternalError, "Operation '%s' timed out after %dms", op, limit.Milliseconds())
 }
 
 // toolError is what peekaboo answers for a tool's failure: its own coded
@@ -124,5 +124,5 @@ func toolError(err error) error {
 	if rpc, ok := err.(*jsonrpc.Error); ok {
 		return rpc
 	}
-	return profile.RPCError(jsonrpc.CodeInternalError, "Tool execution failed: %v", err)
+	return toolkit.RPCError(jsonrpc.CodeInternalError, "Tool execution failed: %v", err)
 }

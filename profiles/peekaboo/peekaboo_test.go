@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/internal/profiletest"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 func TestToolSnapshots(t *testing.T) {
@@ -19,7 +19,7 @@ func TestToolSnapshots(t *testing.T) {
 func TestGolden(t *testing.T) {
 	t.Setenv("PEEKABOO_RECURSIVE", "")
 	t.Setenv("PEEKABOO_MAX_DEPTH", "")
-	profiletest.Golden(t, []*profile.Table{Table()}, "testdata/*.txtar")
+	profiletest.Golden(t, []*toolkit.Table{Table()}, "testdata/*.txtar")
 }
 
 func TestLevels(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles/peekaboo"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // SPEC §4 through every peekaboo surface: resources/read refuses the
@@ -22,7 +22,7 @@ import (
 func TestRefusals(t *testing.T) {
 	t.Setenv("PEEKABOO_RECURSIVE", "")
 	t.Setenv("PEEKABOO_MAX_DEPTH", "")
-	e := testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Profiles = []*profile.Table{peekaboo.Table()} }))
+	e := testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Profiles = []*toolkit.Table{peekaboo.Table()} }))
 	ctx := context.Background()
 	for _, uri := range []string{
 		"file://" + e.Path("root_evil/x"), "file://../root_evil/x", "file://sub/../../root_evil/x",

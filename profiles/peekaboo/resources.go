@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // Resource refusals, in peekaboo's words.
@@ -33,10 +33,10 @@ var traversal = regexp.MustCompile(`(?i)(^|[/\\])\.\.([/\\]|$)|\.\.\.|\x00|%2e%2
 func uriPath(uri string) (string, error) {
 	rest, ok := strings.CutPrefix(uri, "file://")
 	if !ok {
-		return "", profile.RPCError(codeInvalidRequest, msgScheme)
+		return "", toolkit.RPCError(codeInvalidRequest, msgScheme)
 	}
 	if traversal.MatchString(rest) {
-		return "", profile.RPCError(codeInvalidRequest, msgTraversal)
+		return "", toolkit.RPCError(codeInvalidRequest, msgTraversal)
 	}
 	// resources/list percent-encodes what a URI path must; a path that
 	// does not decode is taken as written.
@@ -44,7 +44,7 @@ func uriPath(uri string) (string, error) {
 		rest = dec
 	}
 	if traversal.MatchString(rest) {
-		return "", profile.RPCError(codeInvalidRequest, msgTraversal)
+		return "", toolkit.RPCError(codeInvalidRequest, msgTraversal)
 	}
 	if rest == "" {
 		rest = "."
@@ -65,15 +65,15 @@ func resourceError(err error) error {
 	var big *sandbox.TooLargeError
 	switch {
 	case errors.As(err, &big):
-		return profile.RPCError(codeInvalidRequest, "File '%s' size (%d bytes) exceeds maximum allowed size (%d bytes)", big.Path, big.Size, big.Max)
+		return toolkit.RPCError(codeInvalidRequest, "File '%s' size (%d bytes) exceeds maximum allowed size (%d bytes)", big.Path, big.Size, big.Max)
 	case fault.KindOf(err) == fault.Outside:
-		return profile.RPCError(codeInvalidRequest, msgTraversal)
+		return toolkit.RPCError(codeInvalidRequest, msgTraversal)
 	case fault.KindOf(err) == fault.NotFound:
-		return profile.RPCError(codeNotFound, "Failed to read file: File not found: %s", where)
+		return toolkit.RPCError(codeNotFound, "Failed to read file: File not found: %s", where)
 	case fault.KindOf(err) == fault.IsDir:
-		return profile.RPCError(jsonrpc.CodeInternalError, "Failed to read file: Cannot read directory as file: %s", where)
+		return toolkit.RPCError(jsonrpc.CodeInternalError, "Failed to read file: Cannot read directory as file: %s", where)
 	}
-	return profile.RPCError(jsonrpc.CodeInternalError, "Failed to read file: %v", err)
+	return toolkit.RPCError(jsonrpc.CodeInternalError, "Failed to read file: %v", err)
 }
 
 // withMetadata gives each listed resource peekaboo's shape: metadata
@@ -83,7 +83,7 @@ func resourceError(err error) error {
 // files and the directories of the deepest level have none). levels is
 // the listing depth.
 func withMetadata(res *mcp.ListResourcesResult, levels int) mcp.Result {
-	return profile.Reshape(res, func(m map[string]any) {
+	return toolkit.Reshape(res, func(m map[string]any) {
 		list, _ := m["resources"].([]any)
 		for _, v := range list {
 			r, ok := v.(map[string]any)

@@ -16,7 +16,7 @@ import (
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/internal/escape"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // peekaboo's search bounds: both searches look 10 levels down (11 with
@@ -53,7 +53,7 @@ type contentArgs struct {
 // copy: the validating schema stays as Bind made it), so a missing one
 // reaches the handler, which answers peekaboo's -32600. A *bool field is
 // advertised as peekaboo's plain boolean.
-func require(t profile.Tool, names ...string) profile.Tool {
+func require(t toolkit.Tool, names ...string) toolkit.Tool {
 	s, ok := t.Def.InputSchema.(*jsonschema.Schema)
 	if !ok {
 		return t
@@ -74,14 +74,14 @@ func require(t profile.Tool, names ...string) profile.Tool {
 
 // SearchPath is search_path: files and directories whose "/rel" path
 // matches a glob, in listing order.
-func SearchPath() profile.Tool {
-	return require(profile.Bind(&mcp.Tool{
+func SearchPath() toolkit.Tool {
+	return require(toolkit.Bind(&mcp.Tool{
 		Name:        "search_path",
 		Description: "Search for files and directories by name pattern",
-		Annotations: profile.ReadOnly("Search paths"),
-	}, func(ctx context.Context, c *profile.Call, in pathArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.ReadOnly("Search paths"),
+	}, func(ctx context.Context, c *toolkit.Call, in pathArgs) (*mcp.CallToolResult, error) {
 		if in.Pattern == "" {
-			return nil, profile.RPCError(codeInvalidRequest, "Pattern is required")
+			return nil, toolkit.RPCError(codeInvalidRequest, "Pattern is required")
 		}
 		re, err := pathRegexp(in.Pattern)
 		if err != nil {
@@ -114,13 +114,13 @@ func SearchPath() profile.Tool {
 			}
 		}
 		if len(found) == 0 {
-			return profile.Text("No files found matching the pattern"), nil
+			return toolkit.Text("No files found matching the pattern"), nil
 		}
 		text := fmt.Sprintf("Found %d matches:\n%s", len(found), strings.Join(found, "\n"))
 		if capped {
 			text += fmt.Sprintf("\n(stopped at --max-results %d; narrow the pattern)", c.Limits.MaxResults)
 		}
-		return profile.Text(text), nil
+		return toolkit.Text(text), nil
 	}), "pattern")
 }
 
@@ -135,14 +135,14 @@ func skip(name string) bool {
 
 // SearchContent is search_content: lines matching a regular expression,
 // in files whose path matches include, at most 20 files and 5 lines each.
-func SearchContent() profile.Tool {
-	return require(profile.Bind(&mcp.Tool{
+func SearchContent() toolkit.Tool {
+	return require(toolkit.Bind(&mcp.Tool{
 		Name:        "search_content",
 		Description: "Search for content within files",
-		Annotations: profile.ReadOnly("Search content"),
-	}, func(ctx context.Context, c *profile.Call, in contentArgs) (*mcp.CallToolResult, error) {
+		Annotations: toolkit.ReadOnly("Search content"),
+	}, func(ctx context.Context, c *toolkit.Call, in contentArgs) (*mcp.CallToolResult, error) {
 		if in.Query == "" {
-			return nil, profile.RPCError(codeInvalidRequest, "Query is required")
+			return nil, toolkit.RPCError(codeInvalidRequest, "Query is required")
 		}
 		sink := &includeSink{roots: c.Sandbox.Roots()}
 		if in.Include != "" {
@@ -172,7 +172,7 @@ func SearchContent() profile.Tool {
 		if res.Partial && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, timedOut(opSearchContent, c.Limits.Timeout)
 		}
-		return profile.Text(formatMatches(res.Entries, sink.name)), nil
+		return toolkit.Text(formatMatches(res.Entries, sink.name)), nil
 	}), "query")
 }
 

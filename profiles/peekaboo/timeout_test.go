@@ -11,9 +11,9 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles/peekaboo"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // stuck is a search backend that finds nothing until the call's time
@@ -34,9 +34,9 @@ func (stuck) Glob(ctx context.Context, _ backend.GlobQuery, _ func(backend.File)
 // 'searchContent' timed out after Nms".
 func TestTimeout(t *testing.T) {
 	e := testenv.New(t,
-		testenv.WithLimits(func(l *profile.Limits) { l.Timeout = 20 * time.Millisecond }),
+		testenv.WithLimits(func(l *toolkit.Limits) { l.Timeout = 20 * time.Millisecond }),
 		testenv.WithServer(func(c *server.Config) {
-			c.Profiles = []*profile.Table{peekaboo.Table()}
+			c.Profiles = []*toolkit.Table{peekaboo.Table()}
 			c.Searcher = stuck{}
 		}))
 	_, err := e.CS.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_content", Arguments: map[string]any{"query": "x"}})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // tools.json is the official server's tools/list answer (2026.8.31, its
@@ -75,7 +75,7 @@ var annotationKeys = func() map[string]map[string]bool {
 // officialAnnotations reshapes a tools/list answer so that each official
 // tool's annotations carry only the keys the official server sends.
 func officialAnnotations(res mcp.Result) mcp.Result {
-	return profile.Reshape(res, func(m map[string]any) {
+	return toolkit.Reshape(res, func(m map[string]any) {
 		tools, _ := m["tools"].([]any)
 		for _, t := range tools {
 			tool, _ := t.(map[string]any)

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles/reference"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // get_file_info's lines are the official getFileStats keys, with dates in
@@ -62,8 +62,8 @@ func TestStructuredContentOnEveryTool(t *testing.T) {
 // A long answer is held to --max-output in its text and its
 // structuredContent alike.
 func TestMaxOutputCapsStructuredContent(t *testing.T) {
-	e := testenv.New(t, testenv.WithLimits(func(l *profile.Limits) { l.MaxOutput = 200 }),
-		testenv.WithServer(func(c *server.Config) { c.Profiles = []*profile.Table{reference.Table()} }))
+	e := testenv.New(t, testenv.WithLimits(func(l *toolkit.Limits) { l.MaxOutput = 200 }),
+		testenv.WithServer(func(c *server.Config) { c.Profiles = []*toolkit.Table{reference.Table()} }))
 	e.Write("root/big.txt", strings.Repeat("x", 5000))
 	res, err := e.Call("read_text_file", map[string]any{"path": filepath.Join(e.Root, "big.txt")})
 	if err != nil || res.IsError {

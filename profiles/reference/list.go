@@ -21,10 +21,10 @@ import (
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/internal/escape"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-func listDirectory(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func listDirectory(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	p, _, err := pathArg(c, name, args)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func mark(isDir bool) string {
 
 var sizesFields = []field{{name: "path"}, {name: "sortBy", kind: kEnum, optional: true, options: []string{"name", "size"}}}
 
-func listWithSizes(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func listWithSizes(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	in, err := decode[struct{ Path, SortBy string }](name, args, sizesFields)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func formatSize(n int64) string {
 
 var treeFields = []field{{name: "path"}, {name: "excludePatterns", kind: kStrings, optional: true}}
 
-func directoryTree(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func directoryTree(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	in, err := decode[struct {
 		Path            string
 		ExcludePatterns []string
@@ -156,7 +156,7 @@ func directoryTree(ctx context.Context, c *profile.Call, name string, args map[s
 	if err != nil {
 		return nil, nodeErr(c, err, "scandir", p.Abs)
 	}
-	s, err := profile.IndentedJSON(tree)
+	s, err := toolkit.IndentedJSON(tree)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func match(pattern, rel string) bool {
 
 var searchFields = []field{{name: "path"}, {name: "pattern"}, {name: "excludePatterns", kind: kStrings, optional: true}}
 
-func searchFiles(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func searchFiles(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	in, err := decode[struct {
 		Path, Pattern   string
 		ExcludePatterns []string

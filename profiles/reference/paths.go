@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // windowsPath is a drive path, which the official server refuses on a
@@ -23,7 +23,7 @@ var windowsPath = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
 // resolved. It answers with the official refusal texts, except that a
 // symlink's outside target is not named (fsmcp never tells what lies
 // outside). The Path it returns is the real path when the file exists.
-func validate(c *profile.Call, requested string) (*sandbox.Path, error) {
+func validate(c *toolkit.Call, requested string) (*sandbox.Path, error) {
 	expanded := sandbox.ExpandHome(requested)
 	if windowsPath.MatchString(expanded) {
 		return nil, fmt.Errorf("Access denied - Windows-style path received on a POSIX host: %s", requested)
@@ -58,18 +58,18 @@ func validate(c *profile.Call, requested string) (*sandbox.Path, error) {
 	return nil, err
 }
 
-func outside(c *profile.Call, abs string) error {
+func outside(c *toolkit.Call, abs string) error {
 	return fmt.Errorf("Access denied - path outside allowed directories: %s not in %s", abs, strings.Join(c.Sandbox.Roots(), ", "))
 }
 
-func linkOutside(c *profile.Call, abs string) error {
+func linkOutside(c *toolkit.Call, abs string) error {
 	return fmt.Errorf("Access denied - symlink target outside allowed directories: %s not in %s", abs, strings.Join(c.Sandbox.Roots(), ", "))
 }
 
 // nodeErr words a core error as Node's fs module does for the same
 // failure of syscall on path ("ENOENT: no such file or directory, open
 // '/x'"), which is what the official server passes on.
-func nodeErr(c *profile.Call, err error, syscall, path string) error {
+func nodeErr(c *toolkit.Call, err error, syscall, path string) error {
 	switch fault.KindOf(err) {
 	case fault.NotFound:
 		return fmt.Errorf("ENOENT: no such file or directory, %s '%s'", syscall, path)
@@ -92,7 +92,7 @@ func nodeErr(c *profile.Call, err error, syscall, path string) error {
 
 // pathArg decodes the arguments of a tool whose one argument is "path" and
 // validates it: the path, and the path as requested.
-func pathArg(c *profile.Call, tool string, args map[string]any) (*sandbox.Path, string, error) {
+func pathArg(c *toolkit.Call, tool string, args map[string]any) (*sandbox.Path, string, error) {
 	in, err := decode[struct{ Path string }](tool, args, []field{{name: "path"}})
 	if err != nil {
 		return nil, "", err

@@ -12,13 +12,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 var readTextFields = []field{{name: "path"}, {name: "tail", kind: kNumber, optional: true}, {name: "head", kind: kNumber, optional: true}}
 
 // readText serves read_text_file and its deprecated alias read_file.
-func readText(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func readText(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	in, err := decode[struct {
 		Path       string
 		Head, Tail float64
@@ -74,7 +74,7 @@ var mediaTypes = map[string]string{
 	".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac",
 }
 
-func readMedia(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func readMedia(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	p, _, err := pathArg(c, name, args)
 	if err != nil {
 		return nil, err
@@ -94,13 +94,13 @@ func readMedia(ctx context.Context, c *profile.Call, name string, args map[strin
 	case strings.HasPrefix(mime, "audio/"):
 		item = &mcp.AudioContent{Data: w.Data, MIMEType: mime}
 	default:
-		item = &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: profile.FileURI(p.Abs), MIMEType: mime, Blob: w.Data}}
+		item = &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: toolkit.FileURI(p.Abs), MIMEType: mime, Blob: w.Data}}
 	}
 	// structuredContent mirrors content: {content: [the same block]}.
 	return &mcp.CallToolResult{Content: []mcp.Content{item}, StructuredContent: map[string]any{"content": []any{remarshal(item)}}}, nil
 }
 
-func readMultiple(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func readMultiple(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	in, err := decode[struct{ Paths []string }](name, args, []field{{name: "paths", kind: kStrings, minItems: 1}})
 	if err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func readMultiple(ctx context.Context, c *profile.Call, name string, args map[st
 }
 
 // readOne is one file of read_multiple_files, whole.
-func readOne(c *profile.Call, path string) (string, error) {
+func readOne(c *toolkit.Call, path string) (string, error) {
 	p, err := validate(c, path)
 	if err != nil {
 		return "", err

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/internal/profiletest"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // TestToolSnapshots pins every tool's definition.
@@ -17,5 +17,5 @@ func TestToolSnapshots(t *testing.T) {
 // section (see testdata/README); the differences left are the ones the
 // README's reference section lists.
 func TestGolden(t *testing.T) {
-	profiletest.Golden(t, []*profile.Table{Table()}, "testdata/*.txtar")
+	profiletest.Golden(t, []*toolkit.Table{Table()}, "testdata/*.txtar")
 }

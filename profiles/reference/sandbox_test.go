@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/profile"
 	"github.com/fsmcp/fsmcp/profiles/reference"
 	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 func newEnv(t *testing.T) *testenv.Env {
-	return testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Profiles = []*profile.Table{reference.Table()} }))
+	return testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Profiles = []*toolkit.Table{reference.Table()} }))
 }
 
 // TestSandboxRefusals: every SPEC §4 refusal holds through every tool of

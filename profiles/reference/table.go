@@ -14,17 +14,17 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 // Name is the profile's name for --profile.
 const Name = "reference"
 
 // Table is the reference profile.
-func Table() *profile.Table {
-	return &profile.Table{
+func Table() *toolkit.Table {
+	return &toolkit.Table{
 		Name: Name,
-		Tools: []profile.Tool{
+		Tools: []toolkit.Tool{
 			tool("read_file", readText),
 			tool("read_text_file", readText),
 			tool("read_media_file", readMedia),
@@ -40,7 +40,7 @@ func Table() *profile.Table {
 			tool("get_file_info", fileInfo),
 			tool("list_allowed_directories", allowedDirectories),
 		},
-		Paths: profile.Absolute,
+		Paths: toolkit.Absolute,
 		// The official server's McpServer answers a tool it lacks with an
 		// isError result, and keeps unknown arguments out of the way (zod
 		// objects strip them); args.go never looks at them.
@@ -51,15 +51,15 @@ func Table() *profile.Table {
 }
 
 // handler is a tool's body: the tool's name, the call, its raw arguments.
-type handler func(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error)
+type handler func(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error)
 
 // tool binds a handler under the official definition of name. Arguments
 // arrive as a plain object (the official schema is advertised, the checks
 // are args.go's, with the official texts).
-func tool(name string, h handler) profile.Tool {
+func tool(name string, h handler) toolkit.Tool {
 	def := official(name)
 	advertised := def.InputSchema
-	t := profile.Bind(def, func(ctx context.Context, c *profile.Call, in map[string]any) (*mcp.CallToolResult, error) {
+	t := toolkit.Bind(def, func(ctx context.Context, c *toolkit.Call, in map[string]any) (*mcp.CallToolResult, error) {
 		res, err := h(ctx, c, name, in)
 		if err == nil {
 			capText(res, c.Limits.MaxOutput)
@@ -97,7 +97,7 @@ func capText(res *mcp.CallToolResult, max int) {
 // serverInfo names the server as the official one does; the version says
 // which fsmcp stands in.
 func serverInfo(res mcp.Result) mcp.Result {
-	return profile.Reshape(res, func(m map[string]any) {
+	return toolkit.Reshape(res, func(m map[string]any) {
 		if info, ok := m["serverInfo"].(map[string]any); ok {
 			info["name"] = "secure-filesystem-server"
 			info["version"] = "0.2.0"

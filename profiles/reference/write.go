@@ -11,10 +11,10 @@ import (
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/profile"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-func writeFile(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func writeFile(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	in, err := decode[struct{ Path, Content string }](name, args, []field{{name: "path"}, {name: "content"}})
 	if err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func writeFile(ctx context.Context, c *profile.Call, name string, args map[strin
 
 var editFields = []field{{name: "path"}, {name: "edits", kind: kEdits}, {name: "dryRun", kind: kBool, optional: true}}
 
-func editFile(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func editFile(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	in, err := decode[struct {
 		Path   string
 		Edits  []struct{ OldText, NewText string }
@@ -64,7 +64,7 @@ func editFile(ctx context.Context, c *profile.Call, name string, args map[string
 	return text(fenced(patch(p.Abs, before, after))), nil
 }
 
-func createDirectory(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func createDirectory(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	p, requested, err := pathArg(c, name, args)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func createDirectory(ctx context.Context, c *profile.Call, name string, args map
 	return text("Successfully created directory " + requested), nil
 }
 
-func moveFile(ctx context.Context, c *profile.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func moveFile(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	in, err := decode[struct{ Source, Destination string }](name, args, []field{{name: "source"}, {name: "destination"}})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,99 @@
+package fsmcp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/toolkit"
+)
+
+// shellKey holds a session's *shell.Session in Sessions.
+const shellKey = "shell"
+
+type bashIn struct {
+	Command     string `json:"command" jsonschema:"The bash command to run"`
+	Timeout     int    `json:"timeout,omitempty" jsonschema:"Time limit in milliseconds (default 120000, max 600000)"`
+	Description string `json:"description,omitempty" jsonschema:"What the command does, in 5-10 words (for logs)"`
+}
+
+// Bash is fs_bash: a command in a bash whose working directory persists
+// across the calls of one MCP session and stays inside the roots.
+func Bash() toolkit.Tool {
+	t := toolkit.Bind(&mcp.Tool{
+		Name: "fs_bash",
+		Description: "Run a bash command. The working directory persists across calls of this session (it starts in the first allowed directory; " +
+			"a cd outside the allowed directories is refused and the directory stays), environment variables do not. " +
+			"stdout and stderr come back together, in order; a non-zero exit status is reported as \"Exit code: N\". " +
+			"Output over 30000 characters is cut in the middle. timeout is in milliseconds (default 120000, max 600000); " +
+			"on timeout or cancellation the whole process group is killed. Background processes (cmd &) keep running until the session ends; " +
+			"redirect their output to a file. Unlike the file tools, commands can read outside the allowed directories (system directories, toolchains); " +
+			"sandboxed (the default where Linux has Landlock) they write only inside the allowed directories and a private temp directory. " +
+			"Changes made by commands are not in the change journal: fs_undo cannot revert them.",
+		Annotations: toolkit.Writes("Run shell command", true, false),
+	}, func(ctx context.Context, c *toolkit.Call, in bashIn) (*mcp.CallToolResult, error) {
+		if in.Timeout < 0 {
+			return nil, toolkit.InvalidParams("invalid arguments: timeout must be a positive number of milliseconds")
+		}
+		roots, err := c.Roots() // no root: nowhere to start, refused
+		if err != nil {
+			return nil, err
+		}
+		sess, err := shellSession(c, roots)
+		if err != nil {
+			return nil, err
+		}
+		if in.Description != "" {
+			c.Log.Debug("fs_bash", "description", in.Description)
+		}
+		// The roots go to the shell as directories opened through the
+		// sandbox's handles: its Landlock rules are built on them.
+		dirs, err := c.Sandbox.OpenDirs()
+		if err != nil {
+			return nil, err
+		}
+		defer dirs.Close()
+		// Clamped before it becomes a Duration: milliseconds past ~292
+		// years overflow int64 nanoseconds and would wrap to a short time.
+		timeout := time.Duration(min(in.Timeout, int(shell.MaxTimeout/time.Millisecond))) * time.Millisecond
+		res, err := sess.RunIn(ctx, roots, dirs.Files(), in.Command, timeout)
+		if err != nil {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, errors.New("the call was cancelled before the shell was free")
+			}
+			return nil, err
+		}
+		// fsMCP trims the output's trailing newlines (and spaces).
+		res.Output = strings.TrimRightFunc(res.Output, unicode.IsSpace)
+		out := toolkit.Text(res.Text())
+		// A refused cd is an error too: the command ran, but not where
+		// the agent will think the next one runs.
+		out.IsError = res.Failed() || res.RefusedCwd != ""
+		return out, nil
+	})
+	t.OwnTimeout = true
+	t.NeedsShell = true
+	return t
+}
+
+// shellSession returns the MCP session's shell, starting it on first use in the
+// first of roots. Its processes are killed when the MCP session ends.
+func shellSession(c *toolkit.Call, roots []string) (*shell.Session, error) {
+	v, err := c.Sessions.Get(c.Session(), shellKey, func() (io.Closer, error) {
+		limit := shell.DefaultMaxOutput
+		if c.Limits.MaxOutput > 0 && c.Limits.MaxOutput-200 < limit {
+			limit = max(c.Limits.MaxOutput-200, 100) // room for the notices and the exit code
+		}
+		return shell.NewSession(shell.Options{Roots: roots, Mode: c.Shell, MaxOutput: limit})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*shell.Session), nil
+}

@@ -1,0 +1,86 @@
+// Package fsmcp is the fsmcp profile: fsmcp's own fourteen tools, as SPEC
+// §3 names them, adapted onto the core (files/, catalog/, watch/,
+// backend/). One file per tool or tool family, each with a constructor
+// returning a toolkit.Tool; Table lists them all — start reading there.
+//
+// The profile is a drop-in for fsMCP (seed 002): its tool names and
+// parameters, its wording, tools/list with each tool's category, unknown
+// tools and invalid arguments as isError results, unknown arguments
+// ignored, and _meta.allowed_dirs; README lists where it deliberately
+// differs.
+//
+// Error contract: a handler's error becomes an isError result whose text is
+// one sentence the user can act on (not found, outside the roots, not
+// unique), argument errors (-32602) included (SEP-1303: the model reads
+// them and retries). JSON-RPC errors are left for the protocol itself.
+package fsmcp
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/toolkit"
+)
+
+// Name is the profile's name for --profile.
+const Name = "fsmcp"
+
+// Table is the fsmcp profile.
+func Table() *toolkit.Table {
+	return &toolkit.Table{
+		Name:          Name,
+		Tools:         withHints(All()),
+		Paths:         toolkit.Absolute,
+		NameRoots:     true,
+		Instructions:  instructions,
+		Errors:        argumentErrorsAsText,
+		Explain:       explain,
+		Initialize:    advertiseContextSchema,
+		Answers:       map[string]func(mcp.Result) mcp.Result{"tools/list": withCategory},
+		UnknownTool:   func(name string) error { return fmt.Errorf("unknown tool: %s", name) },
+		UnknownMethod: func(method string) string { return "method not found: " + method },
+		// fsMCP ignores unknown arguments; fsmcp too, and says so.
+		ExtraArgs: toolkit.ReportExtra,
+		// Every answer fits --max-output; Claude Code is told so and
+		// keeps it whole (docs: "Raise the limit for a specific tool").
+		DeclareResultSize: true,
+		// fsMCP answers tools/call without initialize (its own tests and
+		// simple hosts never send it): the plain front lets them.
+		Wire: toolkit.Plain,
+	}
+}
+
+// argumentErrorsAsText turns a -32602 argument error into an isError
+// result the model can read (MCP 2025-11-25, SEP-1303), as fsMCP does.
+func argumentErrorsAsText(err error) error {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams {
+		return errors.New(rpc.Message)
+	}
+	return err
+}
+
+// All returns every fsmcp tool, in the order tools/list shows them.
+func All() []toolkit.Tool {
+	return []toolkit.Tool{
+		Read(),    // fs_read, read.go
+		Write(),   // fs_write, write.go
+		Edit(),    // fs_edit, edit.go
+		Glob(),    // fs_glob, glob.go
+		Grep(),    // fs_grep, grep.go
+		List(),    // fs_list, list.go
+		Stat(),    // fs_stat, stat.go
+		Mkdir(),   // fs_mkdir, manage.go
+		Move(),    // fs_move, manage.go
+		Copy(),    // fs_copy, manage.go
+		Delete(),  // fs_delete, manage.go
+		Catalog(), // fs_catalog, catalog.go
+		Watch(),   // fs_watch, watch.go
+		Bash(),    // fs_bash, bash.go
+		History(), // fs_history, journal.go
+		Undo(),    // fs_undo, journal.go
+	}
+}

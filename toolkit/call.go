@@ -1,0 +1,159 @@
+package toolkit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// ErrNoRoots refuses a call when fsmcp was started without a directory and
+// the client gave none either (SPEC §2: fail closed, never the current
+// directory): it says how to give one.
+var ErrNoRoots = fault.New(fault.Outside, "no allowed directories: start fsmcp with a directory (fsmcp /path/to/project), or send MCP roots or _meta.allowed_dirs")
+
+// Call is what a handler gets besides its typed input.
+type Call struct {
+	*Env
+	// Sandbox is the sandbox in force for this call: the server's, the
+	// client's roots, or the one _meta.allowed_dirs asked for.
+	Sandbox *sandbox.Sandbox
+	Req     *mcp.CallToolRequest
+	// Paths is the path rule of the table the tool belongs to.
+	Paths   PathRule
+	extra   ExtraArgs // the table's policy for unknown arguments
+	ignored []string  // arguments dropped under ReportExtra
+
+	budgetOnce sync.Once
+	budget     *files.Budget
+}
+
+// Budget is the call's memory budget for whole-file reads (files.Budget):
+// a tool that reads several files reads them all through it, so one call
+// loads at most Limits.CallBytes whatever it names.
+func (c *Call) Budget() *files.Budget {
+	c.budgetOnce.Do(func() { c.budget = files.NewBudget(c.Limits.MaxFileSize, c.Limits.CallBytes()) })
+	return c.budget
+}
+
+// Progress sends a progress notification when the client asked for them
+// (it sent a progress token); otherwise it does nothing.
+func (c *Call) Progress(ctx context.Context, done, total float64, msg string) {
+	if c.Req == nil {
+		return
+	}
+	tok := c.Req.Params.GetProgressToken()
+	if tok == nil || c.Req.Session == nil {
+		return
+	}
+	c.Req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: tok, Progress: done, Total: total, Message: msg,
+	})
+}
+
+// Session returns the MCP session the call arrived on (nil in tests that
+// call a handler directly).
+func (c *Call) Session() *mcp.ServerSession {
+	if c.Req == nil {
+		return nil
+	}
+	return c.Req.Session
+}
+
+// Path applies the table's path rule to a path as the client gave it: under
+// RelativeToRoot a relative path is joined to the first root. The result
+// still has to go through Resolve (or RealPath), which contains it.
+func (c *Call) Path(path string) string {
+	if c.Paths == RelativeToRoot && path != "" && !filepath.IsAbs(path) {
+		if roots := c.Sandbox.Roots(); len(roots) > 0 {
+			return filepath.Join(roots[0], path)
+		}
+	}
+	return path
+}
+
+// Roots are the real paths of the call's roots; ErrNoRoots when there are
+// none.
+func (c *Call) Roots() ([]string, error) {
+	roots := c.Sandbox.Roots()
+	if len(roots) == 0 {
+		return nil, ErrNoRoots
+	}
+	return roots, nil
+}
+
+// Resolve contains a client's path in the call's sandbox, after the path
+// rule. With no roots at all it is ErrNoRoots, after the path's own checks
+// (a relative path is still told it must be absolute).
+func (c *Call) Resolve(path string) (*sandbox.Path, error) {
+	p, err := c.Sandbox.Resolve(c.Path(path))
+	if err != nil {
+		return nil, c.noRoots(err)
+	}
+	return p, nil
+}
+
+// noRoots is err, or ErrNoRoots when err is an outside refusal of a call
+// that has no root at all.
+func (c *Call) noRoots(err error) error {
+	if sandbox.IsOutside(err) && len(c.Sandbox.Roots()) == 0 {
+		return ErrNoRoots
+	}
+	return err
+}
+
+// SearchPaths resolves a tool's optional path into the real, contained
+// paths handed to a search backend (every root when path is empty).
+// Backends may run external programs, so symlinks are resolved first
+// (sandbox.RealPath); the walk itself never follows a symlink.
+func (c *Call) SearchPaths(path string) ([]string, error) {
+	if path == "" {
+		return c.Roots()
+	}
+	real, err := c.Sandbox.RealPath(c.Path(path))
+	if err != nil {
+		return nil, c.noRoots(err)
+	}
+	return []string{real}, nil
+}
+
+// SearchRoots returns the call's roots and their directories, open
+// through the roots' handles, in the same order, for a search query
+// (backend.GrepQuery.Roots and RootDirs): the backends open a root, and
+// build rg's Landlock rules, from these, never by name again, so a root
+// narrowed by _meta.allowed_dirs and swapped for a link out cannot lead
+// a search outside. Call done when the search is over.
+func (c *Call) SearchRoots() (roots []string, dirs []*os.File, done func(), err error) {
+	d, err := c.Sandbox.OpenDirs()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return c.Sandbox.Roots(), d.Files(), func() { d.Close() }, nil
+}
+
+// ProgressFunc forwards a backend's file count as progress notifications
+// (only sent when the client asked for progress).
+func (c *Call) ProgressFunc(ctx context.Context) func(int64) {
+	if c.Req == nil || c.Req.Params.GetProgressToken() == nil {
+		return nil
+	}
+	return func(n int64) { c.Progress(ctx, float64(n), 0, fmt.Sprintf("%d files searched", n)) }
+}
+
+// CallFor is a Call outside tools/call, for a direct method: the session's
+// sandbox (the client's roots when they apply) and the table's path rule.
+// It has no request, so Progress does nothing.
+func (e *Env) CallFor(ctx context.Context, ss *mcp.ServerSession, paths PathRule) (*Call, error) {
+	sb, err := e.SessionSandbox(ctx, ss)
+	if err != nil {
+		return nil, err
+	}
+	return &Call{Env: e, Sandbox: sb, Paths: paths}, nil
+}

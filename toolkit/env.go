@@ -1,0 +1,74 @@
+// Package toolkit is fsmcp's runtime, shared by every profile: what a tool
+// handler gets (Env, Call), per-session state (Sessions), the client's
+// roots and _meta.allowed_dirs, the per-session notifier, the limits, and
+// the table machinery — a profile is a Table of typed tools (Bind) with its
+// own error mapping, path rule and answer shapes. It holds no file
+// operation (those are in files/, catalog/, watch/, backend/) and no
+// profile's wording (that is in tools/ and profiles/<name>/).
+package toolkit
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/shell"
+)
+
+// Limits bound what one call may read, run for, or return.
+type Limits struct {
+	MaxFileSize int64         // bytes a whole-file read or edit may load
+	MaxOutput   int           // characters in one tool result
+	Timeout     time.Duration // per call; fs_bash has its own
+	MaxResults  int           // entries from a search or listing
+}
+
+// CallBytes is how many bytes one call may load across all the files it
+// reads whole: one file's worth (--max-file-size), or the most text an
+// answer can hold (--max-output characters of up to 4 bytes) if that is
+// more; 0 (no budget) when files have no limit either.
+func (l Limits) CallBytes() int64 {
+	if l.MaxFileSize <= 0 {
+		return 0
+	}
+	return max(l.MaxFileSize, 4*int64(l.MaxOutput))
+}
+
+// Env is what every tool handler may use, the same for every profile.
+type Env struct {
+	Sandbox *sandbox.Sandbox
+	Limits  Limits
+	// TrustMeta: _meta.allowed_dirs may add roots, not only narrow them
+	// (stdio, where the host that started fsmcp could name any directory
+	// anyway, or --trust-meta). With no root at all it is the allowed set
+	// whatever this says.
+	TrustMeta bool
+	// ClientRoots: no DIR was given (Sandbox has no root), so a client's
+	// MCP roots, when it offers them, are the roots.
+	ClientRoots bool
+	Log         *slog.Logger
+	Sessions    *Sessions
+	// Shell is fs_bash's confinement; "" or shell.ModeOff leaves tools
+	// with NeedsShell out.
+	Shell shell.Mode
+	// Searcher serves grep and glob: backend.Select(--search-backend,
+	// fallback.New()). The server fills it in when nil.
+	Searcher backend.Searcher
+	// Getenv reads the server's environment, for profiles configured by
+	// their original's variables (LOCALCOWORK_DATA_DIR); nil reads none.
+	Getenv func(string) string
+	// Audit, when set, gets one line per tool call (--audit-log).
+	Audit *Audit
+}
+
+// Var returns the environment variable key ("" without Getenv).
+func (e *Env) Var(key string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(key)
+}
+
+// ShellOff reports whether tools that run commands are left out.
+func (e *Env) ShellOff() bool { return e.Shell == "" || e.Shell == shell.ModeOff }

@@ -1,0 +1,65 @@
+package toolkit
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// capNoteRoom is the part of max kept for capResult's note, so the answer,
+// note included, stays within max.
+const capNoteRoom = 250
+
+// capResult is the last guard on --max-output: a tool that cuts its own
+// output (with a hint how to page) stays under it; anything longer is cut
+// here, at the end of a line when there is one, with a note saying how
+// much was left out.
+func capResult(res *mcp.CallToolResult, max int) {
+	if res == nil || max <= 0 {
+		return
+	}
+	left := max
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			continue
+		}
+		n := utf8.RuneCountInString(tc.Text)
+		if n <= left {
+			left -= n
+			continue
+		}
+		kept := cutRunes(tc.Text, left-capNoteRoom)
+		if i := strings.LastIndexByte(kept, '\n'); i >= 0 {
+			kept = kept[:i+1] // whole lines only
+		}
+		rest := tc.Text[len(kept):]
+		lines := strings.Count(rest, "\n")
+		if !strings.HasSuffix(rest, "\n") {
+			lines++
+		}
+		if kept != "" && !strings.HasSuffix(kept, "\n") {
+			kept += "\n" // one line longer than the limit: cut inside it
+		}
+		tc.Text = kept + fmt.Sprintf("... [output truncated: %d more lines (%d characters) left out to stay within %d characters (--max-output); narrow the request or page with offset/limit]",
+			lines, utf8.RuneCountInString(rest), max)
+		left = 0
+	}
+}
+
+// cutRunes returns the first n runes of s.
+func cutRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}

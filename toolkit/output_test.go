@@ -1,0 +1,37 @@
+package toolkit
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestCapResultCutsWholeLinesWithinMax pins the last guard of issue 20's
+// item 4: it cut mid-line and its note came on top of the limit.
+func TestCapResultCutsWholeLinesWithinMax(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&b, "entry %03d ünïcødé\n", i)
+	}
+	res := Text(b.String())
+	capResult(res, 2000)
+	got := res.Content[0].(*mcp.TextContent).Text
+	if n := utf8.RuneCountInString(got); n > 2000 {
+		t.Errorf("%d characters, over the limit of 2000", n)
+	}
+	i := strings.Index(got, "... [output truncated")
+	if i < 0 || got[i-1] != '\n' {
+		t.Fatalf("no note after a whole line: %q", got)
+	}
+	kept := strings.Split(strings.TrimSuffix(got[:i], "\n"), "\n")
+	last := kept[len(kept)-1]
+	if last != fmt.Sprintf("entry %03d ünïcødé", len(kept)) {
+		t.Errorf("last kept line %q is not whole", last)
+	}
+	if want := fmt.Sprintf("%d more lines", 500-len(kept)); !strings.Contains(got[i:], want) {
+		t.Errorf("note %q, want %q", got[i:], want)
+	}
+}

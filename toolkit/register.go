@@ -1,0 +1,237 @@
+package toolkit
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/wire"
+)
+
+// Check reports why tables cannot be served together: two define the same
+// tool name, or the same method name (the error names both), or they speak
+// different wires. Tools and methods are apart: the catalog serves
+// catalog/create as both.
+func Check(tables []*Table) error {
+	owner := map[string]string{}
+	for _, t := range tables {
+		names := make([]string, 0, len(t.Tools)+len(t.Methods))
+		for _, tool := range t.Tools {
+			names = append(names, "tool "+tool.Def.Name)
+		}
+		for _, m := range t.Methods {
+			names = append(names, "method "+m.Name)
+		}
+		for _, key := range names {
+			_, n, _ := strings.Cut(key, " ")
+			if prev, ok := owner[key]; ok {
+				if prev == t.Name {
+					return fmt.Errorf("profile %s defines %q twice", t.Name, n)
+				}
+				return fmt.Errorf("profiles %s and %s both define %q; serve them separately", prev, t.Name, n)
+			}
+			owner[key] = t.Name
+		}
+	}
+	if _, err := WireOf(tables); err != nil {
+		return err
+	}
+	return nil
+}
+
+// WireOf is the wire the tables speak: Plain when any table needs it (the
+// plain front also serves standard MCP clients as before), else Standard.
+// The error is for future wires that cannot be served together.
+func WireOf(tables []*Table) (Wire, error) {
+	w := Standard
+	for _, t := range tables {
+		if t.Wire == Plain {
+			w = Plain
+		}
+	}
+	return w, nil
+}
+
+// Resources is the resource shape in force: the first table's that has
+// one (nil: the standard shape).
+func Resources(tables []*Table) *ResourceShape {
+	for _, t := range tables {
+		if t.Resources != nil {
+			return t.Resources
+		}
+	}
+	return nil
+}
+
+// Register serves the union of tables on s: their tools (with readOnly,
+// only those that change nothing; with the shell off, none that runs
+// commands), their direct methods (with readOnly, only those marked
+// ReadOnly), their initialize shapes, and the
+// per-session notifier the runtime needs.
+func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
+	if err := Check(tables); err != nil {
+		return err
+	}
+	var shapes []*Table
+	served := map[string]bool{}
+	var unknown func(string) error
+	for _, tab := range tables {
+		if unknown == nil {
+			unknown = tab.UnknownTool
+		}
+		for _, t := range tab.Tools {
+			if refusedReadOnly(readOnly, t.ReadOnly()) || t.NeedsShell && env.ShellOff() {
+				continue
+			}
+			served[t.Def.Name] = true
+			def := t.Def
+			if tab.ExtraArgs.drops() {
+				def = lenient(def)
+			}
+			if tab.DeclareResultSize && env.Limits.MaxOutput > 0 {
+				def = withResultSize(def, min(env.Limits.MaxOutput, maxDeclaredResultSize))
+			}
+			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return t.serve(ctx, env, tab, req)
+			})
+		}
+		for _, m := range tab.Methods {
+			if refusedReadOnly(readOnly, m.ReadOnly) {
+				continue
+			}
+			if err := m.register(s, env, tab); err != nil {
+				return fmt.Errorf("profile %s: method %s: %v", tab.Name, m.Name, err)
+			}
+		}
+		if tab.Initialize != nil || tab.PlainInitialize != nil {
+			shapes = append(shapes, tab)
+		}
+	}
+	if len(shapes) > 0 {
+		s.AddReceivingMiddleware(reshapeInitialize(shapes))
+	}
+	if answers := answerShapes(tables); len(answers) > 0 {
+		s.AddReceivingMiddleware(reshapeAnswers(answers))
+	}
+	if unknown != nil {
+		s.AddReceivingMiddleware(unknownTool(served, unknown))
+	}
+	s.AddSendingMiddleware(SessionNotifier)
+	return nil
+}
+
+// refusedReadOnly is --read-only's one rule, for tools and direct methods
+// alike: an operation that may change anything is not served.
+func refusedReadOnly(readOnly, opReadOnly bool) bool { return readOnly && !opReadOnly }
+
+// reshapeInitialize applies the tables' Initialize shapes, in order, to the
+// initialize and server/discover answers; an initialize the plain front
+// filled in params for gets PlainInitialize where a table has one.
+func reshapeInitialize(tables []*Table) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			switch res.(type) {
+			case *mcp.InitializeResult, *mcp.DiscoverResult:
+				params, _ := req.GetParams().(*mcp.InitializeParams)
+				bare := method == "initialize" && wire.Bare(params)
+				for _, tab := range tables {
+					switch {
+					case bare && tab.PlainInitialize != nil:
+						res = tab.PlainInitialize(res)
+					case tab.Initialize != nil:
+						res = tab.Initialize(res)
+					}
+				}
+			}
+			return res, nil
+		}
+	}
+}
+
+// UnknownMethod is the first table's UnknownMethod (nil: none has one).
+func UnknownMethod(tables []*Table) func(string) string {
+	for _, t := range tables {
+		if t.UnknownMethod != nil {
+			return t.UnknownMethod
+		}
+	}
+	return nil
+}
+
+// unknownTool answers a tools/call naming no served tool the table's way,
+// before the SDK's own -32602.
+func unknownTool(served map[string]bool, answer func(string) error) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && !served[r.Params.Name] {
+				err := answer(r.Params.Name)
+				if _, isRPC := err.(*jsonrpc.Error); isRPC {
+					return nil, keepMessage(err)
+				}
+				return ErrorText(err), nil
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// lenient is def with a schema that admits arguments it does not name
+// (additionalProperties dropped), for tables that drop unknown arguments.
+func lenient(def *mcp.Tool) *mcp.Tool {
+	schema, ok := def.InputSchema.(*jsonschema.Schema)
+	if !ok || schema.AdditionalProperties == nil {
+		return def
+	}
+	d := *def
+	sc := *schema
+	sc.AdditionalProperties = nil
+	d.InputSchema = &sc
+	return &d
+}
+
+// withResultSize is def with _meta[MetaMaxResultSize] = n, def itself
+// untouched (a Table's tools are shared).
+func withResultSize(def *mcp.Tool, n int) *mcp.Tool {
+	d := *def
+	d.Meta = mcp.Meta{}
+	for k, v := range def.Meta {
+		d.Meta[k] = v
+	}
+	d.Meta[MetaMaxResultSize] = n
+	return &d
+}
+
+// answerShapes gathers the tables' Answers by method, in table order.
+func answerShapes(tables []*Table) map[string][]func(mcp.Result) mcp.Result {
+	out := map[string][]func(mcp.Result) mcp.Result{}
+	for _, t := range tables {
+		for method, shape := range t.Answers {
+			out[method] = append(out[method], shape)
+		}
+	}
+	return out
+}
+
+// reshapeAnswers applies the tables' Answers to successful answers.
+func reshapeAnswers(shapes map[string][]func(mcp.Result) mcp.Result) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil || res == nil {
+				return res, err
+			}
+			for _, shape := range shapes[method] {
+				res = shape(res)
+			}
+			return res, nil
+		}
+	}
+}
