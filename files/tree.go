@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -281,20 +280,7 @@ func inside(src, dst *sandbox.Path) bool {
 	if src.Root == dst.Root && (src.Rel == "." || strings.HasPrefix(dst.Rel, src.Rel+"/")) {
 		return true
 	}
-	rs, err := filepath.EvalSymlinks(filepath.Join(src.Root.Path, filepath.FromSlash(src.Rel)))
-	if err != nil {
-		return false
-	}
-	// The nearest existing parent of dst, resolved.
-	for d := dst.Dir(); ; d = d.Dir() {
-		rd, err := filepath.EvalSymlinks(filepath.Join(d.Root.Path, filepath.FromSlash(d.Rel)))
-		if err == nil {
-			return rd == rs || strings.HasPrefix(rd, rs+string(filepath.Separator))
-		}
-		if d.IsRoot() {
-			return false
-		}
-	}
+	return src.Encloses(dst)
 }
 
 func article(fi fs.FileInfo) string {

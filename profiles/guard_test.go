@@ -244,7 +244,6 @@ var pathCallAllowed = map[string]string{
 	"shell/namespace_linux.go systemMounts os.Readlink":           "the system's program and library directories",
 	"shell/session.go Session.Close os.Remove":                    "the session's own temp directory, made by the server",
 	// Known debts, each an open issue: remove the entry with the fix.
-	"files/tree.go inside filepath.EvalSymlinks": "a copy into itself is detected by name after resolving; to move onto the root's handle",
 }
 
 // pathCallSkipped are the trees the guard does not read: the sandbox
