@@ -80,13 +80,7 @@ func TestEveryWriterAgainstEveryOtherLosesNothing(t *testing.T) {
 }
 
 func raceTwoWriters(t *testing.T, m mode, a, b raceWriter, procs int, alias bool, each int) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := filepath.Join(root, "f.txt")
-	write(t, name, "END\n")
-	symlink(t, "f.txt", filepath.Join(root, "alias"))
+	root, name := raceFile(t, "END\n")
 	sessions := twoSessions(t, m, root, a, b, procs)
 	rels := [2]string{"f.txt", "f.txt"}
 	if alias {
@@ -100,15 +94,8 @@ func raceTwoWriters(t *testing.T, m mode, a, b raceWriter, procs int, alias bool
 			defer wg.Done()
 			for i := range each {
 				tool, args := w.call(filepath.Join(root, rels[k]), rels[k], fmt.Sprintf("tok%d-%d", k, i))
-				res, err := callRaw(sessions[k], tool, args, nil)
-				if err != nil {
-					errs <- fmt.Sprintf("%s %d: %v", tool, i, err)
-					return
-				}
-				// filesystem-mcp reports a file's failure inside a
-				// successful answer.
-				if text := testenv.Text(res); res.IsError || strings.Contains(text, `"error"`) {
-					errs <- fmt.Sprintf("%s %d: %s", tool, i, text)
+				if e := writerFailed(callRaw(sessions[k], tool, args, nil)); e != "" {
+					errs <- fmt.Sprintf("%s %d: %s", tool, i, e)
 					return
 				}
 			}
@@ -180,26 +167,11 @@ func TestWholeWritesAreNeverUndoneByAChange(t *testing.T) {
 }
 
 func raceWholeWrites(t *testing.T, m mode, a, b raceWriter, procs int, alias bool, rounds int) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := filepath.Join(root, "f.txt")
-	write(t, name, "W-start\nEND\n")
-	symlink(t, "f.txt", filepath.Join(root, "alias"))
+	root, name := raceFile(t, "W-start\nEND\n")
 	sessions := twoSessions(t, m, root, a, b, procs)
 	rel := "f.txt"
 	if alias {
 		rel = "alias"
-	}
-	ok := func(res *mcp.CallToolResult, err error) string {
-		if err != nil {
-			return err.Error()
-		}
-		if text := testenv.Text(res); res.IsError || strings.Contains(text, `"error"`) {
-			return text
-		}
-		return ""
 	}
 	stop := make(chan struct{})
 	settle := make(chan chan struct{})
@@ -215,7 +187,7 @@ func raceWholeWrites(t *testing.T, m mode, a, b raceWriter, procs int, alias boo
 			default:
 			}
 			tool, args := b.call(filepath.Join(root, rel), rel, fmt.Sprintf("tok-%d", i))
-			if e := ok(callRaw(sessions[1], tool, args, nil)); e != "" {
+			if e := writerFailed(callRaw(sessions[1], tool, args, nil)); e != "" {
 				changeErr <- fmt.Sprintf("%s %d: %s", tool, i, e)
 				<-stop
 				return
@@ -226,7 +198,7 @@ func raceWholeWrites(t *testing.T, m mode, a, b raceWriter, procs int, alias boo
 	for k := range rounds {
 		mark := fmt.Sprintf("W-%d\n", k)
 		tool, args := a.call(name, "f.txt", mark+"END\n")
-		if e := ok(callRaw(sessions[0], tool, args, nil)); e != "" {
+		if e := writerFailed(callRaw(sessions[0], tool, args, nil)); e != "" {
 			t.Fatalf("%s %d: %s", tool, k, e)
 		}
 		done := make(chan struct{})
@@ -240,6 +212,31 @@ func raceWholeWrites(t *testing.T, m mode, a, b raceWriter, procs int, alias boo
 			t.Fatalf("write %d was undone by a change; the file:\n%s", k, data)
 		}
 	}
+}
+
+// raceFile makes the raced file f.txt with content, and the symlink alias
+// to it, in a fresh directory.
+func raceFile(t *testing.T, content string) (root, name string) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name = filepath.Join(root, "f.txt")
+	write(t, name, content)
+	symlink(t, "f.txt", filepath.Join(root, "alias"))
+	return root, name
+}
+
+// writerFailed is why a writer's call failed, or "" when it did not;
+// filesystem-mcp reports a file's failure inside a successful answer.
+func writerFailed(res *mcp.CallToolResult, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	if text := testenv.Text(res); res.IsError || strings.Contains(text, `"error"`) {
+		return text
+	}
+	return ""
 }
 
 // twoSessions connects to one server twice (over HTTP, so calls run at
