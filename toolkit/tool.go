@@ -138,7 +138,7 @@ func decodeKnown[In any](schema *jsonschema.Resolved, raw json.RawMessage, extra
 	}
 	var generic map[string]any
 	if err := json.Unmarshal(raw, &generic); err != nil {
-		return in, dropped, InvalidParams("arguments must be a JSON object: %v", err)
+		return in, dropped, argError("arguments must be a JSON object: "+err.Error(), err.Error())
 	}
 	if extra.drops() {
 		props := schema.Schema().Properties
@@ -151,14 +151,14 @@ func decodeKnown[In any](schema *jsonschema.Resolved, raw json.RawMessage, extra
 		sort.Strings(dropped)
 		var err error
 		if raw, err = json.Marshal(generic); err != nil {
-			return in, dropped, InvalidParams("invalid arguments: %v", err)
+			return in, dropped, argError("invalid arguments: "+err.Error(), err.Error())
 		}
 	}
 	if err := schema.Validate(generic); err != nil {
-		return in, dropped, InvalidParams("invalid arguments: %s", strings.TrimPrefix(err.Error(), "validating root: "))
+		return in, dropped, classify(schema.Schema(), generic, strings.TrimPrefix(err.Error(), "validating root: "))
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
-		return in, dropped, InvalidParams("invalid arguments: %v", err)
+		return in, dropped, argError("invalid arguments: "+err.Error(), err.Error())
 	}
 	return in, dropped, nil
 }
@@ -208,6 +208,9 @@ func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.Call
 		cause = err
 		if tab.Errors != nil {
 			err = tab.Errors(err)
+		}
+		if ae, ok := err.(*ArgError); ok {
+			err = ae.rpc()
 		}
 		if _, ok := err.(*jsonrpc.Error); ok {
 			return nil, keepMessage(err), cause
