@@ -37,7 +37,9 @@ type itemsIn struct {
 func TestArgErrorIsTyped(t *testing.T) {
 	var seen *toolkit.ArgError
 	tool := toolkit.Bind(&mcp.Tool{Name: "t", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-		func(ctx context.Context, c *toolkit.Call, in argsIn) (*mcp.CallToolResult, error) { return toolkit.Text("ok"), nil })
+		func(ctx context.Context, c *toolkit.Call, in argsIn) (*mcp.CallToolResult, error) {
+			return toolkit.Text("ok"), nil
+		})
 	cs := connect(t, &toolkit.Table{Name: "typed", Tools: []toolkit.Tool{tool}, Errors: func(err error) error {
 		if !errors.As(err, &seen) {
 			seen = nil
