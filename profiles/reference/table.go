@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -60,11 +59,7 @@ func tool(name string, h handler) toolkit.Tool {
 	def := official(name)
 	advertised := def.InputSchema
 	t := toolkit.Bind(def, func(ctx context.Context, c *toolkit.Call, in map[string]any) (*mcp.CallToolResult, error) {
-		res, err := h(ctx, c, name, in)
-		if err == nil {
-			capText(res, c.Limits.MaxOutput)
-		}
-		return res, err
+		return h(ctx, c, name, in)
 	})
 	t.Def.InputSchema = advertised
 	return t
@@ -74,24 +69,6 @@ func tool(name string, h handler) toolkit.Tool {
 // structuredContent {content}.
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, StructuredContent: map[string]any{"content": s}}
-}
-
-// capText holds a text answer to --max-output, the text and its
-// structuredContent mirror alike (the runtime's own cap sees only the
-// text), with a note saying so.
-func capText(res *mcp.CallToolResult, max int) {
-	sc, ok := res.StructuredContent.(map[string]any)
-	if max <= 0 || !ok || len(res.Content) != 1 {
-		return
-	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
-	if !ok || utf8.RuneCountInString(tc.Text) <= max {
-		return
-	}
-	note := fmt.Sprintf("\n... [output truncated: the limit is %d characters (fsmcp's --max-output); read less at once, e.g. with head or tail]", max)
-	cut := []rune(tc.Text)[:max-min(max, utf8.RuneCountInString(note))]
-	tc.Text = string(cut) + note
-	sc["content"] = tc.Text
 }
 
 // serverInfo names the server as the official one does; the version says
