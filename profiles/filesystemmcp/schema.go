@@ -17,22 +17,16 @@ var defaults = map[string]string{
 	"file_pattern": `"*"`, "use_regex": "false", "ignore_case": "false",
 }
 
-// advertised gives a tool the schema the original advertises: arrays
-// typed "array" (not also "null", as a Go slice is inferred) and the
+// advertised gives a tool the schema the original advertises: the
 // defaults of optional parameters. Only the advertised copy changes; the
 // validating schema stays as Bind made it.
 func advertised(t toolkit.Tool) toolkit.Tool {
-	if s, ok := t.Def.InputSchema.(*jsonschema.Schema); ok {
-		t.Def.InputSchema = tidy(s)
-	}
+	t.Def.InputSchema = tidy(t.Def.InputSchema.(*jsonschema.Schema)) // Bind's
 	return t
 }
 
 func tidy(s *jsonschema.Schema) *jsonschema.Schema {
 	cp := *s
-	if slices.Equal(cp.Types, []string{"null", "array"}) {
-		cp.Types, cp.Type = nil, "array"
-	}
 	if cp.Items != nil {
 		cp.Items = tidy(cp.Items)
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -51,23 +49,10 @@ type contentArgs struct {
 
 // require marks parameters required in the advertised schema only (a
 // copy: the validating schema stays as Bind made it), so a missing one
-// reaches the handler, which answers peekaboo's -32600. A *bool field is
-// advertised as peekaboo's plain boolean.
+// reaches the handler, which answers peekaboo's -32600.
 func require(t toolkit.Tool, names ...string) toolkit.Tool {
-	s, ok := t.Def.InputSchema.(*jsonschema.Schema)
-	if !ok {
-		return t
-	}
-	cp := *s
+	cp := *t.Def.InputSchema.(*jsonschema.Schema) // Bind's
 	cp.Required = names
-	cp.Properties = maps.Clone(s.Properties)
-	for name, p := range cp.Properties {
-		if slices.Equal(p.Types, []string{"null", "boolean"}) {
-			pc := *p
-			pc.Types, pc.Type = nil, "boolean"
-			cp.Properties[name] = &pc
-		}
-	}
 	t.Def.InputSchema = &cp
 	return t
 }
