@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -43,10 +44,15 @@ func (t Tool) ReadOnly() bool { return t.Def.Annotations != nil && t.Def.Annotat
 type Handler[In any] func(ctx context.Context, c *Call, in In) (*mcp.CallToolResult, error)
 
 // Bind builds a Tool whose input schema is inferred from In (field
-// descriptions from `jsonschema` tags, optional fields marked omitempty).
-// Arguments are validated against it before the handler runs; a missing or
-// mistyped parameter is a JSON-RPC -32602 error (which the table's ErrorMap
-// sees and may turn into something else). def.Annotations must be set.
+// descriptions from `jsonschema` tags, optional fields marked omitempty,
+// and what a seed's schema adds for clients to read from `advertise` tags:
+// see advertise). Arguments are validated against it before the handler
+// runs; a missing or mistyped parameter is an *ArgError (which the table's
+// Errors sees and may word its own way). def.Annotations must be set.
+//
+// The one hook beyond tags: a def that comes with its InputSchema (a seed
+// whose schema is data, reference's tools.json) is advertised as it is,
+// while In's inferred schema still validates.
 func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -56,7 +62,11 @@ func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
 	}
-	def.InputSchema = oneType(schema)
+	if def.InputSchema == nil {
+		advertised := oneType(schema)
+		advertise(reflect.TypeFor[In](), advertised)
+		def.InputSchema = advertised
+	}
 	if def.Annotations == nil {
 		panic(fmt.Sprintf("tool %s: annotations must be set explicitly", def.Name))
 	}

@@ -48,16 +48,14 @@ const (
 	serverDescription = "MCP Server for filesystem operations relative to the project root."
 )
 
-// tools are the twelve, in the original's order, with its schemas.
+// tools are the twelve, in the original's order; their schemas state the
+// original's zod .default() values as zod-to-json-schema writes them
+// (advertise tags).
 func tools() []toolkit.Tool {
-	ts := []toolkit.Tool{
+	return []toolkit.Tool{
 		ListFiles(), StatItems(), ReadContent(), WriteContent(), DeleteItems(), CreateDirectories(),
 		ChmodItems(), ChownItems(), MoveItems(), CopyItems(), SearchFiles(), ReplaceContent(),
 	}
-	for i := range ts {
-		ts[i] = advertised(ts[i])
-	}
-	return ts
 }
 
 // Path refusals, in the original's words.
