@@ -13,8 +13,8 @@ import (
 type searchIn struct {
 	Path       string `json:"path" jsonschema:"Root directory to search"`
 	Pattern    string `json:"pattern" jsonschema:"Search pattern (glob or regex)"`
-	Type       string `json:"type,omitempty" jsonschema:"Filter by file type"`
-	MaxResults *int   `json:"max_results,omitempty" jsonschema:"Maximum results to return"`
+	Type       string `json:"type,omitempty" jsonschema:"Filter by file type" advertise:"enum=file|dir|symlink"`
+	MaxResults *int   `json:"max_results,omitempty" jsonschema:"Maximum results to return" advertise:"default=100,minimum=1"` // zod .positive(): minimum 1 for an integer, in every draft
 }
 
 // defaultMaxResults is the original's max_results default.
