@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -49,20 +50,19 @@ func Table() *toolkit.Table {
 	}
 }
 
-// handler is a tool's body: the tool's name, the call, its raw arguments.
-type handler func(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error)
-
-// tool binds a handler under the official definition of name. Arguments
-// arrive as a plain object (the official schema is advertised, the checks
-// are args.go's, with the official texts).
-func tool(name string, h handler) toolkit.Tool {
-	def := official(name)
-	advertised := def.InputSchema
-	t := toolkit.Bind(def, func(ctx context.Context, c *toolkit.Call, in map[string]any) (*mcp.CallToolResult, error) {
-		return h(ctx, c, name, in)
+// tool binds a typed handler under the official definition of name,
+// advertised as it is (tools.json, Bind's preset-schema hook). The
+// arguments are checked against In as zod checks them (args.go: every
+// problem, in the official words) before they are decoded into In.
+func tool[In any](name string, h toolkit.Handler[In]) toolkit.Tool {
+	fields := fieldsOf(reflect.TypeFor[In]())
+	return toolkit.Bind(official(name), func(ctx context.Context, c *toolkit.Call, args map[string]any) (*mcp.CallToolResult, error) {
+		in, err := decode[In](name, args, fields)
+		if err != nil {
+			return nil, err
+		}
+		return h(ctx, c, in)
 	})
-	t.Def.InputSchema = advertised
-	return t
 }
 
 // text is the official server's answer: one text block, mirrored as
