@@ -36,7 +36,8 @@ func TestNativeTruncatedMappedFile(t *testing.T) {
 		return false
 	}()
 	if !faulted {
-		t.Skip("this kernel did not fault on the truncated mapping")
+		// Nothing to recover from here; the search below must work all the same.
+		t.Log("this kernel did not fault on the truncated mapping")
 	}
 	// The same through Grep: a search over the tree survives.
 	writeTree(t, root, map[string]string{"small.txt": "needle\n"})

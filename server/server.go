@@ -58,7 +58,6 @@ type Config struct {
 type Server struct {
 	MCP  *mcp.Server
 	deps *toolkit.Env
-	wire toolkit.Wire
 	cfg  Config
 	// httpExit: a served table lets a plain exit over HTTP end the server.
 	httpExit bool
@@ -115,20 +114,15 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if err := toolkit.Register(s, deps, cfg.Profiles, cfg.ReadOnly); err != nil {
 		return nil, err
 	}
-	w, _ := toolkit.WireOf(cfg.Profiles) // Check vouched for it
-	if w == toolkit.Plain && cfg.Plain == nil {
+	if toolkit.WireOf(cfg.Profiles) == toolkit.Plain && cfg.Plain == nil {
 		cfg.Plain = &wire.Plain{}
 	}
-	srv := &Server{MCP: s, deps: deps, wire: w, cfg: cfg, log: log, res: res}
+	srv := &Server{MCP: s, deps: deps, cfg: cfg, log: log, res: res}
 	for _, t := range cfg.Profiles {
 		srv.httpExit = srv.httpExit || t.HTTPExit
 	}
 	return srv, nil
 }
-
-// Wire is the framing the served profiles' clients speak; a front in
-// package wire serves toolkit.Plain.
-func (s *Server) Wire() toolkit.Wire { return s.wire }
 
 // Close ends per-session state (shells, watchers).
 func (s *Server) Close() { s.deps.Sessions.Close() }

@@ -15,11 +15,15 @@ const capNoteRoom = 250
 // capResult is the last guard on --max-output: a tool that cuts its own
 // output (with a hint how to page) stays under it; anything longer is cut
 // here, at the end of a line when there is one, with a note saying how
-// much was left out.
+// much was left out. A string of structuredContent that mirrors a cut text
+// (the official server's {content: text}) is cut the same way, so the two
+// still agree; images and other structured values are left whole, as
+// image contents are.
 func capResult(res *mcp.CallToolResult, max int) {
 	if res == nil || max <= 0 {
 		return
 	}
+	var cut map[string]string // a cut text's whole form → its cut form
 	left := max
 	for _, c := range res.Content {
 		tc, ok := c.(*mcp.TextContent)
@@ -43,10 +47,38 @@ func capResult(res *mcp.CallToolResult, max int) {
 		if kept != "" && !strings.HasSuffix(kept, "\n") {
 			kept += "\n" // one line longer than the limit: cut inside it
 		}
+		whole := tc.Text
 		tc.Text = kept + fmt.Sprintf("... [output truncated: %d more lines (%d characters) left out to stay within %d characters (--max-output); narrow the request or page with offset/limit]",
 			lines, utf8.RuneCountInString(rest), max)
 		left = 0
+		if cut == nil {
+			cut = map[string]string{}
+		}
+		cut[whole] = tc.Text
 	}
+	if cut != nil {
+		res.StructuredContent = capMirrors(res.StructuredContent, cut)
+	}
+}
+
+// capMirrors replaces, in a structuredContent value, every string that is
+// a cut text's whole form by its cut form.
+func capMirrors(v any, cut map[string]string) any {
+	switch v := v.(type) {
+	case string:
+		if c, ok := cut[v]; ok {
+			return c
+		}
+	case map[string]any:
+		for k, e := range v {
+			v[k] = capMirrors(e, cut)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = capMirrors(e, cut)
+		}
+	}
+	return v
 }
 
 // cutRunes returns the first n runes of s.

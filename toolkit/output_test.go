@@ -35,3 +35,21 @@ func TestCapResultCutsWholeLinesWithinMax(t *testing.T) {
 		t.Errorf("note %q, want %q", got[i:], want)
 	}
 }
+
+// The official server mirrors its text as structuredContent {content};
+// the cap cuts the mirror with the text, so reference needs no cap of its
+// own and the two never disagree. Other structured values stay whole.
+func TestCapResultCutsStructuredMirror(t *testing.T) {
+	long := strings.Repeat("line of text\n", 400)
+	res := Text(long)
+	res.StructuredContent = map[string]any{"content": long, "items": []any{long, "short"}, "n": 3.0}
+	capResult(res, 1000)
+	got := res.Content[0].(*mcp.TextContent).Text
+	if utf8.RuneCountInString(got) > 1000 || !strings.Contains(got, "output truncated") {
+		t.Fatalf("text not cut: %d characters", len(got))
+	}
+	sc := res.StructuredContent.(map[string]any)
+	if sc["content"] != got || sc["items"].([]any)[0] != got || sc["items"].([]any)[1] != "short" || sc["n"] != 3.0 {
+		t.Errorf("structured content %v", sc)
+	}
+}

@@ -13,9 +13,9 @@ import (
 )
 
 // Check reports why tables cannot be served together: two define the same
-// tool name, or the same method name (the error names both), or they speak
-// different wires. Tools and methods are apart: the catalog serves
-// catalog/create as both.
+// tool name, or the same method name (the error names both). Wires never
+// conflict: the plain front serves standard clients too (WireOf). Tools
+// and methods are apart: the catalog serves catalog/create as both.
 func Check(tables []*Table) error {
 	owner := map[string]string{}
 	for _, t := range tables {
@@ -37,23 +37,19 @@ func Check(tables []*Table) error {
 			owner[key] = t.Name
 		}
 	}
-	if _, err := WireOf(tables); err != nil {
-		return err
-	}
 	return nil
 }
 
 // WireOf is the wire the tables speak: Plain when any table needs it (the
 // plain front also serves standard MCP clients as before), else Standard.
-// The error is for future wires that cannot be served together.
-func WireOf(tables []*Table) (Wire, error) {
+func WireOf(tables []*Table) Wire {
 	w := Standard
 	for _, t := range tables {
 		if t.Wire == Plain {
 			w = Plain
 		}
 	}
-	return w, nil
+	return w
 }
 
 // Resources is the resource shape in force: the first table's that has

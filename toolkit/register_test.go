@@ -38,7 +38,7 @@ func TestCheckNamesBothProfiles(t *testing.T) {
 	if err := toolkit.Check([]*toolkit.Table{a, c}); err != nil {
 		t.Errorf("standard and plain: %v", err)
 	}
-	if w, _ := toolkit.WireOf([]*toolkit.Table{a, c}); w != toolkit.Plain {
+	if w := toolkit.WireOf([]*toolkit.Table{a, c}); w != toolkit.Plain {
 		t.Errorf("standard and plain serve %v, want Plain", w)
 	}
 }

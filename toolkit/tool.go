@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -43,10 +44,15 @@ func (t Tool) ReadOnly() bool { return t.Def.Annotations != nil && t.Def.Annotat
 type Handler[In any] func(ctx context.Context, c *Call, in In) (*mcp.CallToolResult, error)
 
 // Bind builds a Tool whose input schema is inferred from In (field
-// descriptions from `jsonschema` tags, optional fields marked omitempty).
-// Arguments are validated against it before the handler runs; a missing or
-// mistyped parameter is a JSON-RPC -32602 error (which the table's ErrorMap
-// sees and may turn into something else). def.Annotations must be set.
+// descriptions from `jsonschema` tags, optional fields marked omitempty,
+// and what a seed's schema adds for clients to read from `advertise` tags:
+// see advertise). Arguments are validated against it before the handler
+// runs; a missing or mistyped parameter is an *ArgError (which the table's
+// Errors sees and may word its own way). def.Annotations must be set.
+//
+// The one hook beyond tags: a def that comes with its InputSchema (a seed
+// whose schema is data, reference's tools.json) is advertised as it is,
+// while In's inferred schema still validates.
 func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -56,7 +62,11 @@ func Bind[In any](def *mcp.Tool, h Handler[In]) Tool {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
 	}
-	def.InputSchema = oneType(schema)
+	if def.InputSchema == nil {
+		advertised := oneType(schema)
+		advertise(reflect.TypeFor[In](), advertised)
+		def.InputSchema = advertised
+	}
 	if def.Annotations == nil {
 		panic(fmt.Sprintf("tool %s: annotations must be set explicitly", def.Name))
 	}
@@ -138,7 +148,7 @@ func decodeKnown[In any](schema *jsonschema.Resolved, raw json.RawMessage, extra
 	}
 	var generic map[string]any
 	if err := json.Unmarshal(raw, &generic); err != nil {
-		return in, dropped, InvalidParams("arguments must be a JSON object: %v", err)
+		return in, dropped, argError("arguments must be a JSON object: "+err.Error(), err.Error())
 	}
 	if extra.drops() {
 		props := schema.Schema().Properties
@@ -151,14 +161,14 @@ func decodeKnown[In any](schema *jsonschema.Resolved, raw json.RawMessage, extra
 		sort.Strings(dropped)
 		var err error
 		if raw, err = json.Marshal(generic); err != nil {
-			return in, dropped, InvalidParams("invalid arguments: %v", err)
+			return in, dropped, argError("invalid arguments: "+err.Error(), err.Error())
 		}
 	}
 	if err := schema.Validate(generic); err != nil {
-		return in, dropped, InvalidParams("invalid arguments: %s", strings.TrimPrefix(err.Error(), "validating root: "))
+		return in, dropped, classify(schema.Schema(), generic, strings.TrimPrefix(err.Error(), "validating root: "))
 	}
 	if err := json.Unmarshal(raw, &in); err != nil {
-		return in, dropped, InvalidParams("invalid arguments: %v", err)
+		return in, dropped, argError("invalid arguments: "+err.Error(), err.Error())
 	}
 	return in, dropped, nil
 }
@@ -208,6 +218,9 @@ func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.Call
 		cause = err
 		if tab.Errors != nil {
 			err = tab.Errors(err)
+		}
+		if ae, ok := err.(*ArgError); ok {
+			err = ae.rpc()
 		}
 		if _, ok := err.(*jsonrpc.Error); ok {
 			return nil, keepMessage(err), cause

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -136,14 +135,12 @@ func outputError(file string, err error) error {
 // above, -32000 for the rest. An argument error from tools/call (a missing
 // property) reads as the direct method's.
 func mapError(err error) error {
+	var ae *toolkit.ArgError
+	if errors.As(err, &ae) && ae.Reason == toolkit.Missing {
+		return missing(ae.Missing[0]) // target_dir first, as the seed checks it first
+	}
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
-		if rpc.Code == jsonrpc.CodeInvalidParams && strings.Contains(rpc.Message, "missing properties") {
-			if strings.Contains(rpc.Message, "target_dir") {
-				return missing("target_dir")
-			}
-			return missing("output_file")
-		}
 		return rpc
 	}
 	if code, msg, ok := catalog.SeedCode(err); ok {

@@ -64,7 +64,7 @@ func readText(c *toolkit.Call, rel string) (string, error) {
 type writeItem struct {
 	Path    string `json:"path" jsonschema:"Relative path for the file."`
 	Content string `json:"content" jsonschema:"Content to write."`
-	Append  bool   `json:"append,omitempty" jsonschema:"Append content instead of overwriting."`
+	Append  bool   `json:"append,omitempty" jsonschema:"Append content instead of overwriting." advertise:"default=false"`
 }
 
 type writeArgs struct {
@@ -119,8 +119,8 @@ func WriteContent() toolkit.Tool {
 type replaceOp struct {
 	Search     string `json:"search" jsonschema:"Text or regex pattern to search for."`
 	Replace    string `json:"replace" jsonschema:"Text to replace matches with."`
-	UseRegex   bool   `json:"use_regex,omitempty" jsonschema:"Treat search as regex."`
-	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"Ignore case during search."`
+	UseRegex   bool   `json:"use_regex,omitempty" jsonschema:"Treat search as regex." advertise:"default=false"`
+	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"Ignore case during search." advertise:"default=false"`
 }
 
 type replaceArgs struct {

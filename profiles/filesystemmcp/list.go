@@ -16,9 +16,9 @@ import (
 const treeDepth = 256
 
 type listArgs struct {
-	Path         string `json:"path,omitempty" jsonschema:"Relative path of the directory."`
-	Recursive    bool   `json:"recursive,omitempty" jsonschema:"List directories recursively."`
-	IncludeStats bool   `json:"include_stats,omitempty" jsonschema:"Include detailed stats for each listed item."`
+	Path         string `json:"path,omitempty" jsonschema:"Relative path of the directory." advertise:"default=."`
+	Recursive    bool   `json:"recursive,omitempty" jsonschema:"List directories recursively." advertise:"default=false"`
+	IncludeStats bool   `json:"include_stats,omitempty" jsonschema:"Include detailed stats for each listed item." advertise:"default=false"`
 }
 
 // listed is one entry of list_files with include_stats.

@@ -24,9 +24,9 @@ const contextLines = 2
 var regexFlags = regexp.MustCompile(`/([gimyus]+)$`)
 
 type searchArgs struct {
-	Path        string `json:"path,omitempty" jsonschema:"Relative path of the directory to search in."`
+	Path        string `json:"path,omitempty" jsonschema:"Relative path of the directory to search in." advertise:"default=."`
 	Regex       string `json:"regex" jsonschema:"The regex pattern to search for."`
-	FilePattern string `json:"file_pattern,omitempty" jsonschema:"Glob pattern to filter files (e.g., '*.ts'). Defaults to all files ('*')."`
+	FilePattern string `json:"file_pattern,omitempty" jsonschema:"Glob pattern to filter files (e.g., '*.ts'). Defaults to all files ('*')." advertise:"default=*"`
 }
 
 type searchResult struct {

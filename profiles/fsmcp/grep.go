@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -20,7 +19,7 @@ type grepIn struct {
 	Path         string `json:"path,omitempty" jsonschema:"Absolute file or directory to search (default: every allowed directory)"`
 	Glob         string `json:"glob,omitempty" jsonschema:"Only files matching this glob, e.g. *.js or *.{ts,tsx}; a leading ! excludes (rg --glob)"`
 	Type         string `json:"type,omitempty" jsonschema:"Only files of this type (rg --type), e.g. go, py, js, rust"`
-	OutputMode   string `json:"output_mode,omitempty" jsonschema:"files_with_matches (default: matching file paths), content (matching lines) or count (matches per file)"`
+	OutputMode   string `json:"output_mode,omitempty" jsonschema:"files_with_matches (default: matching file paths), content (matching lines) or count (matches per file)" advertise:"enum=content|files_with_matches|count"` // a model fills an enum better than prose
 	IgnoreCase   bool   `json:"-i,omitempty" jsonschema:"Case-insensitive search"`
 	LineNumbers  *bool  `json:"-n,omitempty" jsonschema:"Show line numbers (content mode; default true)"`
 	After        *int   `json:"-A,omitempty" jsonschema:"Lines of context after each match (content mode)"`
@@ -36,7 +35,7 @@ type grepIn struct {
 
 // Grep is fs_grep: ripgrep-style content search over the allowed roots.
 func Grep() toolkit.Tool {
-	t := toolkit.Bind(&mcp.Tool{
+	return toolkit.Bind(&mcp.Tool{
 		Name: "fs_grep",
 		Description: "Search file contents with a regular expression (ripgrep semantics and syntax). " +
 			"Honours .gitignore, .ignore and .rgignore, searches hidden files, skips .git and binary files, does not follow symlinks. " +
@@ -116,9 +115,6 @@ func Grep() toolkit.Tool {
 		}
 		return toolkit.Text(text + grepNote(r, shown, c.Limits)), nil
 	})
-	// fsMCP's schema lists the modes: a model fills an enum better than prose.
-	t.Def.InputSchema.(*jsonschema.Schema).Properties["output_mode"].Enum = []any{"content", "files_with_matches", "count"}
-	return t
 }
 
 // pageOffset bounds a paging offset: past any result fsmcp can hold it

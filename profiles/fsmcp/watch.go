@@ -2,9 +2,7 @@ package fsmcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -14,10 +12,6 @@ import (
 	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/watch"
 )
-
-// maxWatchesPerSession bounds the watchers one client session may hold
-// (each costs inotify watches, a kernel-wide resource).
-const maxWatchesPerSession = 8
 
 type watchIn struct {
 	Path      string   `json:"path,omitempty" jsonschema:"Absolute path of the directory to watch (action start)"`
@@ -34,14 +28,13 @@ func Watch() toolkit.Tool {
 			"action=start returns a watcher_id; each change is then sent to this session as a notifications/resources/updated " +
 			"notification with the file's file:// URI, and also queued: action=poll with the watcher_id returns and clears the " +
 			"queued events (for clients that cannot take notifications), action=stop ends the watch. Watches end with the session; " +
-			fmt.Sprintf("a session may hold %d.", maxWatchesPerSession),
+			fmt.Sprintf("a session may hold %d.", toolkit.MaxWatches),
 		Annotations: toolkit.ReadOnly("Watch directory"),
 	}, func(ctx context.Context, c *toolkit.Call, in watchIn) (*mcp.CallToolResult, error) {
-		v, err := c.Sessions.Get(c.Session(), "watch", func() (io.Closer, error) { return watch.NewSet(maxWatchesPerSession), nil })
+		set, err := c.Watches()
 		if err != nil {
-			return nil, errors.New("the session is closing")
+			return nil, err
 		}
-		set := v.(*watch.Set)
 		switch in.Action {
 		case "", "start":
 			return start(ctx, c, set, in)
@@ -65,7 +58,7 @@ func Watch() toolkit.Tool {
 }
 
 // errTooManyWatches is the refusal of a start past the session's bound.
-var errTooManyWatches = fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", maxWatchesPerSession)
+var errTooManyWatches = fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", toolkit.MaxWatches)
 
 func start(ctx context.Context, c *toolkit.Call, set *watch.Set, in watchIn) (*mcp.CallToolResult, error) {
 	if in.Path == "" {

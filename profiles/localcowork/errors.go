@@ -3,7 +3,6 @@ package localcowork
 import (
 	"errors"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,29 +22,23 @@ const (
 )
 
 // argError words the runtime's argument errors as the original's zod
-// failures: -32602 "Invalid parameters: ...".
+// failures: -32602 "Invalid parameters: ...", missing ones as zod says
+// them ("path: Required").
 func argError(err error) error {
-	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(rpc.Message, "invalid arguments: ") {
-		msg := strings.TrimPrefix(rpc.Message, "invalid arguments: ")
-		if m := missingProps.FindStringSubmatch(msg); m != nil {
-			var names []string
-			for _, n := range quoted.FindAllStringSubmatch(m[1], -1) {
-				names = append(names, n[1]+": Required")
-			}
-			msg = strings.Join(names, "; ")
-		}
-		return toolkit.RPCError(codeInvalidParams, "Invalid parameters: %s", msg)
+	var ae *toolkit.ArgError
+	if !errors.As(err, &ae) {
+		return err
 	}
-	return err
+	msg := ae.Detail()
+	if ae.Reason == toolkit.Missing {
+		names := make([]string, len(ae.Missing))
+		for i, n := range ae.Missing {
+			names[i] = n + ": Required"
+		}
+		msg = strings.Join(names, "; ")
+	}
+	return toolkit.RPCError(codeInvalidParams, "Invalid parameters: %s", msg)
 }
-
-// missingProps finds the names in the validator's "missing properties"
-// sentence, to say them as zod does ("path: Required").
-var (
-	missingProps = regexp.MustCompile(`missing properties: \[([^\]]*)\]`)
-	quoted       = regexp.MustCompile(`"([^"]*)"`)
-)
 
 func unknownTool(name string) error {
 	return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name)

@@ -2,7 +2,6 @@ package localcowork
 
 import (
 	"context"
-	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,8 +13,8 @@ import (
 type searchIn struct {
 	Path       string `json:"path" jsonschema:"Root directory to search"`
 	Pattern    string `json:"pattern" jsonschema:"Search pattern (glob or regex)"`
-	Type       string `json:"type,omitempty" jsonschema:"Filter by file type"`
-	MaxResults *int   `json:"max_results,omitempty" jsonschema:"Maximum results to return"`
+	Type       string `json:"type,omitempty" jsonschema:"Filter by file type" advertise:"enum=file|dir|symlink"`
+	MaxResults *int   `json:"max_results,omitempty" jsonschema:"Maximum results to return" advertise:"default=100,minimum=1"` // zod .positive(): minimum 1 for an integer, in every draft
 }
 
 // defaultMaxResults is the original's max_results default.
@@ -107,10 +106,6 @@ type watchIn struct {
 	CallbackID string   `json:"callback_id" jsonschema:"Unique ID for callback routing"`
 }
 
-// maxWatches bounds one session's watchers (inotify watches are a
-// kernel-wide resource).
-const maxWatches = 8
-
 func watchFolder() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{Name: "filesystem.watch_folder", Description: "Register a filesystem watcher on a directory", Annotations: toolkit.ReadOnly("Watch folder")},
 		func(ctx context.Context, c *toolkit.Call, in watchIn) (*mcp.CallToolResult, error) {
@@ -121,7 +116,7 @@ func watchFolder() toolkit.Tool {
 			if err := watch.ValidPatterns(in.Patterns); err != nil {
 				return nil, toolkit.RPCError(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
 			}
-			v, err := c.Sessions.Get(c.Session(), "localcowork.watch", func() (io.Closer, error) { return watch.NewSet(maxWatches), nil })
+			set, err := c.Watches()
 			if err != nil {
 				return nil, toolkit.RPCError(codeInternal, "Internal error: the session is closing")
 			}
@@ -130,9 +125,9 @@ func watchFolder() toolkit.Tool {
 				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
 			}
 			// A taken callback_id is replaced, as in the original.
-			if _, err := v.(*watch.Set).Add(in.CallbackID, w); err != nil {
+			if _, err := set.Add(in.CallbackID, w); err != nil {
 				w.Close()
-				return nil, toolkit.RPCError(codeInvalidParams, "This session already has %d watchers, the most it may hold", maxWatches)
+				return nil, toolkit.RPCError(codeInvalidParams, "This session already has %d watchers, the most it may hold", toolkit.MaxWatches)
 			}
 			return result(map[string]any{"watcher_id": in.CallbackID})
 		})

@@ -43,10 +43,10 @@ var registry = map[string]flags{
 
 // Table is the localcowork profile.
 func Table() *toolkit.Table {
+	// The schemas state the original's zod .default() and z.enum() values
+	// as zod-to-json-schema writes them (advertise tags); the handlers check
+	// the enum and the bound with the original's words.
 	tools := []toolkit.Tool{listDir(), readFile(), writeFile(), moveFile(), copyFile(), deleteFile(), searchFiles(), getMetadata(), watchFolder()}
-	for i := range tools {
-		tools[i] = advertised(tools[i])
-	}
 	return &toolkit.Table{
 		Name:          Name,
 		Tools:         tools,

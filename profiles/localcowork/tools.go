@@ -15,7 +15,7 @@ import (
 
 type listIn struct {
 	Path      string `json:"path" jsonschema:"Absolute path to directory"`
-	Recursive bool   `json:"recursive,omitempty" jsonschema:"List recursively"`
+	Recursive bool   `json:"recursive,omitempty" jsonschema:"List recursively" advertise:"default=false"`
 	Filter    string `json:"filter,omitempty" jsonschema:"Glob pattern filter"`
 }
 
@@ -44,7 +44,7 @@ func listDir() toolkit.Tool {
 
 type readIn struct {
 	Path     string `json:"path" jsonschema:"Absolute path to file"`
-	Encoding string `json:"encoding,omitempty" jsonschema:"File encoding"`
+	Encoding string `json:"encoding,omitempty" jsonschema:"File encoding" advertise:"default=utf-8"`
 }
 
 func readFile() toolkit.Tool {
@@ -72,7 +72,7 @@ func readFile() toolkit.Tool {
 type writeIn struct {
 	Path     string `json:"path" jsonschema:"Absolute path to write"`
 	Content  string `json:"content" jsonschema:"Content to write"`
-	Encoding string `json:"encoding,omitempty" jsonschema:"File encoding"`
+	Encoding string `json:"encoding,omitempty" jsonschema:"File encoding" advertise:"default=utf-8"`
 }
 
 func writeFile() toolkit.Tool {
@@ -106,7 +106,7 @@ func writeErr(err error, path string) error {
 type moveIn struct {
 	Source      string `json:"source" jsonschema:"Absolute path of file to move"`
 	Destination string `json:"destination" jsonschema:"Absolute path of destination"`
-	CreateDirs  *bool  `json:"create_dirs,omitempty" jsonschema:"Create parent directories if missing"`
+	CreateDirs  *bool  `json:"create_dirs,omitempty" jsonschema:"Create parent directories if missing" advertise:"default=true"`
 }
 
 func moveFile() toolkit.Tool {

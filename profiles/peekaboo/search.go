@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -40,42 +37,19 @@ const (
 var skipped = []string{"/node_modules/", "/dist/", "/.git/"}
 
 type pathArgs struct {
-	Pattern string `json:"pattern,omitempty" jsonschema:"Search pattern (supports * and ** wildcards, e.g., \"*.js\", \"**/test/*.json\")"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"Search pattern (supports * and ** wildcards, e.g., \"*.js\", \"**/test/*.json\")" advertise:"required"`
 }
 
 type contentArgs struct {
-	Query      string `json:"query,omitempty" jsonschema:"Text to search for in file contents"`
+	Query      string `json:"query,omitempty" jsonschema:"Text to search for in file contents" advertise:"required"`
 	Include    string `json:"include,omitempty" jsonschema:"Optional file pattern to search in (e.g., \"*.js\", \"*.md\")"`
 	IgnoreCase *bool  `json:"ignoreCase,omitempty" jsonschema:"Case-insensitive search (default: true)"`
-}
-
-// require marks parameters required in the advertised schema only (a
-// copy: the validating schema stays as Bind made it), so a missing one
-// reaches the handler, which answers peekaboo's -32600. A *bool field is
-// advertised as peekaboo's plain boolean.
-func require(t toolkit.Tool, names ...string) toolkit.Tool {
-	s, ok := t.Def.InputSchema.(*jsonschema.Schema)
-	if !ok {
-		return t
-	}
-	cp := *s
-	cp.Required = names
-	cp.Properties = maps.Clone(s.Properties)
-	for name, p := range cp.Properties {
-		if slices.Equal(p.Types, []string{"null", "boolean"}) {
-			pc := *p
-			pc.Types, pc.Type = nil, "boolean"
-			cp.Properties[name] = &pc
-		}
-	}
-	t.Def.InputSchema = &cp
-	return t
 }
 
 // SearchPath is search_path: files and directories whose "/rel" path
 // matches a glob, in listing order.
 func SearchPath() toolkit.Tool {
-	return require(toolkit.Bind(&mcp.Tool{
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "search_path",
 		Description: "Search for files and directories by name pattern",
 		Annotations: toolkit.ReadOnly("Search paths"),
@@ -121,7 +95,7 @@ func SearchPath() toolkit.Tool {
 			text += fmt.Sprintf("\n(stopped at --max-results %d; narrow the pattern)", c.Limits.MaxResults)
 		}
 		return toolkit.Text(text), nil
-	}), "pattern")
+	})
 }
 
 func skip(name string) bool {
@@ -136,7 +110,7 @@ func skip(name string) bool {
 // SearchContent is search_content: lines matching a regular expression,
 // in files whose path matches include, at most 20 files and 5 lines each.
 func SearchContent() toolkit.Tool {
-	return require(toolkit.Bind(&mcp.Tool{
+	return toolkit.Bind(&mcp.Tool{
 		Name:        "search_content",
 		Description: "Search for content within files",
 		Annotations: toolkit.ReadOnly("Search content"),
@@ -173,7 +147,7 @@ func SearchContent() toolkit.Tool {
 			return nil, timedOut(opSearchContent, c.Limits.Timeout)
 		}
 		return toolkit.Text(formatMatches(res.Entries, sink.name)), nil
-	}), "query")
+	})
 }
 
 // includeSink passes on only the files whose "/rel" path include accepts.

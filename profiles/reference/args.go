@@ -3,6 +3,8 @@ package reference
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -10,7 +12,7 @@ import (
 // dropped, and every problem is one line "<message> at <path>", all of
 // them after `MCP error -32602: Input validation error: Invalid arguments
 // for tool <name>: `, in an isError result. A field is described as data
-// here and checked the same way.
+// here, from the tool's input struct (fieldsOf), and checked the same way.
 
 type kind int
 
@@ -23,13 +25,58 @@ const (
 	kEnum
 )
 
-// field is one argument of a tool, in the order the tool's schema names them.
+// field is one argument of a tool, in the order the tool's schema names
+// them (the input struct's order).
 type field struct {
 	name     string
 	kind     kind
 	optional bool
 	minItems int      // kStrings
 	options  []string // kEnum
+}
+
+// fieldsOf describes the arguments of an input struct: the json name,
+// optional when omitempty, the kind by Go type (string, float64, bool,
+// []string, edits), and its zod tag: enum=a|b (a string of those values),
+// min=N (an array of at least N items).
+func fieldsOf(t reflect.Type) []field {
+	var fields []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		f := field{name: name, optional: opts == "omitempty"}
+		switch ty := sf.Type; {
+		case ty.Kind() == reflect.String:
+			f.kind = kString
+		case ty.Kind() == reflect.Float64:
+			f.kind = kNumber
+		case ty.Kind() == reflect.Bool:
+			f.kind = kBool
+		case ty == reflect.TypeFor[[]string]():
+			f.kind = kStrings
+		case ty == reflect.TypeFor[[]edit]():
+			f.kind = kEdits
+		default:
+			panic(fmt.Sprintf("reference: field %s: no zod kind for %v", sf.Name, ty))
+		}
+		for _, item := range strings.Split(sf.Tag.Get("zod"), ",") {
+			switch key, val, _ := strings.Cut(item, "="); key {
+			case "":
+			case "enum":
+				f.kind, f.options = kEnum, strings.Split(val, "|")
+			case "min":
+				n, err := strconv.Atoi(val)
+				if err != nil {
+					panic(fmt.Sprintf("reference: field %s: zod min=%q", sf.Name, val))
+				}
+				f.minItems = n
+			default:
+				panic(fmt.Sprintf("reference: field %s: unknown zod tag %q", sf.Name, item))
+			}
+		}
+		fields = append(fields, f)
+	}
+	return fields
 }
 
 // check returns the zod issues of args against fields, in zod's order.

@@ -12,8 +12,8 @@ import (
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-func fileInfo(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	p, _, err := pathArg(c, name, args)
+func fileInfo(ctx context.Context, c *toolkit.Call, in pathIn) (*mcp.CallToolResult, error) {
+	p, err := validate(c, in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +49,6 @@ func jsDate(t time.Time) string {
 	return t.Format("Mon Jan 02 2006 15:04:05 GMT-0700") + " (" + zone + ")"
 }
 
-func allowedDirectories(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
+func allowedDirectories(ctx context.Context, c *toolkit.Call, in noArgs) (*mcp.CallToolResult, error) {
 	return text("Allowed directories:\n" + strings.Join(c.Sandbox.Roots(), "\n")), nil
 }

@@ -24,8 +24,8 @@ import (
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-func listDirectory(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	p, _, err := pathArg(c, name, args)
+func listDirectory(ctx context.Context, c *toolkit.Call, in pathIn) (*mcp.CallToolResult, error) {
+	p, err := validate(c, in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -47,13 +47,12 @@ func mark(isDir bool) string {
 	return "[FILE]"
 }
 
-var sizesFields = []field{{name: "path"}, {name: "sortBy", kind: kEnum, optional: true, options: []string{"name", "size"}}}
+type sizesIn struct {
+	Path   string `json:"path"`
+	SortBy string `json:"sortBy,omitempty" zod:"enum=name|size"`
+}
 
-func listWithSizes(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct{ Path, SortBy string }](name, args, sizesFields)
-	if err != nil {
-		return nil, err
-	}
+func listWithSizes(ctx context.Context, c *toolkit.Call, in sizesIn) (*mcp.CallToolResult, error) {
 	p, err := validate(c, in.Path)
 	if err != nil {
 		return nil, err
@@ -117,16 +116,12 @@ func formatSize(n int64) string {
 	return fmt.Sprintf("%d.%02d %s", new(big.Int).Quo(hundredths, big.NewInt(100)), new(big.Int).Rem(hundredths, big.NewInt(100)).Int64(), units[i])
 }
 
-var treeFields = []field{{name: "path"}, {name: "excludePatterns", kind: kStrings, optional: true}}
+type treeIn struct {
+	Path            string   `json:"path"`
+	ExcludePatterns []string `json:"excludePatterns,omitempty"`
+}
 
-func directoryTree(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct {
-		Path            string
-		ExcludePatterns []string
-	}](name, args, treeFields)
-	if err != nil {
-		return nil, err
-	}
+func directoryTree(ctx context.Context, c *toolkit.Call, in treeIn) (*mcp.CallToolResult, error) {
 	if err := backend.CheckGlobs(in.ExcludePatterns...); err != nil {
 		return nil, err
 	}
@@ -170,16 +165,13 @@ func match(pattern, rel string) bool {
 	return err == nil && ok
 }
 
-var searchFields = []field{{name: "path"}, {name: "pattern"}, {name: "excludePatterns", kind: kStrings, optional: true}}
+type searchIn struct {
+	Path            string   `json:"path"`
+	Pattern         string   `json:"pattern"`
+	ExcludePatterns []string `json:"excludePatterns,omitempty"`
+}
 
-func searchFiles(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct {
-		Path, Pattern   string
-		ExcludePatterns []string
-	}](name, args, searchFields)
-	if err != nil {
-		return nil, err
-	}
+func searchFiles(ctx context.Context, c *toolkit.Call, in searchIn) (*mcp.CallToolResult, error) {
 	if err := backend.CheckGlobs(append([]string{in.Pattern}, in.ExcludePatterns...)...); err != nil {
 		return nil, err
 	}

@@ -90,13 +90,10 @@ func nodeErr(c *toolkit.Call, err error, syscall, path string) error {
 	return err
 }
 
-// pathArg decodes the arguments of a tool whose one argument is "path" and
-// validates it: the path, and the path as requested.
-func pathArg(c *toolkit.Call, tool string, args map[string]any) (*sandbox.Path, string, error) {
-	in, err := decode[struct{ Path string }](tool, args, []field{{name: "path"}})
-	if err != nil {
-		return nil, "", err
-	}
-	p, err := validate(c, in.Path)
-	return p, in.Path, err
+// pathIn is the input of a tool whose one argument is path.
+type pathIn struct {
+	Path string `json:"path"`
 }
+
+// noArgs is the input of a tool without arguments.
+type noArgs struct{}

@@ -15,17 +15,14 @@ import (
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-var readTextFields = []field{{name: "path"}, {name: "tail", kind: kNumber, optional: true}, {name: "head", kind: kNumber, optional: true}}
+type readTextIn struct {
+	Path string  `json:"path"`
+	Tail float64 `json:"tail,omitempty"`
+	Head float64 `json:"head,omitempty"`
+}
 
 // readText serves read_text_file and its deprecated alias read_file.
-func readText(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct {
-		Path       string
-		Head, Tail float64
-	}](name, args, readTextFields)
-	if err != nil {
-		return nil, err
-	}
+func readText(ctx context.Context, c *toolkit.Call, in readTextIn) (*mcp.CallToolResult, error) {
 	p, err := validate(c, in.Path)
 	if err != nil {
 		return nil, err
@@ -74,8 +71,8 @@ var mediaTypes = map[string]string{
 	".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".flac": "audio/flac",
 }
 
-func readMedia(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	p, _, err := pathArg(c, name, args)
+func readMedia(ctx context.Context, c *toolkit.Call, in pathIn) (*mcp.CallToolResult, error) {
+	p, err := validate(c, in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -100,11 +97,11 @@ func readMedia(ctx context.Context, c *toolkit.Call, name string, args map[strin
 	return &mcp.CallToolResult{Content: []mcp.Content{item}, StructuredContent: map[string]any{"content": []any{remarshal(item)}}}, nil
 }
 
-func readMultiple(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct{ Paths []string }](name, args, []field{{name: "paths", kind: kStrings, minItems: 1}})
-	if err != nil {
-		return nil, err
-	}
+type readMultipleIn struct {
+	Paths []string `json:"paths" zod:"min=1"`
+}
+
+func readMultiple(ctx context.Context, c *toolkit.Call, in readMultipleIn) (*mcp.CallToolResult, error) {
 	parts := make([]string, len(in.Paths))
 	for i, path := range in.Paths {
 		content, err := readOne(c, path)

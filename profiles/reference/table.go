@@ -10,7 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -50,48 +50,25 @@ func Table() *toolkit.Table {
 	}
 }
 
-// handler is a tool's body: the tool's name, the call, its raw arguments.
-type handler func(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error)
-
-// tool binds a handler under the official definition of name. Arguments
-// arrive as a plain object (the official schema is advertised, the checks
-// are args.go's, with the official texts).
-func tool(name string, h handler) toolkit.Tool {
-	def := official(name)
-	advertised := def.InputSchema
-	t := toolkit.Bind(def, func(ctx context.Context, c *toolkit.Call, in map[string]any) (*mcp.CallToolResult, error) {
-		res, err := h(ctx, c, name, in)
-		if err == nil {
-			capText(res, c.Limits.MaxOutput)
+// tool binds a typed handler under the official definition of name,
+// advertised as it is (tools.json, Bind's preset-schema hook). The
+// arguments are checked against In as zod checks them (args.go: every
+// problem, in the official words) before they are decoded into In.
+func tool[In any](name string, h toolkit.Handler[In]) toolkit.Tool {
+	fields := fieldsOf(reflect.TypeFor[In]())
+	return toolkit.Bind(official(name), func(ctx context.Context, c *toolkit.Call, args map[string]any) (*mcp.CallToolResult, error) {
+		in, err := decode[In](name, args, fields)
+		if err != nil {
+			return nil, err
 		}
-		return res, err
+		return h(ctx, c, in)
 	})
-	t.Def.InputSchema = advertised
-	return t
 }
 
 // text is the official server's answer: one text block, mirrored as
 // structuredContent {content}.
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, StructuredContent: map[string]any{"content": s}}
-}
-
-// capText holds a text answer to --max-output, the text and its
-// structuredContent mirror alike (the runtime's own cap sees only the
-// text), with a note saying so.
-func capText(res *mcp.CallToolResult, max int) {
-	sc, ok := res.StructuredContent.(map[string]any)
-	if max <= 0 || !ok || len(res.Content) != 1 {
-		return
-	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
-	if !ok || utf8.RuneCountInString(tc.Text) <= max {
-		return
-	}
-	note := fmt.Sprintf("\n... [output truncated: the limit is %d characters (fsmcp's --max-output); read less at once, e.g. with head or tail]", max)
-	cut := []rune(tc.Text)[:max-min(max, utf8.RuneCountInString(note))]
-	tc.Text = string(cut) + note
-	sc["content"] = tc.Text
 }
 
 // serverInfo names the server as the official one does; the version says

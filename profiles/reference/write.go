@@ -14,11 +14,12 @@ import (
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-func writeFile(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct{ Path, Content string }](name, args, []field{{name: "path"}, {name: "content"}})
-	if err != nil {
-		return nil, err
-	}
+type writeIn struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func writeFile(ctx context.Context, c *toolkit.Call, in writeIn) (*mcp.CallToolResult, error) {
 	p, err := validate(c, in.Path)
 	if err != nil {
 		return nil, err
@@ -35,17 +36,19 @@ func writeFile(ctx context.Context, c *toolkit.Call, name string, args map[strin
 	return text("Successfully wrote to " + in.Path), nil
 }
 
-var editFields = []field{{name: "path"}, {name: "edits", kind: kEdits}, {name: "dryRun", kind: kBool, optional: true}}
+type editIn struct {
+	Path   string `json:"path"`
+	Edits  []edit `json:"edits"`
+	DryRun bool   `json:"dryRun,omitempty"`
+}
 
-func editFile(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct {
-		Path   string
-		Edits  []struct{ OldText, NewText string }
-		DryRun bool
-	}](name, args, editFields)
-	if err != nil {
-		return nil, err
-	}
+// edit is one of edit_file's edits (checked as zod checks it: edits).
+type edit struct {
+	OldText string `json:"oldText"`
+	NewText string `json:"newText"`
+}
+
+func editFile(ctx context.Context, c *toolkit.Call, in editIn) (*mcp.CallToolResult, error) {
 	p, err := validate(c, in.Path)
 	if err != nil {
 		return nil, err
@@ -64,8 +67,8 @@ func editFile(ctx context.Context, c *toolkit.Call, name string, args map[string
 	return text(fenced(patch(p.Abs, before, after))), nil
 }
 
-func createDirectory(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	p, requested, err := pathArg(c, name, args)
+func createDirectory(ctx context.Context, c *toolkit.Call, in pathIn) (*mcp.CallToolResult, error) {
+	p, err := validate(c, in.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -75,14 +78,15 @@ func createDirectory(ctx context.Context, c *toolkit.Call, name string, args map
 		}
 		return nil, nodeErr(c, err, "mkdir", p.Abs)
 	}
-	return text("Successfully created directory " + requested), nil
+	return text("Successfully created directory " + in.Path), nil
 }
 
-func moveFile(ctx context.Context, c *toolkit.Call, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	in, err := decode[struct{ Source, Destination string }](name, args, []field{{name: "source"}, {name: "destination"}})
-	if err != nil {
-		return nil, err
-	}
+type moveIn struct {
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+}
+
+func moveFile(ctx context.Context, c *toolkit.Call, in moveIn) (*mcp.CallToolResult, error) {
 	src, err := validate(c, in.Source)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -49,16 +48,14 @@ const (
 	serverDescription = "MCP Server for filesystem operations relative to the project root."
 )
 
-// tools are the twelve, in the original's order, with its schemas.
+// tools are the twelve, in the original's order; their schemas state the
+// original's zod .default() values as zod-to-json-schema writes them
+// (advertise tags).
 func tools() []toolkit.Tool {
-	ts := []toolkit.Tool{
+	return []toolkit.Tool{
 		ListFiles(), StatItems(), ReadContent(), WriteContent(), DeleteItems(), CreateDirectories(),
 		ChmodItems(), ChownItems(), MoveItems(), CopyItems(), SearchFiles(), ReplaceContent(),
 	}
-	for i := range ts {
-		ts[i] = advertised(ts[i])
-	}
-	return ts
 }
 
 // Path refusals, in the original's words.
@@ -77,50 +74,18 @@ func invalidArgs(field, reason string) error {
 // are (a schema refusal worded as Zod's "Invalid arguments: …"), anything
 // else -32603.
 func protocolError(err error) error {
+	var ae *toolkit.ArgError
+	if errors.As(err, &ae) {
+		if ae.Reason == toolkit.WrongType && len(ae.Want) == 1 {
+			return invalidArgs(ae.Field, fmt.Sprintf("Expected %s, received %s", zodTypeName(ae.Want[0]), zodTypeName(ae.Got)))
+		}
+		return toolkit.RPCError(jsonrpc.CodeInvalidParams, "Invalid arguments: %s", ae.Detail())
+	}
 	var rpc *jsonrpc.Error
 	if errors.As(err, &rpc) {
-		if rest, ok := strings.CutPrefix(rpc.Message, "invalid arguments: "); ok && rpc.Code == jsonrpc.CodeInvalidParams {
-			if field, reason, ok := zodType(rest); ok {
-				return invalidArgs(field, reason)
-			}
-			return toolkit.RPCError(rpc.Code, "Invalid arguments: %s", rest)
-		}
 		return rpc
 	}
 	return toolkit.RPCError(jsonrpc.CodeInternalError, "%s", err.Error())
-}
-
-// typeRefusal is the validator's sentence for a value of the wrong JSON
-// type: the schema location, then the types.
-var typeRefusal = regexp.MustCompile(`^(?:validating (/[^:]*): )+type: .* has type "([a-z]+)", want (?:one of )?"([a-z, ]+)"$`)
-
-// zodType rewords the validator's wrong-type refusal as Zod's issue:
-// field "recursive", reason "Expected boolean, received string". A field
-// inside an array is left to the validator's words (ok false): Zod names
-// the element's index, which the validator's schema location lacks.
-func zodType(msg string) (field, reason string, ok bool) {
-	m := typeRefusal.FindStringSubmatch(msg)
-	if m == nil {
-		return "", "", false
-	}
-	var names []string
-	segs := strings.Split(strings.TrimPrefix(m[1], "/"), "/")
-	for i := 0; i < len(segs); i += 2 {
-		if segs[i] != "properties" || i+1 == len(segs) {
-			return "", "", false
-		}
-		names = append(names, strings.NewReplacer("~1", "/", "~0", "~").Replace(segs[i+1]))
-	}
-	var want []string
-	for _, t := range strings.Split(m[3], ", ") {
-		if t != "null" {
-			want = append(want, zodTypeName(t))
-		}
-	}
-	if len(names) == 0 || len(want) != 1 {
-		return "", "", false
-	}
-	return strings.Join(names, "."), fmt.Sprintf("Expected %s, received %s", want[0], zodTypeName(m[2])), true
 }
 
 // zodTypeName is Zod's name for a JSON type: it has no "integer".

@@ -7,6 +7,7 @@
 package peekaboo
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -121,7 +122,8 @@ func timedOut(op string, limit time.Duration) error {
 // toolError is what peekaboo answers for a tool's failure: its own coded
 // errors as they are, anything else -32603 "Tool execution failed: …".
 func toolError(err error) error {
-	if rpc, ok := err.(*jsonrpc.Error); ok {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
 		return rpc
 	}
 	return toolkit.RPCError(jsonrpc.CodeInternalError, "Tool execution failed: %v", err)
