@@ -88,9 +88,10 @@ conformance: build $(CLIENTS)/node_modules/.package-lock.json
 	node $(CLIENTS)/conformance.mjs $(BIN)
 
 ## clients: the Inspector CLI, mcp-remote, TypeScript SDK 1.0 and 1.10 connect and call tools
-## (integration/clients_test.go), then the mcp-go client, then the conformance suite
+## (integration/clients_test.go), Claude Code with a scripted model (claudecode_test.go),
+## then the mcp-go client, then the conformance suite
 clients: $(CLIENTS)/node_modules/.package-lock.json
-	$(GO) test -count=1 -run 'TestOldClients|TestInspectorCLI|TestMCPRemote' ./integration/
+	$(GO) test -count=1 -run 'TestOldClients|TestInspectorCLI|TestMCPRemote|TestClaudeCode' ./integration/
 	cd integration/mcpgo && $(GO) test -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory conformance
 
