@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/wire"
 )
 
@@ -68,7 +69,14 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if max <= 0 {
 		max = DefaultMaxSessions
 	}
-	var h http.Handler = answerDiscover(withRetry(s.capSessions(max, mcpHandler)))
+	// Handles stand in for sessions on the stateless era: bounded and
+	// reaped as sessions are.
+	s.deps.Sessions.SetHandleBounds(max, idle)
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
+		Logger:    opts.Log,
+		Stateless: true,
+	})
+	var h http.Handler = byEra(stateless, answerDiscover(withRetry(s.capSessions(max, mcpHandler))))
 	if s.cfg.Plain != nil {
 		onExit := opts.OnExit
 		if !s.httpExit {
@@ -87,6 +95,23 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		w.Write([]byte("ok\n"))
 	})
 	return mux
+}
+
+// byEra serves both eras of the protocol on one endpoint. A request on
+// 2026-07-28 or later (its Mcp-Protocol-Version header says so, and it
+// names no session, as the go-sdk and TypeScript clients send from
+// server/discover on) goes to the stateless handler, the only one the SDK
+// serves that protocol with; everything else, the initialize handshake
+// and every request of a session it opened, to the stateful one. The
+// stateless handler checks Mcp-Method and Mcp-Name against the body.
+func byEra(stateless, stateful http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("Mcp-Protocol-Version") >= toolkit.StatelessEra {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
 }
 
 // capSessions answers 503 to a request that would open a session past

@@ -1,0 +1,178 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// statelessVersion is the protocol without sessions (SEP-2575).
+const statelessVersion = "2026-07-28"
+
+// handleIn matches the handle an fs_bash answer names on the stateless era.
+var handleIn = regexp.MustCompile(`\[session: (sess-[A-Z0-9]+) `)
+
+// TestBothErasOnOneEndpoint: one /mcp serves a 2026-07-28 client
+// (server/discover, no session) and a 2025-11-25 client (initialize, a
+// session) at once. Each lists and calls tools, and each keeps fs_bash's
+// working directory across calls: the session by itself, the stateless
+// client through the handle the first answer names.
+func TestBothErasOnOneEndpoint(t *testing.T) {
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--shell", "on", tr.root)
+	modern := connectHTTPAt(t, url, statelessVersion)
+	legacy := connectHTTPAt(t, url, legacyVersion)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+	defer cancel()
+	for name, cs := range map[string]*mcp.ClientSession{"stateless": modern, "session": legacy} {
+		list, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatalf("%s: tools/list: %v", name, err)
+		}
+		if len(list.Tools) < 6 {
+			t.Errorf("%s: %d tools listed", name, len(list.Tools))
+		}
+		if out := mustCall(t, cs, "fs_read", map[string]any{"file_path": tr.path("a.txt")}); !strings.Contains(out, needle) {
+			t.Errorf("%s: fs_read answered %q", name, out)
+		}
+	}
+
+	// The stateless era: cd, then pwd in the shell the answer names.
+	out := mustCall(t, modern, "fs_bash", map[string]any{"command": "cd sub && pwd"})
+	m := handleIn.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("fs_bash on 2026-07-28 named no session: %q", out)
+	}
+	if out := mustCall(t, modern, "fs_bash", map[string]any{"command": "pwd", "session": m[1]}); !strings.HasPrefix(out, tr.path("sub")+"\n") || !strings.Contains(out, m[1]) {
+		t.Errorf("pwd in session %s answered %q, want %s and the session", m[1], out, tr.path("sub"))
+	}
+	// Without the handle, a new shell in the first root.
+	out = mustCall(t, modern, "fs_bash", map[string]any{"command": "pwd"})
+	if !strings.HasPrefix(out, tr.root+"\n") || strings.Contains(out, m[1]) {
+		t.Errorf("pwd without a session answered %q, want %s in a new session", out, tr.root)
+	}
+	mustFail(t, modern, "fs_bash", map[string]any{"command": "pwd", "session": "sess-NOSUCHSESSION"}, "unknown session")
+
+	// The session era, on the same endpoint: state as before, no handle.
+	mustCall(t, legacy, "fs_bash", map[string]any{"command": "cd sub"})
+	if out := mustCall(t, legacy, "fs_bash", map[string]any{"command": "pwd"}); out != tr.path("sub") {
+		t.Errorf("pwd in the HTTP session answered %q, want %s", out, tr.path("sub"))
+	}
+	// A handle works there too: the shell is the handle's, not the session's.
+	if out := mustCall(t, legacy, "fs_bash", map[string]any{"command": "pwd", "session": m[1]}); !strings.HasPrefix(out, tr.path("sub")+"\n") {
+		t.Errorf("pwd in session %s from the legacy client answered %q", m[1], out)
+	}
+}
+
+// postModern sends one raw JSON-RPC body on the stateless era with headers and
+// returns the status and answer.
+func postModern(t *testing.T, url, body string, headers map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", statelessVersion)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, string(b)
+}
+
+// meta is the per-request _meta of the 2026-07-28 protocol.
+const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+
+// TestStatelessHeaderMismatchRefused: a 2026-07-28 request whose
+// Mcp-Method or Mcp-Name header says other than its body is refused with
+// 400 and a JSON-RPC error naming the mismatch, and nothing runs.
+func TestStatelessHeaderMismatchRefused(t *testing.T) {
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--shell", "on", tr.root)
+	victim := tr.path("victim.txt")
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fs_write","arguments":{"file_path":"` + victim + `","content":"x"},` + meta + `}}`
+	for _, c := range []struct {
+		name    string
+		headers map[string]string
+		want    string
+	}{
+		{"method", map[string]string{"Mcp-Method": "tools/list", "Mcp-Name": "fs_write"}, "Mcp-Method"},
+		{"name", map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "fs_read"}, "Mcp-Name"},
+		{"no method", map[string]string{"Mcp-Name": "fs_write"}, "Mcp-Method"},
+	} {
+		status, body := postModern(t, url, call, c.headers)
+		var resp struct {
+			ID    json.RawMessage
+			Error *struct {
+				Code    int
+				Message string
+			}
+		}
+		if status != http.StatusBadRequest || json.Unmarshal([]byte(body), &resp) != nil || resp.Error == nil || !strings.Contains(resp.Error.Message, c.want) || string(resp.ID) != "7" {
+			t.Errorf("%s: answered %d %q; want 400 with a JSON-RPC error about %s", c.name, status, body, c.want)
+		}
+	}
+	if _, err := os.Stat(victim); err == nil {
+		t.Errorf("a refused request wrote %s", victim)
+	}
+	// With matching headers the same request runs.
+	status, body := postModern(t, url, call, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "fs_write"})
+	if status != http.StatusOK {
+		t.Fatalf("matching headers: answered %d %q", status, body)
+	}
+	if got, err := os.ReadFile(victim); err != nil || string(got) != "x" {
+		t.Errorf("matching headers: %s holds %q (%v)", victim, got, err)
+	}
+}
+
+// TestStatelessGarbageRefused: what is not JSON-RPC on the stateless era
+// gets a 4xx and the server goes on serving both eras.
+func TestStatelessGarbageRefused(t *testing.T) {
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--shell", "off", tr.root)
+	list := map[string]string{"Mcp-Method": "tools/list"}
+	for _, c := range []struct {
+		body    string
+		headers map[string]string
+	}{
+		{"garbage{", list},
+		{`{"jsonrpc":"2.0","id":1,"method":42}`, list},
+		{`[]`, list},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, list}, // no _meta
+		{`{"jsonrpc":"2.0","id":1,"method":"no/such","params":{` + meta + `}}`, map[string]string{"Mcp-Method": "no/such"}},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs_read","arguments":"x",` + meta + `}}`, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "fs_read"}},
+		{strings.Repeat("[", 100000), list},
+	} {
+		// Refused by status, or (a call the SDK took) by a JSON-RPC error
+		// or a tool's isError.
+		status, answer := postModern(t, url, c.body, c.headers)
+		if (status < 400 || status >= 500) && !strings.Contains(answer, `"error":{`) && !strings.Contains(answer, `"isError":true`) {
+			t.Errorf("%.40q: answered %d %.200q, want a 4xx, a JSON-RPC error or isError", c.body, status, answer)
+		}
+	}
+	// A bogus protocol version in the header.
+	if status, answer := postModern(t, url, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`, map[string]string{"Mcp-Protocol-Version": "9999-99-99", "Mcp-Method": "tools/list"}); status < 400 || status >= 500 {
+		t.Errorf("version 9999-99-99: answered %d %.200q, want a 4xx", status, answer)
+	}
+	for _, v := range []string{statelessVersion, legacyVersion} {
+		cs := connectHTTPAt(t, url, v)
+		if out := mustCall(t, cs, "fs_read", map[string]any{"file_path": tr.path("a.txt")}); !strings.Contains(out, needle) {
+			t.Errorf("after the garbage, %s: fs_read answered %q", v, out)
+		}
+	}
+}
