@@ -176,3 +176,94 @@ func TestStatelessGarbageRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestStatelessResourceSubscriptionByListen: on 2026-07-28 a resource
+// subscription is a subscriptions/listen stream (the SDK's client opens
+// one for Subscribe); a change to the file arrives on it as
+// notifications/resources/updated.
+func TestStatelessResourceSubscriptionByListen(t *testing.T) {
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--resources", "--shell", "off", tr.root)
+	updated := make(chan string, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "fsmcp-integration", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			select {
+			case updated <- req.Params.URI:
+			default:
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: statelessVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != statelessVersion {
+		t.Fatalf("negotiated %s", v)
+	}
+	uri := fileURI(tr.path("a.txt"))
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("subscribe by listen: %v", err)
+	}
+	mustCall(t, cs, "fs_write", map[string]any{"file_path": tr.path("a.txt"), "content": "changed\n"})
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Errorf("updated %s, want %s", got, uri)
+		}
+	case <-ctx.Done():
+		t.Fatal("no notifications/resources/updated on the listen stream")
+	}
+}
+
+// TestStatelessWatchByHandle: on 2026-07-28 fs_watch's start names a
+// session; its watch outlives the call and is polled and stopped through
+// it. A poll without it is refused with the reason.
+func TestStatelessWatchByHandle(t *testing.T) {
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--resources", "--shell", "off", tr.root)
+	updated := make(chan string, 1000)
+	client := mcp.NewClient(&mcp.Implementation{Name: "fsmcp-integration", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: statelessVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	out := mustCall(t, cs, "fs_watch", map[string]any{"path": tr.root})
+	w, h := watcherID.FindStringSubmatch(out), handleIn.FindStringSubmatch(out)
+	if w == nil || h == nil {
+		t.Fatalf("fs_watch start on 2026-07-28 named no watcher or session: %s", out)
+	}
+	mustFail(t, cs, "fs_watch", map[string]any{"action": "poll", "watcher_id": w[1]}, "session is required")
+
+	// The resource subscription tells when the kernel has seen the write.
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: fileURI(tr.root)}); err != nil {
+		t.Fatal(err)
+	}
+	created := tr.path("fresh.txt")
+	write(t, created, "new")
+	for u := ""; u != fileURI(tr.root); { // a directory's subscription names the directory
+		select {
+		case u = <-updated:
+		case <-ctx.Done():
+			t.Fatal("no notifications/resources/updated for the directory")
+		}
+	}
+	poll := map[string]any{"action": "poll", "watcher_id": w[1], "session": h[1]}
+	for range 100 { // the watch's queue may trail the subscription's by a moment
+		if out = mustCall(t, cs, "fs_watch", poll); strings.Contains(out, "created\t"+created) {
+			break
+		}
+	}
+	if !strings.Contains(out, "created\t"+created) {
+		t.Errorf("poll in session %s:\n%s", h[1], out)
+	}
+	mustCall(t, cs, "fs_watch", map[string]any{"action": "stop", "watcher_id": w[1], "session": h[1]})
+	mustFail(t, cs, "fs_watch", poll, "no watcher "+w[1])
+}

@@ -110,9 +110,9 @@ func shellFor(c *toolkit.Call, roots []string, handle string) (sess *shell.Sessi
 	return v.(*shell.Session), handle, release, nil
 }
 
-// handleNote ends an answer given in a handle's shell.
+// handleNote ends an answer given under a handle (fs_bash, fs_watch).
 func handleNote(handle string) string {
-	return "[session: " + handle + " — pass it as session to run the next command in this shell]"
+	return "[session: " + handle + " — pass it back as session to continue in it]"
 }
 
 // shellSession returns the MCP session's shell, starting it on first use in the
