@@ -37,7 +37,7 @@ func answerDiscover(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// The body is already bounded (wire.HTTPServer); keep it to replay.
+		// The body is already bounded (httpServer, listen.go); keep it to replay.
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, "cannot read the request body", http.StatusBadRequest)
