@@ -267,3 +267,35 @@ func TestStatelessWatchByHandle(t *testing.T) {
 	mustCall(t, cs, "fs_watch", map[string]any{"action": "stop", "watcher_id": w[1], "session": h[1]})
 	mustFail(t, cs, "fs_watch", poll, "no watcher "+w[1])
 }
+
+// TestStatelessListsCarryCacheHints: on 2026-07-28 over HTTP the tool list
+// (fixed for the run) may be kept by the user's client for a while, and a
+// resource read (files change at any time) is private and stale at once;
+// the session era keeps the SDK's defaults.
+func TestStatelessListsCarryCacheHints(t *testing.T) {
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--resources", "--shell", "off", tr.root)
+	ctx := context.Background()
+	modern := connectHTTPAt(t, url, statelessVersion)
+	list, err := modern.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list.TTLMs <= 0 || list.CacheScope != "private" {
+		t.Errorf("tools/list on 2026-07-28: ttlMs %d, cacheScope %q; want a TTL, private", list.TTLMs, list.CacheScope)
+	}
+	read, err := modern.ReadResource(ctx, &mcp.ReadResourceParams{URI: fileURI(tr.path("a.txt"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.TTLMs != 0 || read.CacheScope != "private" {
+		t.Errorf("resources/read on 2026-07-28: ttlMs %d, cacheScope %q; want 0, private", read.TTLMs, read.CacheScope)
+	}
+	legacy := connectHTTPAt(t, url, legacyVersion)
+	if list, err = legacy.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if list.TTLMs != 0 || list.CacheScope != "public" {
+		t.Errorf("tools/list on %s: ttlMs %d, cacheScope %q; want the SDK's 0, public", legacyVersion, list.TTLMs, list.CacheScope)
+	}
+}
