@@ -86,6 +86,9 @@ func postModern(t *testing.T, url, body string, headers map[string]string) (int,
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
+	if h, ok := headers["Host"]; ok {
+		req.Host = h
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -297,5 +300,22 @@ func TestStatelessListsCarryCacheHints(t *testing.T) {
 	}
 	if list.TTLMs != 0 || list.CacheScope != "public" {
 		t.Errorf("tools/list on %s: ttlMs %d, cacheScope %q; want the SDK's 0, public", legacyVersion, list.TTLMs, list.CacheScope)
+	}
+}
+
+// TestStatelessEraBehindTheSameGuards: a 2026-07-28 request meets the
+// bearer token and the Host check as a session's does.
+func TestStatelessEraBehindTheSameGuards(t *testing.T) {
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--auth-token", "era-token", "--shell", "off", tr.root)
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`
+	if status, body := postModern(t, url, list, map[string]string{"Mcp-Method": "tools/list"}); status != http.StatusUnauthorized {
+		t.Errorf("no token: %d %.200q, want 401", status, body)
+	}
+	if status, body := postModern(t, url, list, map[string]string{"Mcp-Method": "tools/list", "Authorization": "Bearer era-token", "Host": "evil.example"}); status != http.StatusForbidden {
+		t.Errorf("rebinding Host: %d %.200q, want 403", status, body)
+	}
+	if status, body := postModern(t, url, list, map[string]string{"Mcp-Method": "tools/list", "Authorization": "Bearer era-token"}); status != http.StatusOK || !strings.Contains(body, "fs_read") {
+		t.Errorf("with the token: %d %.200q", status, body)
 	}
 }
