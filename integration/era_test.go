@@ -1,8 +1,10 @@
 package integration
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -318,4 +320,47 @@ func TestStatelessEraBehindTheSameGuards(t *testing.T) {
 	if status, body := postModern(t, url, list, map[string]string{"Mcp-Method": "tools/list", "Authorization": "Bearer era-token"}); status != http.StatusOK || !strings.Contains(body, "fs_read") {
 		t.Errorf("with the token: %d %.200q", status, body)
 	}
+}
+
+// TestStatelessListensAreCapped: subscriptions/listen streams, which hold
+// watchers for as long as they stay open, are bounded by --max-sessions
+// apart from the sessions: one more is refused with 503, and a session
+// can still be opened beside them.
+func TestStatelessListensAreCapped(t *testing.T) {
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--resources", "--max-sessions", "1", "--shell", "off", tr.root)
+	listen := func(id int, file string) *http.Response {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":[%q]},%s}}`, id, fileURI(tr.path(file)), meta)
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", statelessVersion)
+		req.Header.Set("Mcp-Method", "subscriptions/listen")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	first := listen(1, "a.txt")
+	defer first.Body.Close()
+	// The acknowledgement is the stream's first event: the listen is open.
+	events := bufio.NewReader(first.Body)
+	ack, err := events.ReadString('\n')
+	for err == nil && !strings.Contains(ack, "subscriptions/acknowledged") {
+		ack, err = events.ReadString('\n')
+	}
+	if first.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("first listen: %d %v", first.StatusCode, err)
+	}
+	second := listen(2, "b.go")
+	body, _ := io.ReadAll(second.Body)
+	second.Body.Close()
+	if second.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "subscriptions/listen streams") {
+		t.Errorf("a second listen past --max-sessions 1: %d %q", second.StatusCode, body)
+	}
+	legacy := connectHTTPAt(t, url, legacyVersion)
+	mustCall(t, legacy, "fs_read", map[string]any{"file_path": tr.path("a.txt")})
+	modern := connectHTTPAt(t, url, statelessVersion)
+	mustCall(t, modern, "fs_read", map[string]any{"file_path": tr.path("a.txt")})
 }
