@@ -5,16 +5,13 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
@@ -161,57 +158,11 @@ func run(args []string, stderr *os.File) int {
 			return exitError
 		}
 	case "http":
-		if err := serveHTTP(ctx, srv, opts, log); err != nil {
+		if err := srv.ListenAndServe(ctx, server.ServeOptions{Addr: opts.listen, AuthToken: opts.authToken, NoAuth: opts.noAuth,
+			MaxSessions: opts.maxSessions, SessionIdle: opts.sessionIdle, Log: log, Banner: stderr}); err != nil {
 			log.Error("http transport ended", "error", err)
 			return exitError
 		}
 	}
 	return exitOK
-}
-
-func serveHTTP(ctx context.Context, srv *server.Server, opts *options, log *slog.Logger) error {
-	ln, err := net.Listen("tcp", opts.listen)
-	if err != nil {
-		return err
-	}
-	url, where := clientURL(ln.Addr().String())
-	host, _, _ := net.SplitHostPort(ln.Addr().String())
-	token := opts.authToken
-	switch {
-	case opts.noAuth:
-		if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-			log.Warn("listening beyond loopback with --no-auth: anyone who can reach this address can use the files", "addr", ln.Addr().String())
-		}
-	case token == "":
-		// Any local process, another server's sandboxed shell included, can
-		// reach a loopback port: make a token, as Jupyter does.
-		token = rand.Text()
-		fmt.Fprintf(os.Stderr, "fsmcp: HTTP clients of %s must send this header (a token made for this run;\n"+
-			"fsmcp: --auth-token or FSMCP_AUTH_TOKEN sets one, --no-auth serves without):\n"+
-			"fsmcp:     Authorization: Bearer %s\n", url, token)
-		if where != "" {
-			fmt.Fprintf(os.Stderr, "fsmcp: (%s)\n", where)
-		}
-	}
-	// A plain client's exit (catalog profile) ends the server.
-	ctx, exit := context.WithCancel(ctx)
-	defer exit()
-	hs := wire.HTTPServer(srv.Handler(server.HTTPOptions{AuthToken: token, Log: log, OnExit: exit,
-		MaxSessions: opts.maxSessions, SessionIdle: opts.sessionIdle}))
-	endStreams := endStreamsOnShutdown(hs)
-	log.Info("serving Streamable HTTP", "url", url)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		// End the sessions' state first: fs_bash commands still running
-		// are killed at once instead of holding up the shutdown.
-		srv.Close()
-		endStreams()
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return hs.Shutdown(shutdownCtx)
-	}
 }

@@ -243,7 +243,7 @@ func TestBashSessionsHaveTheirOwnCwd(t *testing.T) {
 	m := modes(t)[0]
 	url, _ := startHTTP(t, m, tr.root)
 	connect := func() *mcp.ClientSession {
-		cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +281,7 @@ func TestBashBackgroundDiesWithServer(t *testing.T) {
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			url, cmd := startHTTP(t, modes(t)[0], tr.root)
-			cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+			cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,6 +26,7 @@ func eachWith(t *testing.T, opts *mcp.ClientOptions, f func(t *testing.T, connec
 					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 					defer cancel()
 					var tp mcp.Transport
+					var copts *mcp.ClientSessionOptions
 					if kind == "stdio" {
 						cmd := exec.Command(binary, args...)
 						cmd.Env = append(os.Environ(), "PATH="+m.path)
@@ -34,8 +35,9 @@ func eachWith(t *testing.T, opts *mcp.ClientOptions, f func(t *testing.T, connec
 					} else {
 						url, _ := startHTTP(t, m, args...)
 						tp = &mcp.StreamableClientTransport{Endpoint: url}
+						copts = sessionEra // watches and subscriptions live in the session
 					}
-					cs, err := client.Connect(ctx, tp, nil)
+					cs, err := client.Connect(ctx, tp, copts)
 					if err != nil {
 						t.Fatalf("connect over %s: %v", kind, err)
 					}

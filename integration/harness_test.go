@@ -166,16 +166,36 @@ func connectStdio(t *testing.T, m mode, args ...string) *mcp.ClientSession {
 // serving matches the log line that gives the HTTP endpoint.
 var serving = regexp.MustCompile(`url=(http://\S+/mcp)`)
 
+// connectHTTP connects over Streamable HTTP with a session: the
+// initialize handshake of 2025-11-25, the era whose state (fs_bash's
+// directory, watches, roots) the session carries. connectHTTPAt picks the
+// protocol version (2026-07-28: the stateless era, era_test.go).
 func connectHTTP(t *testing.T, m mode, args ...string) *mcp.ClientSession {
 	t.Helper()
 	url, _ := startHTTP(t, m, args...)
+	return connectHTTPAt(t, url, legacyVersion)
+}
+
+// legacyVersion is the newest protocol version with sessions.
+const legacyVersion = "2025-11-25"
+
+// sessionEra connects a go-sdk client with the initialize handshake: the
+// tests of what a session carries (its shell, watches, the session cap)
+// use it, as every older client does.
+var sessionEra = &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}
+
+func connectHTTPAt(t *testing.T, url, version string) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
 	defer cancel()
-	cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
-		t.Fatalf("connect over http: %v", err)
+		t.Fatalf("connect over http at %s: %v", version, err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("connected over http at %s, want %s", got, version)
+	}
 	return cs
 }
 

@@ -68,7 +68,7 @@ func TestHTTPSafety(t *testing.T) {
 	}
 	// And a real client with the token can work.
 	hc := &http.Client{Transport: bearer{"s3cret"}}
-	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, sessionEra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestHTTPTokenMadeAtStart(t *testing.T) {
 		t.Fatalf("printed token = %d, want 200", code)
 	}
 	hc := &http.Client{Transport: bearer{token}}
-	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, sessionEra)
 	if err != nil {
 		t.Fatal(err)
 	}

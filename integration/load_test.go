@@ -49,7 +49,7 @@ func TestHTTPSessionsAreCappedAndIdleOnesReaped(t *testing.T) {
 	connect := func() *mcp.ClientSession {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
 		defer cancel()
-		cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)
 		if err != nil {
 			t.Fatalf("connect: %v", err)
 		}
@@ -68,7 +68,7 @@ func TestHTTPSessionsAreCappedAndIdleOnesReaped(t *testing.T) {
 	}
 
 	url, _ = startHTTP(t, m, "--max-sessions", "1", "--session-idle", "300ms", tr.root)
-	idle, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	idle, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestSearchBurstOverHTTPAllComplete(t *testing.T) {
 			const sessions, perSession = 6, 4
 			var css []*mcp.ClientSession
 			for range sessions {
-				cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+				cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)
 				if err != nil {
 					t.Fatal(err)
 				}

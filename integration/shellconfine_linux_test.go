@@ -229,7 +229,7 @@ func TestShellNamespaceDiesWithKilledServer(t *testing.T) {
 	}
 	root := resolvedTempDir(t)
 	url, cmd := startHTTP(t, modes(t)[0], "--shell", "sandboxed", root)
-	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -251,7 +251,7 @@ func twoSessions(t *testing.T, m mode, root string, a, b raceWriter, procs int) 
 	url, _ := startHTTP(t, m, a.args(root)...)
 	for k := range sessions {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
-		cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)
 		cancel()
 		if err != nil {
 			t.Fatal(err)

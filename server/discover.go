@@ -23,12 +23,13 @@ func statefulVersions() []string {
 	return vs
 }
 
-// answerDiscover answers a sessionless server/discover probe with the
-// SEP-2575 error -32022 listing the versions served. Left to the SDK, the
-// stateful endpoint answers the probe with a result that omits the
-// version the client asked for; a client such as mark3labs/mcp-go then
-// stays on that version and every later request fails. The error makes it
-// fall back to the initialize handshake.
+// answerDiscover answers a sessionless server/discover probe that reached
+// the stateful handler (byEra sends those with a 2026-07-28 header to the
+// stateless one) with the SEP-2575 error -32022 listing the versions
+// served. Left to the SDK, the stateful endpoint answers the probe with a
+// result that omits the version the client asked for; a client then stays
+// on that version and every later request fails. The error makes it fall
+// back to the initialize handshake.
 func answerDiscover(next http.Handler) http.Handler {
 	versions := statefulVersions()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -36,7 +37,7 @@ func answerDiscover(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// The body is already bounded (wire.HTTPServer); keep it to replay.
+		// The body is already bounded (httpServer, listen.go); keep it to replay.
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, "cannot read the request body", http.StatusBadRequest)

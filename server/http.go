@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"crypto/subtle"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/wire"
 )
 
@@ -68,7 +72,14 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if max <= 0 {
 		max = DefaultMaxSessions
 	}
-	var h http.Handler = answerDiscover(withRetry(s.capSessions(max, mcpHandler)))
+	// Handles stand in for sessions on the stateless era: bounded and
+	// reaped as sessions are.
+	s.deps.Sessions.SetHandleBounds(max, idle)
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP }, &mcp.StreamableHTTPOptions{
+		Logger:    opts.Log,
+		Stateless: true,
+	})
+	var h http.Handler = byEra(capListens(max, stateless), answerDiscover(withRetry(s.capSessions(max, mcpHandler))))
 	if s.cfg.Plain != nil {
 		onExit := opts.OnExit
 		if !s.httpExit {
@@ -89,6 +100,69 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	return mux
 }
 
+// byEra serves both eras of the protocol on one endpoint. A request on
+// 2026-07-28 or later (its Mcp-Protocol-Version header says so, and it
+// names no session, as the go-sdk and TypeScript clients send from
+// server/discover on) goes to the stateless handler, the only one the SDK
+// serves that protocol with; everything else, the initialize handshake
+// and every request of a session it opened, to the stateful one. The
+// stateless handler checks Mcp-Method and Mcp-Name against the body.
+func byEra(stateless, stateful http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("Mcp-Protocol-Version") >= toolkit.StatelessEra {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}
+
+// capListens bounds the subscriptions/listen streams open at once on the
+// stateless era, as capSessions bounds sessions: each may hold resource
+// subscriptions (watchers) for as long as it stays open, and nothing else
+// would end it. The stateless era's other requests end with their answer.
+func capListens(max int, next http.Handler) http.Handler {
+	open := make(chan struct{}, max)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !isListen(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case open <- struct{}{}:
+			defer func() { <-open }()
+			next.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Retry-After", "10")
+			http.Error(w, fmt.Sprintf("fsmcp already serves %d subscriptions/listen streams, the most allowed (--max-sessions); end one or retry later", max), http.StatusServiceUnavailable)
+		}
+	})
+}
+
+// isListen reports whether r's body (already read whole and bounded by
+// httpServer) is a subscriptions/listen request; the body stays readable.
+func isListen(r *http.Request) bool {
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	type message struct {
+		Method string `json:"method"`
+	}
+	var msgs []message
+	if json.Unmarshal(body, &msgs) != nil { // not a batch
+		msgs = make([]message, 1)
+		json.Unmarshal(body, &msgs[0])
+	}
+	for _, m := range msgs {
+		if m.Method == "subscriptions/listen" {
+			return true
+		}
+	}
+	return false
+}
+
 // capSessions answers 503 to a request that would open a session past
 // max (a POST without Mcp-Session-Id, the way every session starts);
 // requests of open sessions pass. Sessions that are starting count too,
@@ -103,8 +177,10 @@ func (s *Server) capSessions(max int, next http.Handler) http.Handler {
 		}
 		mu.Lock()
 		n := starting
-		for range s.MCP.Sessions() {
-			n++
+		for ss := range s.MCP.Sessions() {
+			if ss.ID() != "" { // the stateless era's sessions have none, and are capped apart
+				n++
+			}
 		}
 		if n >= max {
 			mu.Unlock()

@@ -98,6 +98,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
 			deps.FetchRoots(req.Session)
 		},
+		SetCacheable: cacheHints,
 	}
 	var res *resources
 	shape := toolkit.Resources(cfg.Profiles)
@@ -142,6 +143,28 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // drainGrace is the time past --timeout a call in flight at the end of
 // input has to write its answer.
 const drainGrace = 5 * time.Second
+
+// ListTTL is how long a client on the stateless era may keep the answers
+// fixed for the run: server/discover and the tool, prompt and template
+// lists.
+const ListTTL = 5 * time.Minute
+
+// cacheHints sets ttlMs and cacheScope on the 2026-07-28 protocol over
+// HTTP, where a client keeps no session and would otherwise ask again on
+// every connection: the answers fixed for the run may be kept for
+// ListTTL, by this user's client only (they name the user's directories
+// and the server's settings). Answers that say their own scope (resources,
+// whose files change at any time: private, 0) keep it, and every other
+// transport keeps the SDK's defaults, which the drop-in profiles' goldens
+// pin.
+func cacheHints(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	extra := req.GetExtra()
+	if extra == nil || extra.Header == nil || extra.Header.Get("Mcp-Protocol-Version") < toolkit.StatelessEra || c.CacheScope != "" {
+		return
+	}
+	c.TTLMs = int(ListTTL / time.Millisecond)
+	c.CacheScope = "private"
+}
 
 // queueBySession marks each request with its session, the queue its
 // searches wait in (backend.Admission).

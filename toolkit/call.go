@@ -67,6 +67,23 @@ func (c *Call) Session() *mcp.ServerSession {
 	return c.Req.Session
 }
 
+// Sessionless reports whether the call came without a lasting session:
+// over HTTP on the 2026-07-28 protocol every request is served on a
+// session of its own, ended with the answer, so state that must outlive
+// the call hangs on a handle instead (Sessions.MintHandle). Over stdio
+// the one connection is the session, whatever the protocol. (A stateful
+// HTTP session never carries a 2026-07-28 header: the SDK refuses it.)
+func (c *Call) Sessionless() bool {
+	if c.Req == nil || c.Req.Extra == nil || c.Req.Extra.Header == nil {
+		return false
+	}
+	h := c.Req.Extra.Header
+	return h.Get("Mcp-Session-Id") == "" && h.Get("Mcp-Protocol-Version") >= StatelessEra
+}
+
+// StatelessEra is the first protocol version without sessions.
+const StatelessEra = "2026-07-28"
+
 // Path applies the table's path rule to a path as the client gave it: under
 // RelativeToRoot a relative path is joined to the first root. The result
 // still has to go through Resolve (or RealPath), which contains it.

@@ -147,7 +147,7 @@ func reshapeInitialize(tables []*Table) mcp.Middleware {
 					}
 				}
 			}
-			return res, nil
+			return markComplete(req, res), nil
 		}
 	}
 }
@@ -227,7 +227,7 @@ func reshapeAnswers(shapes map[string][]func(mcp.Result) mcp.Result) mcp.Middlew
 			for _, shape := range shapes[method] {
 				res = shape(res)
 			}
-			return res, nil
+			return markComplete(req, res), nil
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,6 +17,11 @@ type Sessions struct {
 	values  map[*mcp.ServerSession]map[string]closer
 	closed  bool
 	closing sync.WaitGroup // sessions that ended and are still closing their values
+
+	// handles: state kept for a protocol without sessions (handles.go).
+	handles    map[string]*handle
+	maxHandles int
+	handleIdle time.Duration
 }
 
 // closer is a per-session value.
@@ -104,7 +110,14 @@ func (s *Sessions) Close() {
 	all := s.values
 	s.values = map[*mcp.ServerSession]map[string]closer{}
 	s.closed = true
+	var held []map[string]closer
+	for id := range s.handles {
+		held = append(held, s.dropHandle(id))
+	}
 	s.mu.Unlock()
+	for _, vals := range held {
+		closeAll(vals)
+	}
 	for _, vals := range all {
 		for _, v := range vals {
 			v.Close()

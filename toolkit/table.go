@@ -228,6 +228,10 @@ func ReshapeServerInfo(res mcp.Result, edit func(info map[string]any)) mcp.Resul
 type reshaped struct {
 	mcp.Result
 	edit func(map[string]any)
+	// complete: the answer is on the 2026-07-28 protocol, whose results
+	// say resultType "complete". The SDK sets it through a method of its
+	// own result types that this wrapper cannot forward (markComplete).
+	complete bool
 }
 
 func (r *reshaped) MarshalJSON() ([]byte, error) {
@@ -240,5 +244,22 @@ func (r *reshaped) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	r.edit(m)
+	if _, ok := m["resultType"]; !ok && r.complete {
+		m["resultType"] = "complete"
+	}
 	return json.Marshal(m)
+}
+
+// markComplete gives a reshaped answer to a 2026-07-28 request the
+// resultType the SDK gives its own results: without it the TypeScript
+// client 2.x refuses the answer.
+func markComplete(req mcp.Request, res mcp.Result) mcp.Result {
+	r, ok := res.(*reshaped)
+	if !ok {
+		return res
+	}
+	if v, ok := req.(interface{ ProtocolVersion() string }); ok && v.ProtocolVersion() >= StatelessEra {
+		r.complete = true
+	}
+	return res
 }

@@ -31,3 +31,15 @@ func (c *Call) Watches() (*watch.Set, error) {
 	}
 	return v.(*watch.Set), nil
 }
+
+// HandleWatches is the watch registry of a session handle, the stand-in
+// for a session where the connection has none (the 2026-07-28 era):
+// bounded and shared as a session's. release must be called when the
+// call is done, so the handle is not reaped while in use.
+func (c *Call) HandleWatches(handle string) (set *watch.Set, release func(), err error) {
+	v, release, err := c.Sessions.GetByHandle(handle, watchesKey, func() (io.Closer, error) { return watch.NewSet(MaxWatches), nil })
+	if err != nil {
+		return nil, nil, err
+	}
+	return v.(*watch.Set), release, nil
+}

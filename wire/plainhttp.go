@@ -120,3 +120,28 @@ type discard struct{ h http.Header }
 func (d discard) Header() http.Header         { return d.h }
 func (d discard) Write(b []byte) (int, error) { return len(b), nil }
 func (d discard) WriteHeader(int)             {}
+
+// DefaultMaxBody is the largest request body, the go-sdk's own default:
+// the plain front's bound, and the HTTP server's (package server).
+const DefaultMaxBody = 4 << 20
+
+func tooLarge(w http.ResponseWriter, max int64) {
+	w.Header().Set("Connection", "close")
+	WriteError(w, http.StatusRequestEntityTooLarge, codeInvalid, fmt.Sprintf("invalid request: the body is over the limit of %d bytes", max))
+}
+
+// WriteError answers with a JSON-RPC error body of code (id null): for
+// requests refused before any message was read from them.
+func WriteError(w http.ResponseWriter, status int, code int64, msg string) {
+	writeJSON(w, status, errorAnswer(nil, code, msg))
+}
+
+// CodeInvalidRequest is the JSON-RPC code of a body that is no request.
+const CodeInvalidRequest = codeInvalid
+
+// writeJSON answers with an encoded JSON-RPC message.
+func writeJSON(w http.ResponseWriter, status int, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(data)
+}

@@ -66,9 +66,9 @@ func TestMCPGoClientOverStdio(t *testing.T) {
 	t.Logf("protocol version %s", useFsmcp(t, c, dir))
 }
 
-// TestMCPGoClientOverHTTP: the client's server/discover probe is answered
-// -32022 with the versions served, so it falls back to initialize instead
-// of staying on a version the stateful endpoint does not serve.
+// TestMCPGoClientOverHTTP: the client's server/discover probe, sent with
+// its 2026-07-28 header, reaches the stateless era, and the client works
+// there (it once fell back to initialize, when /mcp served only sessions).
 func TestMCPGoClientOverHTTP(t *testing.T) {
 	dir := root(t)
 	url := startHTTP(t, "--auth-token", "tok", "--shell", "off", dir)
@@ -77,8 +77,8 @@ func TestMCPGoClientOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if v := useFsmcp(t, c, dir); v >= "2026-07-28" {
-		t.Errorf("settled on %s, which the stateful HTTP endpoint does not serve", v)
+	if v := useFsmcp(t, c, dir); v != "2026-07-28" {
+		t.Errorf("settled on %s; /mcp serves 2026-07-28 to a discover probe", v)
 	}
 }
 

@@ -21,6 +21,7 @@ type bashIn struct {
 	Command     string `json:"command" jsonschema:"The bash command to run"`
 	Timeout     int    `json:"timeout,omitempty" jsonschema:"Time limit in milliseconds (default 120000, max 600000)"`
 	Description string `json:"description,omitempty" jsonschema:"What the command does, in 5-10 words (for logs)"`
+	Session     string `json:"session,omitempty" jsonschema:"The shell session to run in, as an earlier fs_bash answer named it (working directory and background processes kept); omit to use this connection's session, or a new one where the protocol has no sessions"`
 }
 
 // Bash is fs_bash: a command in a bash whose working directory persists
@@ -30,6 +31,7 @@ func Bash() toolkit.Tool {
 		Name: "fs_bash",
 		Description: "Run a bash command. The working directory persists across calls of this session (it starts in the first allowed directory; " +
 			"a cd outside the allowed directories is refused and the directory stays), environment variables do not. " +
+			"Where the connection has no session (the 2026-07-28 protocol over HTTP), the answer names one: pass it back as session. " +
 			"stdout and stderr come back together, in order; a non-zero exit status is reported as \"Exit code: N\". " +
 			"Output over 30000 characters is cut in the middle. timeout is in milliseconds (default 120000, max 600000); " +
 			"on timeout or cancellation the whole process group is killed. Background processes (cmd &) keep running until the session ends; " +
@@ -45,10 +47,11 @@ func Bash() toolkit.Tool {
 		if err != nil {
 			return nil, err
 		}
-		sess, err := shellSession(c, roots)
+		sess, handle, release, err := shellFor(c, roots, in.Session)
 		if err != nil {
 			return nil, err
 		}
+		defer release()
 		if in.Description != "" {
 			c.Log.Debug("fs_bash", "description", in.Description)
 		}
@@ -71,7 +74,11 @@ func Bash() toolkit.Tool {
 		}
 		// fsMCP trims the output's trailing newlines (and spaces).
 		res.Output = strings.TrimRightFunc(res.Output, unicode.IsSpace)
-		out := toolkit.Text(res.Text())
+		text := res.Text()
+		if handle != "" {
+			text += "\n" + handleNote(handle)
+		}
+		out := toolkit.Text(text)
 		// A refused cd is an error too: the command ran, but not where
 		// the agent will think the next one runs.
 		out.IsError = res.Failed() || res.RefusedCwd != ""
@@ -82,18 +89,47 @@ func Bash() toolkit.Tool {
 	return t
 }
 
+// shellFor returns the shell a call runs in: the one of the handle it
+// names, else a new handle's where the call has no lasting session, else
+// its MCP session's. handle is the handle used ("" for the session's), and
+// release must be called when the command is done.
+func shellFor(c *toolkit.Call, roots []string, handle string) (sess *shell.Session, used string, release func(), err error) {
+	if handle == "" && !c.Sessionless() {
+		sess, err = shellSession(c, roots)
+		return sess, "", func() {}, err
+	}
+	if handle == "" {
+		if handle, err = c.Sessions.MintHandle(); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	v, release, err := c.Sessions.GetByHandle(handle, shellKey, func() (io.Closer, error) { return newShell(c, roots) })
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return v.(*shell.Session), handle, release, nil
+}
+
+// handleNote ends an answer given under a handle (fs_bash, fs_watch).
+func handleNote(handle string) string {
+	return "[session: " + handle + " — pass it back as session to continue in it]"
+}
+
 // shellSession returns the MCP session's shell, starting it on first use in the
 // first of roots. Its processes are killed when the MCP session ends.
 func shellSession(c *toolkit.Call, roots []string) (*shell.Session, error) {
-	v, err := c.Sessions.Get(c.Session(), shellKey, func() (io.Closer, error) {
-		limit := shell.DefaultMaxOutput
-		if c.Limits.MaxOutput > 0 && c.Limits.MaxOutput-200 < limit {
-			limit = max(c.Limits.MaxOutput-200, 100) // room for the notices and the exit code
-		}
-		return shell.NewSession(shell.Options{Roots: roots, Mode: c.Shell, MaxOutput: limit})
-	})
+	v, err := c.Sessions.Get(c.Session(), shellKey, func() (io.Closer, error) { return newShell(c, roots) })
 	if err != nil {
 		return nil, err
 	}
 	return v.(*shell.Session), nil
+}
+
+// newShell starts a shell in the first of roots.
+func newShell(c *toolkit.Call, roots []string) (io.Closer, error) {
+	limit := shell.DefaultMaxOutput
+	if c.Limits.MaxOutput > 0 && c.Limits.MaxOutput-200 < limit {
+		limit = max(c.Limits.MaxOutput-200, 100) // room for the notices and the exit code
+	}
+	return shell.NewSession(shell.Options{Roots: roots, Mode: c.Shell, MaxOutput: limit})
 }

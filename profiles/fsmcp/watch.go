@@ -18,6 +18,7 @@ type watchIn struct {
 	Patterns  []string `json:"patterns,omitempty" jsonschema:"Globs (doublestar) an entry's name or path relative to the watched directory must match; none: every change"`
 	Action    string   `json:"action,omitempty" jsonschema:"start (the default), poll (return and clear the pending events) or stop"`
 	WatcherID string   `json:"watcher_id,omitempty" jsonschema:"The id start returned (actions poll and stop)"`
+	Session   string   `json:"session,omitempty" jsonschema:"The session the watch belongs to, as start's answer named it (where the connection has no session); omit to use this connection's session"`
 }
 
 // Watch is fs_watch: follow changes under a directory tree.
@@ -28,16 +29,18 @@ func Watch() toolkit.Tool {
 			"action=start returns a watcher_id; each change is then sent to this session as a notifications/resources/updated " +
 			"notification with the file's file:// URI, and also queued: action=poll with the watcher_id returns and clears the " +
 			"queued events (for clients that cannot take notifications), action=stop ends the watch. Watches end with the session; " +
-			fmt.Sprintf("a session may hold %d.", toolkit.MaxWatches),
+			fmt.Sprintf("a session may hold %d. ", toolkit.MaxWatches) +
+			"Where the connection has no session (the 2026-07-28 protocol over HTTP), start's answer names one and events are only queued: pass it as session to poll and stop.",
 		Annotations: toolkit.ReadOnly("Watch directory"),
 	}, func(ctx context.Context, c *toolkit.Call, in watchIn) (*mcp.CallToolResult, error) {
-		set, err := c.Watches()
+		set, handle, release, err := watchSet(c, in)
 		if err != nil {
 			return nil, err
 		}
+		defer release()
 		switch in.Action {
 		case "", "start":
-			return start(ctx, c, set, in)
+			return start(ctx, c, set, in, handle)
 		case "poll":
 			w, err := watcher(set, in.WatcherID)
 			if err != nil {
@@ -60,7 +63,29 @@ func Watch() toolkit.Tool {
 // errTooManyWatches is the refusal of a start past the session's bound.
 var errTooManyWatches = fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", toolkit.MaxWatches)
 
-func start(ctx context.Context, c *toolkit.Call, set *watch.Set, in watchIn) (*mcp.CallToolResult, error) {
+// watchSet returns the watches a call works on: its handle's (a new one
+// for a start where the call has no lasting session), else its MCP
+// session's. handle is the handle used ("" for the session's); release
+// must be called when the call is done.
+func watchSet(c *toolkit.Call, in watchIn) (set *watch.Set, handle string, release func(), err error) {
+	handle = in.Session
+	if handle == "" && !c.Sessionless() {
+		set, err := c.Watches()
+		return set, "", func() {}, err
+	}
+	if handle == "" {
+		if in.Action != "" && in.Action != "start" {
+			return nil, "", nil, toolkit.InvalidParams("session is required for %s here: this connection has no session, and start's answer named the watch's", in.Action)
+		}
+		if handle, err = c.Sessions.MintHandle(); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	set, release, err = c.HandleWatches(handle)
+	return set, handle, release, err
+}
+
+func start(ctx context.Context, c *toolkit.Call, set *watch.Set, in watchIn, handle string) (*mcp.CallToolResult, error) {
 	if in.Path == "" {
 		return nil, toolkit.InvalidParams("path is required to start a watch")
 	}
@@ -71,7 +96,13 @@ func start(ctx context.Context, c *toolkit.Call, set *watch.Set, in watchIn) (*m
 	if set.Full() {
 		return nil, errTooManyWatches
 	}
-	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: toolkit.WatchNotifier(c.Session()), Context: ctx})
+	// A handle's watch outlives the call's short session: its events
+	// are queued for poll only.
+	var onEvents func([]watch.Event)
+	if handle == "" {
+		onEvents = toolkit.WatchNotifier(c.Session())
+	}
+	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents, Context: ctx})
 	if err != nil {
 		return nil, err
 	}
@@ -86,8 +117,15 @@ func start(ctx context.Context, c *toolkit.Call, set *watch.Set, in watchIn) (*m
 	}
 	text := fmt.Sprintf("Watching %s (%d director%s)%s as watcher %s. Changes arrive as notifications/resources/updated; "+
 		"or call fs_watch with action=poll and watcher_id=%s.", p.Abs, w.Dirs(), plural(w.Dirs(), "y", "ies"), filter, id, id)
+	if handle != "" {
+		text = fmt.Sprintf("Watching %s (%d director%s)%s as watcher %s. Changes are queued: call fs_watch with action=poll, watcher_id=%s and session=%s.",
+			p.Abs, w.Dirs(), plural(w.Dirs(), "y", "ies"), filter, id, id, handle)
+	}
 	for _, n := range w.Notes() {
 		text += "\n" + n
+	}
+	if handle != "" {
+		text += "\n" + handleNote(handle)
 	}
 	return toolkit.Text(text), nil
 }
