@@ -116,6 +116,9 @@ type options struct {
 	// off (--journal off).
 	journal    journal.Config
 	journalOff bool
+	// journalUnset is why the default journal could not be placed (then
+	// journalOff is set, and the start-up log says why).
+	journalUnset string
 }
 
 // Defaults of the limits.
@@ -409,7 +412,12 @@ func (o *options) parseJournal(mode, size, age string, getenv func(string) strin
 	if !on {
 		return nil
 	}
-	o.journal.Dir, err = journal.DefaultDir(getenv)
+	if o.journal.Dir, err = journal.DefaultDir(getenv); err != nil && !o.journal.Strict {
+		// No home and no XDG_STATE_HOME (a host that passes only PATH):
+		// serve unjournaled and say so, as for a journal inside a root.
+		o.journalOff, o.journalUnset = true, err.Error()
+		return nil
+	}
 	return err
 }
 

@@ -19,6 +19,9 @@ import (
 // a journal directory inside one of them.
 func useJournal(opts *options, roots []string, log *slog.Logger) error {
 	if opts.journalOff {
+		if opts.journalUnset != "" {
+			log.Warn("changes are not journaled and cannot be undone", "why", opts.journalUnset)
+		}
 		journal.Use(nil)
 		return nil
 	}

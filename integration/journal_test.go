@@ -3,12 +3,15 @@
 package integration
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
 )
@@ -213,5 +216,36 @@ func TestUndoToolAndJournalOutOfReach(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoHomeServesUnjournaled: a host that passes only PATH (no HOME, no
+// XDG_STATE_HOME) still gets a working server; the journal is off with a
+// warning naming why, and fs_history says there is no journal. An
+// explicit --journal on there is a start-up error, not a silent off.
+func TestNoHomeServesUnjournaled(t *testing.T) {
+	tr := newTree(t)
+	m := modes(t)[0]
+	env := []string{"PATH=" + m.path}
+	cmd := exec.Command(binary, tr.root)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a hang
+	defer cancel()
+	cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect without HOME: %v", err)
+	}
+	mustCall(t, cs, "fs_write", map[string]any{"file_path": filepath.Join(tr.root, "n.txt"), "content": "x"})
+	cs.Close()
+	if !strings.Contains(stderr.String(), "not journaled") || !strings.Contains(stderr.String(), "XDG_STATE_HOME") {
+		t.Fatalf("no warning naming why the journal is off:\n%s", stderr.String())
+	}
+	strict := exec.Command(binary, "--journal", "on", tr.root)
+	strict.Env = env
+	out, err := strict.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "state directory") {
+		t.Fatalf("--journal on without a state directory: %v\n%s", err, out)
 	}
 }
