@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -420,7 +419,7 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 		return uriError("resource URI %q: %v", uri, err)
 	}
 	ss := req.Session
-	if _, err := r.deps.Sessions.Get(ss, "resource-subscriptions", func() (io.Closer, error) { return sessionSubs{r, ss}, nil }); err != nil {
+	if _, err := subsSlot.Get(r.deps.Sessions, ss, func() (sessionSubs, error) { return sessionSubs{r, ss}, nil }); err != nil {
 		return err
 	}
 	// The lock is held while a watcher starts (changed, which watchers
@@ -522,6 +521,9 @@ func (r *resources) dropLocked(ss *mcp.ServerSession, uri string) *watch.Watcher
 	}
 	return nil
 }
+
+// subsSlot ends a session's subscriptions with the session.
+var subsSlot = toolkit.NewSlot[sessionSubs]("resource-subscriptions")
 
 // sessionSubs ends a session's subscriptions with the session.
 type sessionSubs struct {

@@ -72,7 +72,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	deps := &toolkit.Env{
-		Sandbox:     sb,
+		Default:     sb,
 		Limits:      cfg.Limits,
 		TrustMeta:   cfg.TrustMeta,
 		ClientRoots: cfg.ClientRoots,

@@ -37,14 +37,17 @@ func (l Limits) CallBytes() int64 {
 
 // Env is what every tool handler may use, the same for every profile.
 type Env struct {
-	Sandbox *sandbox.Sandbox
+	// Default is the sandbox of the DIRs given at start. A call works in
+	// Call.Sandbox, which the client's roots or _meta.allowed_dirs may
+	// make differ from it.
+	Default *sandbox.Sandbox
 	Limits  Limits
 	// TrustMeta: _meta.allowed_dirs may add roots, not only narrow them
 	// (stdio, where the host that started fsmcp could name any directory
 	// anyway, or --trust-meta). With no root at all it is the allowed set
 	// whatever this says.
 	TrustMeta bool
-	// ClientRoots: no DIR was given (Sandbox has no root), so a client's
+	// ClientRoots: no DIR was given (Default has no root), so a client's
 	// MCP roots, when it offers them, are the roots.
 	ClientRoots bool
 	Log         *slog.Logger

@@ -92,10 +92,10 @@ func (s *Sessions) MintHandle() (string, error) {
 	return id, nil
 }
 
-// GetByHandle returns the value under key of handle id, creating it on
+// getByHandle returns the value under key of handle id, creating it on
 // first use. The caller calls release when its call is done: the handle
 // is not reaped while in use, and its idle time starts from there.
-func (s *Sessions) GetByHandle(id, key string, create func() (closer, error)) (v closer, release func(), err error) {
+func (s *Sessions) getByHandle(id, key string, create func() (closer, error)) (v closer, release func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

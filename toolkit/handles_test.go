@@ -24,21 +24,21 @@ func TestHandlesBoundedLeastRecentlyUsedEnded(t *testing.T) {
 	a, _ := s.MintHandle()
 	b, _ := s.MintHandle()
 	ca, cb := make(closeSignal), make(closeSignal)
-	_, relA, err := s.GetByHandle(a, "k", value(ca))
+	_, relA, err := s.getByHandle(a, "k", value(ca))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, relB, _ := s.GetByHandle(b, "k", value(cb))
+	_, relB, _ := s.getByHandle(b, "k", value(cb))
 	relB() // b is idle, a still in its call
 	c, err := s.MintHandle()
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-cb // b, the idle one, was ended
-	if _, _, err := s.GetByHandle(b, "k", value(make(closeSignal))); err == nil || !strings.Contains(err.Error(), "unknown session") {
+	if _, _, err := s.getByHandle(b, "k", value(make(closeSignal))); err == nil || !strings.Contains(err.Error(), "unknown session") {
 		t.Errorf("an ended handle: %v", err)
 	}
-	_, relC, _ := s.GetByHandle(c, "k", value(make(closeSignal)))
+	_, relC, _ := s.getByHandle(c, "k", value(make(closeSignal)))
 	if _, err := s.MintHandle(); err == nil || !strings.Contains(err.Error(), "all running a command") {
 		t.Errorf("mint with every handle in a call: %v", err)
 	}
@@ -59,14 +59,14 @@ func TestIdleHandleIsReaped(t *testing.T) {
 	s.SetHandleBounds(0, time.Hour)
 	h, _ := s.MintHandle()
 	c := make(closeSignal)
-	_, release, err := s.GetByHandle(h, "k", value(c))
+	_, release, err := s.getByHandle(h, "k", value(c))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetHandleBounds(0, time.Millisecond) // idle from the end of the call
 	release()
 	<-c // reaped: the test would hang here otherwise
-	if _, _, err := s.GetByHandle(h, "k", value(make(closeSignal))); err == nil {
+	if _, _, err := s.getByHandle(h, "k", value(make(closeSignal))); err == nil {
 		t.Error("a reaped handle still answered")
 	}
 }
@@ -76,7 +76,7 @@ func TestCloseEndsHandles(t *testing.T) {
 	s := NewSessions()
 	h, _ := s.MintHandle()
 	c := make(closeSignal)
-	s.GetByHandle(h, "k", value(c))
+	s.getByHandle(h, "k", value(c))
 	s.Close()
 	<-c
 	if _, err := s.MintHandle(); err == nil {

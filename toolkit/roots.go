@@ -12,8 +12,8 @@ import (
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-// sessionRootsKey holds a session's pending or fetched client roots.
-const sessionRootsKey = "roots"
+// rootsSlot holds a session's pending or fetched client roots.
+var rootsSlot = NewSlot[*rootsFetch]("roots")
 
 // A client's MCP roots are the roots when the server was started without
 // any DIR (Env.ClientRoots) and the client offers them. They are fetched
@@ -28,9 +28,9 @@ func (d *Env) FetchRoots(ss *mcp.ServerSession) {
 	if !d.ClientRoots || ss == nil || !offersRoots(ss) {
 		return
 	}
-	d.Sessions.Retire(ss, sessionRootsKey)
+	rootsSlot.Retire(d.Sessions, ss)
 	f := &rootsFetch{done: make(chan struct{})}
-	if _, err := d.Sessions.Get(ss, sessionRootsKey, func() (closer, error) { return f, nil }); err != nil {
+	if _, err := rootsSlot.Get(d.Sessions, ss, func() (*rootsFetch, error) { return f, nil }); err != nil {
 		return
 	}
 	go f.run(d, ss)
@@ -39,11 +39,10 @@ func (d *Env) FetchRoots(ss *mcp.ServerSession) {
 // baseSandbox is the sandbox a session starts from: the client's roots when
 // they apply, else the server's (with no DIR, one without roots).
 func (d *Env) baseSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.Sandbox, error) {
-	v, ok := d.Sessions.Lookup(ss, sessionRootsKey)
+	f, ok := rootsSlot.Lookup(d.Sessions, ss)
 	if !ok {
-		return d.Sandbox, nil
+		return d.Default, nil
 	}
-	f := v.(*rootsFetch)
 	select {
 	case <-f.done:
 	case <-ctx.Done():
@@ -53,7 +52,7 @@ func (d *Env) baseSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.
 		return nil, f.err
 	}
 	if f.sb == nil {
-		return d.Sandbox, nil // the client named no directory: keep the server's
+		return d.Default, nil // the client named no directory: keep the server's
 	}
 	return f.sb, nil
 }
@@ -112,7 +111,7 @@ func offersRoots(ss *mcp.ServerSession) bool {
 // (resources): the client's roots when they apply, else the server's.
 func (d *Env) SessionSandbox(ctx context.Context, ss *mcp.ServerSession) (*sandbox.Sandbox, error) {
 	if ss == nil {
-		return d.Sandbox, nil
+		return d.Default, nil
 	}
 	return d.baseSandbox(ctx, ss)
 }

@@ -32,9 +32,9 @@ func NewSessions() *Sessions {
 	return &Sessions{values: map[*mcp.ServerSession]map[string]closer{}}
 }
 
-// Get returns the session's value under key, creating it on first use. The
+// get returns the session's value under key, creating it on first use. The
 // value is closed when the session ends.
-func (s *Sessions) Get(ss *mcp.ServerSession, key string, create func() (closer, error)) (closer, error) {
+func (s *Sessions) get(ss *mcp.ServerSession, key string, create func() (closer, error)) (closer, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -62,18 +62,18 @@ func (s *Sessions) Get(ss *mcp.ServerSession, key string, create func() (closer,
 	return v, nil
 }
 
-// Lookup returns the session's value under key, if there is one.
-func (s *Sessions) Lookup(ss *mcp.ServerSession, key string) (closer, bool) {
+// lookup returns the session's value under key, if there is one.
+func (s *Sessions) lookup(ss *mcp.ServerSession, key string) (closer, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.values[ss][key]
 	return v, ok
 }
 
-// Retire forgets the session's value under key, so the next Get creates it
+// retire forgets the session's value under key, so the next get creates it
 // anew. The old value is closed only when the session ends, since a call in
 // flight may still use it.
-func (s *Sessions) Retire(ss *mcp.ServerSession, key string) {
+func (s *Sessions) retire(ss *mcp.ServerSession, key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	vals := s.values[ss]

@@ -2,7 +2,6 @@ package toolkit
 
 import (
 	"errors"
-	"io"
 
 	"github.com/fsmcp/fsmcp/watch"
 )
@@ -16,8 +15,10 @@ const MaxWatches = 8
 // that is ending.
 var ErrSessionClosing = errors.New("the session is closing")
 
-// watchesKey is the Sessions key of the session's watch registry.
-const watchesKey = "watches"
+// watchesSlot holds the session's watch registry.
+var watchesSlot = NewSlot[*watch.Set]("watches")
+
+func newWatchSet() (*watch.Set, error) { return watch.NewSet(MaxWatches), nil }
 
 // Watches is the session's one watch registry: every tool that watches
 // keeps its watchers here, so the bound (MaxWatches) is the session's, not
@@ -25,11 +26,11 @@ const watchesKey = "watches"
 // namespace. Calls without a session (a handler called directly) share
 // one, stopped when the server closes.
 func (c *Call) Watches() (*watch.Set, error) {
-	v, err := c.Sessions.Get(c.Session(), watchesKey, func() (io.Closer, error) { return watch.NewSet(MaxWatches), nil })
+	set, err := watchesSlot.Get(c.Sessions, c.Session(), newWatchSet)
 	if err != nil {
 		return nil, ErrSessionClosing
 	}
-	return v.(*watch.Set), nil
+	return set, nil
 }
 
 // HandleWatches is the watch registry of a session handle, the stand-in
@@ -37,9 +38,5 @@ func (c *Call) Watches() (*watch.Set, error) {
 // bounded and shared as a session's. release must be called when the
 // call is done, so the handle is not reaped while in use.
 func (c *Call) HandleWatches(handle string) (set *watch.Set, release func(), err error) {
-	v, release, err := c.Sessions.GetByHandle(handle, watchesKey, func() (io.Closer, error) { return watch.NewSet(MaxWatches), nil })
-	if err != nil {
-		return nil, nil, err
-	}
-	return v.(*watch.Set), release, nil
+	return watchesSlot.GetByHandle(c.Sessions, handle, newWatchSet)
 }

@@ -3,7 +3,6 @@ package fsmcp
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"time"
 	"unicode"
@@ -14,8 +13,8 @@ import (
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-// shellKey holds a session's *shell.Session in Sessions.
-const shellKey = "shell"
+// shellSlot holds a session's shell.
+var shellSlot = toolkit.NewSlot[*shell.Session]("shell")
 
 type bashIn struct {
 	Command     string `json:"command" jsonschema:"The bash command to run"`
@@ -103,11 +102,11 @@ func shellFor(c *toolkit.Call, roots []string, handle string) (sess *shell.Sessi
 			return nil, "", nil, err
 		}
 	}
-	v, release, err := c.Sessions.GetByHandle(handle, shellKey, func() (io.Closer, error) { return newShell(c, roots) })
+	sess, release, err = shellSlot.GetByHandle(c.Sessions, handle, func() (*shell.Session, error) { return newShell(c, roots) })
 	if err != nil {
 		return nil, "", nil, err
 	}
-	return v.(*shell.Session), handle, release, nil
+	return sess, handle, release, nil
 }
 
 // handleNote ends an answer given under a handle (fs_bash, fs_watch).
@@ -118,15 +117,11 @@ func handleNote(handle string) string {
 // shellSession returns the MCP session's shell, starting it on first use in the
 // first of roots. Its processes are killed when the MCP session ends.
 func shellSession(c *toolkit.Call, roots []string) (*shell.Session, error) {
-	v, err := c.Sessions.Get(c.Session(), shellKey, func() (io.Closer, error) { return newShell(c, roots) })
-	if err != nil {
-		return nil, err
-	}
-	return v.(*shell.Session), nil
+	return shellSlot.Get(c.Sessions, c.Session(), func() (*shell.Session, error) { return newShell(c, roots) })
 }
 
 // newShell starts a shell in the first of roots.
-func newShell(c *toolkit.Call, roots []string) (io.Closer, error) {
+func newShell(c *toolkit.Call, roots []string) (*shell.Session, error) {
 	limit := shell.DefaultMaxOutput
 	if c.Limits.MaxOutput > 0 && c.Limits.MaxOutput-200 < limit {
 		limit = max(c.Limits.MaxOutput-200, 100) // room for the notices and the exit code
