@@ -84,34 +84,24 @@ FSMCP_MAX_OUTPUT=50000; a flag wins over the environment.
 
 var errHelp = errors.New("help requested")
 
-// options is the parsed command line.
+// options is the parsed command line: the one configuration. What the
+// server and the runtime read is server (toolkit.Settings inside it),
+// what HTTP serving reads is http; main fills in only what it builds from
+// them (the searcher, the audit log) and passes both on whole.
 type options struct {
+	server server.Config
+	http   server.ServeOptions
+
 	roots      []string
 	rootsGiven bool // DIRs or --allowed-dir given (none: the client's roots)
 	transport  string
-	listen     string
-	authToken  string
-	noAuth     bool // http without a token, explicitly
-	readOnly   bool
-	trustMeta  bool
-	resources  bool
 	// searchBackend is auto, rg, find or native (backend.Select checks it).
 	searchBackend string
 	// index is auto, on or off (--index).
-	index string
-	// profiles are the tables --profile named, checked to go together.
-	profiles []*toolkit.Table
-	shell    shell.Mode
-	limits   toolkit.Limits
+	index    string
 	logLevel slog.Level
 	auditLog string // --audit-log or FSMCP_AUDIT_LOG
 	version  bool
-	// maxSessions and sessionIdle bound HTTP sessions (server.HTTPOptions).
-	maxSessions int
-	sessionIdle time.Duration
-	// maxSearches and searchWait bound concurrent searches (backend.Admission).
-	maxSearches int
-	searchWait  time.Duration
 	// journal is the change journal's configuration; journalOff turns it
 	// off (--journal off).
 	journal    journal.Config
@@ -140,12 +130,12 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	var dirs stringList
 	fs.Var(&dirs, "allowed-dir", "")
 	fs.StringVar(&o.transport, "transport", "stdio", "")
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "")
-	fs.StringVar(&o.authToken, "auth-token", "", "")
-	fs.BoolVar(&o.noAuth, "no-auth", false, "")
-	fs.BoolVar(&o.readOnly, "read-only", false, "")
-	fs.BoolVar(&o.trustMeta, "trust-meta", false, "")
-	fs.BoolVar(&o.resources, "resources", false, "")
+	fs.StringVar(&o.http.Addr, "listen", "127.0.0.1:8080", "")
+	fs.StringVar(&o.http.AuthToken, "auth-token", "", "")
+	fs.BoolVar(&o.http.NoAuth, "no-auth", false, "")
+	fs.BoolVar(&o.server.ReadOnly, "read-only", false, "")
+	fs.BoolVar(&o.server.TrustMeta, "trust-meta", false, "")
+	fs.BoolVar(&o.server.Resources, "resources", false, "")
 	fs.StringVar(&o.searchBackend, "search-backend", "auto", "")
 	fs.StringVar(&o.index, "index", "auto", "")
 	profileList := fs.String("profile", "", "")
@@ -219,13 +209,13 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("--transport must be stdio or http, not %q", o.transport)
 	}
 	if *shellMode == "" {
-		o.shell = shell.DefaultMode()
+		o.server.Shell = shell.DefaultMode()
 	} else {
 		m, err := shell.ParseMode(*shellMode)
 		if err != nil {
 			return nil, err
 		}
-		o.shell = m
+		o.server.Shell = m
 	}
 	if err := o.resolveAuth(set, getenv); err != nil {
 		return nil, err
@@ -238,9 +228,9 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", src, err)
 	}
-	o.profiles = tables
+	o.server.Profiles = tables
 	if *journalTools && !slices.ContainsFunc(tables, func(t *toolkit.Table) bool { return t.Name == fsmcp.Name }) {
-		o.profiles = append(o.profiles, fsmcp.JournalTable())
+		o.server.Profiles = append(o.server.Profiles, fsmcp.JournalTable())
 	}
 	if !o.rootsGiven {
 		for _, t := range tables {
@@ -268,13 +258,13 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.limits.MaxFileSize = size
+	o.server.Limits.MaxFileSize = size
 	out, err := setting(*maxOutput, getenv("FSMCP_MAX_OUTPUT"), "max-output", parseCount, defaultMaxOutput)
 	if err != nil {
 		return nil, err
 	}
-	o.limits.MaxOutput = int(out)
-	o.limits.Timeout, err = setting(*timeout, getenv("FSMCP_TIMEOUT"), "timeout", parseDuration, defaultTimeout)
+	o.server.Limits.MaxOutput = int(out)
+	o.server.Limits.Timeout, err = setting(*timeout, getenv("FSMCP_TIMEOUT"), "timeout", parseDuration, defaultTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -282,13 +272,13 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.limits.MaxResults = int(res)
+	o.server.Limits.MaxResults = int(res)
 	ms, err := setting(*maxSessions, getenv("FSMCP_MAX_SESSIONS"), "max-sessions", parseCount, defaultMaxSessions)
 	if err != nil {
 		return nil, err
 	}
-	o.maxSessions = int(ms)
-	o.sessionIdle, err = setting(*sessionIdle, getenv("FSMCP_SESSION_IDLE"), "session-idle", parseDuration, defaultSessionIdle)
+	o.http.MaxSessions = int(ms)
+	o.http.SessionIdle, err = setting(*sessionIdle, getenv("FSMCP_SESSION_IDLE"), "session-idle", parseDuration, defaultSessionIdle)
 	if err != nil {
 		return nil, err
 	}
@@ -296,14 +286,20 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.maxSearches = int(searches)
-	o.searchWait, err = setting(*searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
+	o.server.MaxSearches = int(searches)
+	o.server.SearchWait, err = setting(*searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
 	if err != nil {
 		return nil, err
 	}
 	if err := o.parseJournal(*journalMode, *journalSize, *journalAge, getenv); err != nil {
 		return nil, err
 	}
+	o.server.Name, o.server.Version, o.server.Getenv = "fsmcp", buildVersion(), getenv
+	// With no DIR given, the client's MCP roots are the roots.
+	o.server.ClientRoots = !o.rootsGiven
+	// Over stdio _meta.allowed_dirs adds to the DIRs, as in fsMCP: the
+	// host that started fsmcp could have named any directory anyway.
+	o.server.TrustMeta = o.server.TrustMeta || o.transport == "stdio"
 	return o, nil
 }
 
@@ -311,13 +307,13 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 // else its env. A flag wins over the other's env; both from the same
 // source contradict each other. set holds the flags given.
 func (o *options) resolveAuth(set map[string]bool, getenv func(string) string) error {
-	if set["auth-token"] && set["no-auth"] && o.noAuth {
+	if set["auth-token"] && set["no-auth"] && o.http.NoAuth {
 		return errors.New("--auth-token and --no-auth contradict each other; give one")
 	}
 	tokenEnv, noAuthEnv := false, false
-	if !set["auth-token"] && !(set["no-auth"] && o.noAuth) {
-		o.authToken = getenv("FSMCP_AUTH_TOKEN")
-		tokenEnv = o.authToken != ""
+	if !set["auth-token"] && !(set["no-auth"] && o.http.NoAuth) {
+		o.http.AuthToken = getenv("FSMCP_AUTH_TOKEN")
+		tokenEnv = o.http.AuthToken != ""
 	}
 	if !set["no-auth"] && !set["auth-token"] {
 		if v := getenv("FSMCP_NO_AUTH"); v != "" {
@@ -325,7 +321,7 @@ func (o *options) resolveAuth(set map[string]bool, getenv func(string) string) e
 			if err != nil {
 				return fmt.Errorf("FSMCP_NO_AUTH: %q is not 1 or 0", v)
 			}
-			o.noAuth, noAuthEnv = b, b
+			o.http.NoAuth, noAuthEnv = b, b
 		}
 	}
 	if tokenEnv && noAuthEnv {

@@ -14,14 +14,14 @@ func TestParseArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(o.roots, ",") != "/a,/b,/c" || !o.readOnly {
-		t.Fatalf("roots %v readOnly %v", o.roots, o.readOnly)
+	if strings.Join(o.roots, ",") != "/a,/b,/c" || !o.server.ReadOnly {
+		t.Fatalf("roots %v readOnly %v", o.roots, o.server.ReadOnly)
 	}
-	if o.limits.Timeout != time.Minute {
-		t.Errorf("flag should win over env: timeout %v", o.limits.Timeout)
+	if o.server.Limits.Timeout != time.Minute {
+		t.Errorf("flag should win over env: timeout %v", o.server.Limits.Timeout)
 	}
-	if o.limits.MaxOutput != 500 || o.limits.MaxFileSize != 2<<20 || o.limits.MaxResults != defaultMaxResults {
-		t.Errorf("limits %+v", o.limits)
+	if o.server.Limits.MaxOutput != 500 || o.server.Limits.MaxFileSize != 2<<20 || o.server.Limits.MaxResults != defaultMaxResults {
+		t.Errorf("limits %+v", o.server.Limits)
 	}
 	o, _ = parseArgs(nil, func(string) string { return "" })
 	// No DIR: no root (fail closed), never the current directory.
@@ -42,7 +42,7 @@ func TestParseShell(t *testing.T) {
 	none := func(string) string { return "" }
 	for _, m := range []string{"on", "sandboxed", "off"} {
 		o, err := parseArgs([]string{"--shell", m}, none)
-		if err != nil || string(o.shell) != m {
+		if err != nil || string(o.server.Shell) != m {
 			t.Errorf("--shell %s: %v %v", m, o, err)
 		}
 	}
@@ -50,8 +50,8 @@ func TestParseShell(t *testing.T) {
 		t.Error("--shell yes accepted")
 	}
 	o, _ := parseArgs(nil, none)
-	if o.shell != shell.DefaultMode() {
-		t.Errorf("default shell %q, want %q", o.shell, shell.DefaultMode())
+	if o.server.Shell != shell.DefaultMode() {
+		t.Errorf("default shell %q, want %q", o.server.Shell, shell.DefaultMode())
 	}
 }
 
@@ -85,8 +85,8 @@ func TestParseAuth(t *testing.T) {
 			t.Errorf("%v %v: %v", c.args, c.env, err)
 			continue
 		}
-		if o.authToken != c.token || o.noAuth != c.noAuth {
-			t.Errorf("%v %v: token %q noAuth %v; want %q %v", c.args, c.env, o.authToken, o.noAuth, c.token, c.noAuth)
+		if o.http.AuthToken != c.token || o.http.NoAuth != c.noAuth {
+			t.Errorf("%v %v: token %q noAuth %v; want %q %v", c.args, c.env, o.http.AuthToken, o.http.NoAuth, c.token, c.noAuth)
 		}
 	}
 }
@@ -94,11 +94,11 @@ func TestParseAuth(t *testing.T) {
 func TestParseProfile(t *testing.T) {
 	none := func(string) string { return "" }
 	o, err := parseArgs(nil, none)
-	if err != nil || len(o.profiles) != 1 || o.profiles[0].Name != "fsmcp" {
+	if err != nil || len(o.server.Profiles) != 1 || o.server.Profiles[0].Name != "fsmcp" {
 		t.Fatalf("default profile: %v %v", o, err)
 	}
 	o, err = parseArgs(nil, func(k string) string { return map[string]string{"FSMCP_PROFILE": "fsmcp,fsmcp"}[k] })
-	if err != nil || len(o.profiles) != 1 {
+	if err != nil || len(o.server.Profiles) != 1 {
 		t.Fatalf("FSMCP_PROFILE=fsmcp,fsmcp: %v %v", o, err)
 	}
 	_, err = parseArgs([]string{"--profile", "nope"}, none)
@@ -169,11 +169,11 @@ func TestLoadFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.maxSearches != 3 || o.searchWait != 10*time.Second || o.maxSessions != 5 || o.sessionIdle != 2*time.Minute {
-		t.Fatalf("got searches %d wait %v sessions %d idle %v", o.maxSearches, o.searchWait, o.maxSessions, o.sessionIdle)
+	if o.server.MaxSearches != 3 || o.server.SearchWait != 10*time.Second || o.http.MaxSessions != 5 || o.http.SessionIdle != 2*time.Minute {
+		t.Fatalf("got searches %d wait %v sessions %d idle %v", o.server.MaxSearches, o.server.SearchWait, o.http.MaxSessions, o.http.SessionIdle)
 	}
 	o, _ = parseArgs(nil, func(string) string { return "" })
-	if o.maxSessions != defaultMaxSessions || o.sessionIdle != defaultSessionIdle || o.maxSearches < 2 || o.searchWait != time.Minute {
+	if o.http.MaxSessions != defaultMaxSessions || o.http.SessionIdle != defaultSessionIdle || o.server.MaxSearches < 2 || o.server.SearchWait != time.Minute {
 		t.Fatalf("defaults: %+v", o)
 	}
 	for _, bad := range [][]string{{"--max-sessions", "0"}, {"--session-idle", "never"}, {"--max-searches", "-2"}, {"--search-wait", "x"}} {

@@ -54,13 +54,13 @@ func run(args []string, stderr *os.File) int {
 	}
 	// An explicit --shell sandboxed without Landlock must not quietly run
 	// an unconfined shell.
-	if err := shell.CheckMode(opts.shell); err != nil {
+	if err := shell.CheckMode(opts.server.Shell); err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v; use --shell on to run fs_bash unconfined, or --shell off\n", err)
 		return exitUsage
 	}
 	// The sandboxed shell's helper is a sealed copy of this program,
 	// taken now, before any tool has run (see shell.PrepareHelper).
-	if opts.shell == shell.ModeSandboxed && !opts.readOnly {
+	if opts.server.Shell == shell.ModeSandboxed && !opts.server.ReadOnly {
 		if err := shell.PrepareHelper(); err != nil {
 			fmt.Fprintf(stderr, "fsmcp: --shell sandboxed: %v\n", err)
 			return exitError
@@ -105,25 +105,8 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer audit.Close()
 
-	srv, err := server.New(server.Config{
-		Name:     "fsmcp",
-		Version:  buildVersion(),
-		ReadOnly: opts.readOnly,
-		// Over stdio _meta.allowed_dirs adds to the DIRs, as in fsMCP: the
-		// host that started fsmcp could have named any directory anyway.
-		TrustMeta: opts.trustMeta || opts.transport == "stdio",
-		Resources: opts.resources,
-		Limits:    opts.limits,
-		// With no DIR given, the client's MCP roots are the roots.
-		ClientRoots: !opts.rootsGiven,
-		Shell:       opts.shell,
-		Searcher:    searcher,
-		MaxSearches: opts.maxSearches,
-		SearchWait:  opts.searchWait,
-		Profiles:    opts.profiles,
-		Getenv:      os.Getenv,
-		Audit:       audit,
-	}, sb, log)
+	opts.server.Searcher, opts.server.Audit = searcher, audit
+	srv, err := server.New(opts.server, sb, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
 		return exitUsage
@@ -131,16 +114,18 @@ func run(args []string, stderr *os.File) int {
 	defer srv.Close()
 
 	if opts.rootsGiven {
-		log.Info("fsmcp starting", "roots", sb.Roots(), "search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)
+		log.Info("fsmcp starting", "roots", sb.Roots(), "search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.server.ReadOnly)
 	} else {
 		log.Info("fsmcp starting with no directory: the roots come from the client (MCP roots or _meta.allowed_dirs); calls without them are refused",
-			"search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.readOnly)
+			"search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.server.ReadOnly)
 	}
-	if !opts.readOnly {
+	if !opts.server.ReadOnly {
 		// Finding the confinement starts a namespace once (about 25 ms):
 		// done beside serving, not before the first answer. The first
 		// fs_bash call waits for the same probe.
-		go func() { log.Info(shell.Describe(opts.shell), "shell_confinement", shell.Confinement(opts.shell)) }()
+		go func() {
+			log.Info(shell.Describe(opts.server.Shell), "shell_confinement", shell.Confinement(opts.server.Shell))
+		}()
 	}
 
 	// SIGHUP too (the terminal went away): every way out runs the deferred
@@ -158,8 +143,8 @@ func run(args []string, stderr *os.File) int {
 			return exitError
 		}
 	case "http":
-		if err := srv.ListenAndServe(ctx, server.ServeOptions{Addr: opts.listen, AuthToken: opts.authToken, NoAuth: opts.noAuth,
-			MaxSessions: opts.maxSessions, SessionIdle: opts.sessionIdle, Log: log, Banner: stderr}); err != nil {
+		opts.http.Log, opts.http.Banner = log, stderr
+		if err := srv.ListenAndServe(ctx, opts.http); err != nil {
 			log.Error("http transport ended", "error", err)
 			return exitError
 		}

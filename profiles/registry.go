@@ -42,7 +42,8 @@ func Names() []string {
 }
 
 // Lookup returns the tables of a comma-separated list of profile names
-// ("" is Default), checked to be servable together.
+// ("" is Default). Whether they can be served together is checked once,
+// when the server registers them (toolkit.Register).
 func Lookup(list string) ([]*toolkit.Table, error) {
 	if strings.TrimSpace(list) == "" {
 		list = Default
@@ -63,9 +64,6 @@ func Lookup(list string) ([]*toolkit.Table, error) {
 		}
 		seen[name] = true
 		tables = append(tables, table())
-	}
-	if err := toolkit.Check(tables); err != nil {
-		return nil, err
 	}
 	return tables, nil
 }

@@ -14,28 +14,22 @@ import (
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/sandbox"
-	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/wire"
 )
 
-// Config is everything the server needs; main fills it from flags and env.
+// Config is everything the server needs: the operator's settings the
+// runtime reads (toolkit.Settings, embedded as they are) and what only the
+// server uses. main fills it once from flags and env.
 type Config struct {
-	Name      string // serverInfo.name
-	Version   string
-	ReadOnly  bool
-	TrustMeta bool
-	// ClientRoots lets a client's MCP roots replace the default root (set
-	// when no DIR was given).
-	ClientRoots bool
-	Limits      toolkit.Limits
+	toolkit.Settings
+	Name    string // serverInfo.name
+	Version string
 	// Resources serves the roots' files as MCP resources (SPEC §7).
 	Resources bool
 	// ResourceDepth is how many directory levels resources/list goes down
 	// (0: DefaultResourceDepth).
 	ResourceDepth int
-	// Shell is fs_bash's confinement (off: no fs_bash).
-	Shell shell.Mode
 	// Searcher serves fs_grep and fs_glob (nil: rg if on PATH, else native).
 	Searcher backend.Searcher
 	// MaxSearches bounds the searches running at once, server-wide (0:
@@ -46,12 +40,9 @@ type Config struct {
 	// Plain also serves clients that speak plain JSON-RPC (set by a profile
 	// whose original's clients do; nil: MCP clients only).
 	Plain *wire.Plain
-	// Profiles are the tables served, their union (profiles.Lookup).
+	// Profiles are the tables served, their union (profiles.Lookup); the
+	// tables are checked to go together once, when they are registered.
 	Profiles []*toolkit.Table
-	// Getenv is the environment profiles may read (nil: none).
-	Getenv func(string) string
-	// Audit gets one line per tool call (nil: none).
-	Audit *toolkit.Audit
 }
 
 // Server is an MCP server over one sandbox.
@@ -68,20 +59,12 @@ type Server struct {
 // New builds the server and registers its profiles' tools. The error says
 // why the profiles cannot be served together.
 func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
-	if err := toolkit.Check(cfg.Profiles); err != nil {
-		return nil, err
-	}
 	deps := &toolkit.Env{
-		Default:     sb,
-		Limits:      cfg.Limits,
-		TrustMeta:   cfg.TrustMeta,
-		ClientRoots: cfg.ClientRoots,
-		Log:         log,
-		Sessions:    toolkit.NewSessions(),
-		Shell:       cfg.Shell,
-		Searcher:    cfg.Searcher,
-		Getenv:      cfg.Getenv,
-		Audit:       cfg.Audit,
+		Settings: cfg.Settings,
+		Default:  sb,
+		Log:      log,
+		Sessions: toolkit.NewSessions(),
+		Searcher: cfg.Searcher,
 	}
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())
@@ -112,7 +95,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if res != nil {
 		res.register(s)
 	}
-	if err := toolkit.Register(s, deps, cfg.Profiles, cfg.ReadOnly); err != nil {
+	if err := toolkit.Register(s, deps, cfg.Profiles); err != nil {
 		return nil, err
 	}
 	if toolkit.WireOf(cfg.Profiles) == toolkit.Plain && cfg.Plain == nil {

@@ -39,7 +39,7 @@ func TestOneWatchServesEverySpellingOfAURI(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := New(Config{Name: "fsmcp", Version: "test", Resources: true, Profiles: tables,
-		Limits: toolkit.Limits{MaxFileSize: 1 << 20, MaxOutput: 100000, Timeout: time.Minute, MaxResults: 1000}},
+		Settings: toolkit.Settings{Limits: toolkit.Limits{MaxFileSize: 1 << 20, MaxOutput: 100000, Timeout: time.Minute, MaxResults: 1000}}},
 		sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

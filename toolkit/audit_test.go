@@ -22,7 +22,7 @@ func (*nopCloser) Close() error { return nil }
 
 func TestAuditLine(t *testing.T) {
 	var out nopCloser
-	env := &Env{Audit: NewAudit(&out)}
+	env := &Env{Settings: Settings{Audit: NewAudit(&out)}}
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "fs_write",
 		Arguments: json.RawMessage(`{"file_path":"/a/b","content":"SECRET","paths":["/x","/y"],"edits":[{"old":"SECRET"}]}`)}}
 	cause := fault.Errorf(fault.NotFound, "/a/b", "no such file")
@@ -51,7 +51,7 @@ func TestAuditLine(t *testing.T) {
 // answer (fs_bash's output) is not copied either.
 func TestAuditErrorIsKindAndPathOnly(t *testing.T) {
 	var out nopCloser
-	env := &Env{Audit: NewAudit(&out)}
+	env := &Env{Settings: Settings{Audit: NewAudit(&out)}}
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "edit_file", Arguments: json.RawMessage(`{"path":"/r/.env"}`)}}
 	for _, c := range []struct {
 		res   *mcp.CallToolResult

@@ -35,34 +35,44 @@ func (l Limits) CallBytes() int64 {
 	return max(l.MaxFileSize, 4*int64(l.MaxOutput))
 }
 
-// Env is what every tool handler may use, the same for every profile.
-type Env struct {
-	// Default is the sandbox of the DIRs given at start. A call works in
-	// Call.Sandbox, which the client's roots or _meta.allowed_dirs may
-	// make differ from it.
-	Default *sandbox.Sandbox
-	Limits  Limits
+// Settings are the operator's choices the runtime reads: parsed once from
+// flags and environment (package main), carried by server.Config and
+// embedded in Env unchanged, never copied field by field.
+type Settings struct {
+	// ReadOnly leaves out every tool and method that writes, moves,
+	// deletes or runs commands (--read-only).
+	ReadOnly bool
+	Limits   Limits
 	// TrustMeta: _meta.allowed_dirs may add roots, not only narrow them
 	// (stdio, where the host that started fsmcp could name any directory
 	// anyway, or --trust-meta). With no root at all it is the allowed set
 	// whatever this says.
 	TrustMeta bool
-	// ClientRoots: no DIR was given (Default has no root), so a client's
-	// MCP roots, when it offers them, are the roots.
+	// ClientRoots: no DIR was given (Env.Default has no root), so a
+	// client's MCP roots, when it offers them, are the roots.
 	ClientRoots bool
-	Log         *slog.Logger
-	Sessions    *Sessions
 	// Shell is fs_bash's confinement; "" or shell.ModeOff leaves tools
 	// with NeedsShell out.
 	Shell shell.Mode
-	// Searcher serves grep and glob: backend.Select(--search-backend,
-	// fallback.New()). The server fills it in when nil.
-	Searcher backend.Searcher
 	// Getenv reads the server's environment, for profiles configured by
 	// their original's variables (LOCALCOWORK_DATA_DIR); nil reads none.
 	Getenv func(string) string
 	// Audit, when set, gets one line per tool call (--audit-log).
 	Audit *Audit
+}
+
+// Env is what every tool handler may use, the same for every profile.
+type Env struct {
+	Settings
+	// Default is the sandbox of the DIRs given at start. A call works in
+	// Call.Sandbox, which the client's roots or _meta.allowed_dirs may
+	// make differ from it.
+	Default  *sandbox.Sandbox
+	Log      *slog.Logger
+	Sessions *Sessions
+	// Searcher serves grep and glob: backend.Select(--search-backend,
+	// fallback.New()). The server fills it in when nil.
+	Searcher backend.Searcher
 }
 
 // Var returns the environment variable key ("" without Getenv).

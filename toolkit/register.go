@@ -63,12 +63,14 @@ func Resources(tables []*Table) *ResourceShape {
 	return nil
 }
 
-// Register serves the union of tables on s: their tools (with readOnly,
-// only those that change nothing; with the shell off, none that runs
-// commands), their direct methods (with readOnly, only those marked
-// ReadOnly), their initialize shapes, and the
-// per-session notifier the runtime needs.
-func Register(s *mcp.Server, env *Env, tables []*Table, readOnly bool) error {
+// Register serves the union of tables on s: their tools (with
+// env.ReadOnly, only those that change nothing; with the shell off, none
+// that runs commands), their direct methods (with env.ReadOnly, only those
+// marked ReadOnly), their initialize shapes, and the per-session notifier
+// the runtime needs. It is where the tables are checked to go together
+// (Check), once.
+func Register(s *mcp.Server, env *Env, tables []*Table) error {
+	readOnly := env.ReadOnly
 	if err := Check(tables); err != nil {
 		return err
 	}

@@ -74,8 +74,8 @@ func runGolden(t *testing.T, tables []*toolkit.Table, file string) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{Name: "fsmcp", Version: "test", Shell: shell.ModeOn, Profiles: tables,
-		Limits: toolkit.Limits{MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000}}
+	cfg := server.Config{Name: "fsmcp", Version: "test", Profiles: tables, Settings: toolkit.Settings{Shell: shell.ModeOn,
+		Limits: toolkit.Limits{MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000}}}
 	var client []byte
 	serverAt := -1
 	noDir := false

@@ -97,9 +97,9 @@ func New(t *testing.T, opts ...Option) *Env {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	cfg := &config{server: server.Config{Name: "fsmcp", Version: "test", Limits: toolkit.Limits{
+	cfg := &config{server: server.Config{Name: "fsmcp", Version: "test", Settings: toolkit.Settings{Limits: toolkit.Limits{
 		MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000,
-	}}}
+	}}}}
 	for _, o := range opts {
 		o(cfg)
 	}
