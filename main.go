@@ -5,19 +5,26 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
+	"golang.org/x/term"
+
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/index"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/wire"
 )
 
@@ -150,4 +157,114 @@ func run(args []string, stderr *os.File) int {
 		}
 	}
 	return exitOK
+}
+
+// openAudit opens --audit-log; no path, no audit log.
+func openAudit(path string) (*toolkit.Audit, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return toolkit.OpenAudit(path)
+}
+
+// withIndex puts the index of the DIRs in front of searcher, as --index
+// asks (native serves the searches it narrows). The returned stop ends
+// the builds and unmaps the indexes. With --index on, a cache directory
+// the index may not use is a start-up error; auto goes on unindexed.
+func withIndex(mode string, searcher, native backend.Searcher, roots []string, log *slog.Logger) (backend.Searcher, func(), error) {
+	if mode == "off" || len(roots) == 0 {
+		return searcher, func() {}, nil
+	}
+	s, err := index.New(searcher, native, index.Options{Mode: mode, Roots: roots, Log: log})
+	if err != nil {
+		if mode == "on" {
+			return nil, nil, err
+		}
+		log.Warn("index: off", "error", err)
+		return searcher, func() {}, nil
+	}
+	s.Start(context.Background())
+	return s, func() { s.Close() }, nil
+}
+
+// version is set at build time with -ldflags "-X main.version=...". When it
+// is not (go build, go install), the module version or VCS revision from the
+// build info stands in, so --version and serverInfo still say which build
+// this is.
+var version = ""
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return "dev"
+	}
+	return "dev-" + rev + dirty
+}
+
+// isTerminal reports whether f is a terminal: someone typed fsmcp at a
+// prompt, where nobody speaks JSON-RPC.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// terminalNote tells a person who ran fsmcp at a prompt what it is waiting
+// for, instead of a silent cursor. The host lines name this binary and the
+// first root when there is one, ready to paste: the JSON one is encoded,
+// so a Windows path comes out with its backslashes escaped.
+func terminalNote(w io.Writer, exe string, roots []string) {
+	dir := "/path/to/project"
+	if len(roots) > 0 {
+		dir = roots[0]
+	}
+	fmt.Fprintf(w, `fsmcp speaks MCP (JSON-RPC) on stdin/stdout: an agent host starts it, not a person.
+Add it to a host, e.g. Claude Code:
+    claude mcp add fsmcp -- %s %s
+or a JSON config (Claude Desktop, Cursor; VS Code's key is "servers"):
+    "mcpServers": {"fsmcp": {"command": %s, "args": [%s]}}
+For HTTP clients run: fsmcp --listen 127.0.0.1:8080 DIR. Ctrl-D or Ctrl-C ends it; fsmcp --help lists the flags.
+`, shellQuote(exe), shellQuote(dir), jsonString(exe), jsonString(dir))
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain
+// path characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:,=@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// executable is the path a host config should name: the absolute path of
+// this binary when the OS knows it.
+func executable() string {
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return "fsmcp"
 }
