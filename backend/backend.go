@@ -159,6 +159,14 @@ type GlobQuery struct {
 	// Skipped, if set, counts the entries skipped as TooLong: directories
 	// the walk would read and files the pattern matches.
 	Skipped *Skipped
+	// Order, if set, is the order the caller ranks files in, and Keep how
+	// many of the first it keeps (0: all). A result Pages keeps that is
+	// too big to keep whole keeps its first files in Order, and serves a
+	// later call whose Keep lies within them; Beyond, if set, is then
+	// told how many matches ranked after those and were not passed on.
+	Order  func(a, b File) bool
+	Keep   int
+	Beyond *Skipped
 }
 
 // File is one fs_glob result.

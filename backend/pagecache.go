@@ -1,12 +1,14 @@
 package backend
 
 import (
+	"container/heap"
 	"container/list"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,6 +82,9 @@ type pageEntry struct {
 	globs []File
 	// skipped is what the search counted as TooLong, replayed with it.
 	skipped int64
+	// beyond is how many glob matches rank after globs, which then are
+	// only the first of the result (globRecorder).
+	beyond int64
 }
 
 // watchDirs is paths and the directories holding files, each once.
@@ -175,48 +180,146 @@ func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 	key := pageKey{ctx.Value(queueKey{}), "glob " + globKey(q)}
-	if e := s.p.get(ctx, key); e != nil {
+	if e := s.p.get(ctx, key); e != nil && (e.beyond == 0 || (q.Keep > 0 && q.Keep <= len(e.globs))) {
 		q.Skipped.Add(e.skipped)
 		for _, f := range e.globs {
 			if err := fn(f); err != nil {
 				return err
 			}
 		}
+		q.Beyond.Add(e.beyond)
 		return nil
 	}
-	gen, at, limit := generation.Load(), time.Now(), s.p.budget/2
-	var files []File
-	bytes, spoiled := 0, false
+	rec := &globRecorder{limit: s.p.budget / 2, before: q.Order}
+	gen, at := generation.Load(), time.Now()
 	if q.Skipped == nil {
 		q.Skipped = new(Skipped)
 	}
 	skipped0 := q.Skipped.Count()
 	err := s.Searcher.Glob(ctx, q, func(f File) error {
 		if err := fn(f); err != nil {
-			spoiled = true
+			rec.spoiled = true
 			return err
 		}
-		if !spoiled {
-			bytes += len(f.Path) + pageOverhead
-			if spoiled = bytes > limit; !spoiled {
-				files = append(files, f)
-			} else {
-				files = nil
-			}
-		}
+		rec.add(f)
 		return nil
 	})
-	if err == nil && ctx.Err() == nil && !spoiled {
-		dirs := watchDirs(q.Paths, func(yield func(string) bool) {
-			for _, f := range files {
+	if err == nil && ctx.Err() == nil && !rec.spoiled {
+		s.p.put(rec.entry(key, gen, at, q.Paths, q.Skipped.Count()-skipped0))
+	}
+	return err
+}
+
+// globRecorder keeps a glob's whole result while it fits its limit of
+// bytes. Past it, given the caller's order, it keeps the first files in
+// that order that fit (a bounded heap) and the directories of all, so
+// that pages among the first are served and a change anywhere in the
+// result is still seen: on a 1M-file tree `**/*.c` has 416k matches,
+// 70 MB kept whole, and its page at offset 40,000 cost the whole walk.
+type globRecorder struct {
+	limit   int
+	before  func(a, b File) bool
+	spoiled bool
+	bytes   int
+	total   int
+	files   []File // every match, or (heap) the first that fit, the last ranked at 0
+	heap    bool
+	dirs    map[string]bool // heap: the directory of every match
+}
+
+// dirOverhead is counted per kept directory besides its path.
+const dirOverhead = 64
+
+func (r *globRecorder) add(f File) {
+	if r.spoiled {
+		return
+	}
+	r.total++
+	if !r.heap {
+		r.files = append(r.files, f)
+		if r.bytes += len(f.Path) + pageOverhead; r.bytes <= r.limit {
+			return
+		}
+		if r.before == nil {
+			r.spoiled, r.files = true, nil
+			return
+		}
+		// Too big to keep whole: keep the first files in order.
+		r.heap, r.dirs, r.bytes = true, map[string]bool{}, 0
+		all := r.files
+		r.files = make([]File, 0, len(all)/2)
+		for _, f := range all {
+			r.addDir(f.Path)
+			r.push(f)
+		}
+		return
+	}
+	r.addDir(f.Path)
+	r.push(f)
+}
+
+func (r *globRecorder) addDir(path string) {
+	d := filepath.Dir(path)
+	if r.dirs[d] {
+		return
+	}
+	r.dirs[strings.Clone(d)] = true // not a slice of a path that may be dropped
+	r.bytes += len(d) + dirOverhead
+}
+
+// push adds f to the heap of first files and drops the last ranked ones
+// while the bytes are over the limit.
+func (r *globRecorder) push(f File) {
+	cost := len(f.Path) + pageOverhead
+	// Kept unless it ranks after every kept file and there is no room;
+	// either way what is over the limit (its directory's cost too) goes,
+	// or the entry would be too big to keep at all (Pages.put).
+	if r.bytes+cost <= r.limit || len(r.files) > 0 && r.before(f, r.files[0]) {
+		heap.Push((*rankHeap)(r), f)
+		r.bytes += cost
+	}
+	for r.bytes > r.limit && len(r.files) > 0 {
+		g := heap.Pop((*rankHeap)(r)).(File)
+		r.bytes -= len(g.Path) + pageOverhead
+	}
+	if r.bytes > r.limit { // the directories alone are over it
+		r.spoiled, r.files, r.dirs = true, nil, nil
+	}
+}
+
+// entry is what the recorder kept, ready for Pages.put.
+func (r *globRecorder) entry(key pageKey, gen int64, at time.Time, paths []string, skipped int64) *pageEntry {
+	e := &pageEntry{key: key, gen: gen, at: at, bytes: r.bytes, globs: r.files, skipped: skipped}
+	if !r.heap {
+		e.paths = watchDirs(paths, func(yield func(string) bool) {
+			for _, f := range r.files {
 				if !yield(f.Path) {
 					return
 				}
 			}
 		})
-		s.p.put(&pageEntry{key: key, gen: gen, at: at, bytes: bytes, paths: dirs, globs: files, skipped: q.Skipped.Count() - skipped0})
+		return e
 	}
-	return err
+	sort.Slice(e.globs, func(i, j int) bool { return r.before(e.globs[i], e.globs[j]) })
+	e.beyond = int64(r.total - len(e.globs))
+	e.paths = append([]string(nil), paths...)
+	for d := range r.dirs {
+		e.paths = append(e.paths, d)
+	}
+	return e
+}
+
+// rankHeap is a globRecorder's kept files as a heap whose root ranks last.
+type rankHeap globRecorder
+
+func (h *rankHeap) Len() int           { return len(h.files) }
+func (h *rankHeap) Less(i, j int) bool { return h.before(h.files[j], h.files[i]) }
+func (h *rankHeap) Swap(i, j int)      { h.files[i], h.files[j] = h.files[j], h.files[i] }
+func (h *rankHeap) Push(x any)         { h.files = append(h.files, x.(File)) }
+func (h *rankHeap) Pop() any {
+	f := h.files[len(h.files)-1]
+	h.files = h.files[:len(h.files)-1]
+	return f
 }
 
 // get returns the fresh result kept under key for a later page, dropping

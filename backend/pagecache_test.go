@@ -203,3 +203,99 @@ func TestKeptPagesKeepTheSkippedCount(t *testing.T) {
 		t.Fatalf("%d searches, want 2 (one grep, one glob)", inner.searches)
 	}
 }
+
+// TestAGlobTooBigToKeepWholeKeepsItsFirstPages pins the paging of a glob
+// whose result is over the kept budget (`**/*.c` on the 1M-file tree:
+// 416k paths): its first files in the caller's order are kept with the
+// count of the rest, so a later page among them is served without a
+// search and with the whole total; a page past them searches again; a
+// file created in the result's directory drops it.
+func TestAGlobTooBigToKeepWholeKeepsItsFirstPages(t *testing.T) {
+	dir, inner := pagedTree(t, 200)
+	s := NewPages(0, 40*(len(inner.files[0])+pageOverhead)).Searcher(inner) // 20 files' worth a result
+	ctx := WithQueue(context.Background(), "session")
+	desc := func(a, b File) bool { return a.Path > b.Path } // not the order the searcher lists in
+	glob := func(c context.Context, keep int) (got []string, total int) {
+		q := GlobQuery{Pattern: "*", Paths: []string{dir}, Order: desc, Keep: keep, Beyond: new(Skipped)}
+		if err := s.Glob(c, q, func(f File) error { got = append(got, f.Path); total++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return got, total + int(q.Beyond.Count())
+	}
+	if _, total := glob(ctx, 10); total != 200 || inner.searches != 1 {
+		t.Fatalf("first page: total %d, %d searches", total, inner.searches)
+	}
+	got, total := glob(LaterPage(ctx), 15)
+	if inner.searches != 1 {
+		t.Fatalf("a later page within the kept files searched again")
+	}
+	if total != 200 || len(got) < 15 || len(got) >= 20 {
+		t.Fatalf("later page: total %d, %d files passed", total, len(got))
+	}
+	for i, p := range got {
+		if want := inner.files[199-i]; p != want {
+			t.Fatalf("kept file %d is %s, want %s (the first in the caller's order)", i, p, want)
+		}
+	}
+	if _, total := glob(LaterPage(ctx), 100); total != 200 || inner.searches != 2 {
+		t.Fatalf("a page past the kept files: total %d, %d searches (want a fresh one)", total, inner.searches)
+	}
+	glob(ctx, 10) // kept again
+	if err := os.WriteFile(filepath.Join(dir, "new"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if glob(LaterPage(ctx), 15); inner.searches != 4 {
+		t.Fatalf("a later page after a file was created was served from the kept files")
+	}
+}
+
+// TestAGlobOverManyDirectoriesIsStillKept: a glob too big to keep whole
+// whose later matches rank after the kept ones, each in a new directory,
+// still leaves a kept result: the directories' cost pushes out kept files
+// rather than the whole result over the budget (on the 1M-file tree,
+// `**/*.c` at offset 40,000 cost the whole walk again for this).
+func TestAGlobOverManyDirectoriesIsStillKept(t *testing.T) {
+	root := t.TempDir()
+	inner := &countingSearcher{}
+	old := time.Now().Add(-time.Hour)
+	for i := range 200 {
+		d := filepath.Join(root, fmt.Sprintf("d%03d", i))
+		p := filepath.Join(d, "f.c")
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{p, d} {
+			if err := os.Chtimes(q, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+		inner.files = append(inner.files, p)
+	}
+	if err := os.Chtimes(root, old, old); err != nil {
+		t.Fatal(err)
+	}
+	dirs := 0
+	for _, f := range inner.files {
+		dirs += len(filepath.Dir(f)) + dirOverhead
+	}
+	// Room for every directory and 20 files: kept in part.
+	s := NewPages(0, 2*(dirs+20*(len(inner.files[0])+pageOverhead))).Searcher(inner)
+	ctx := WithQueue(context.Background(), "session")
+	asc := func(a, b File) bool { return a.Path < b.Path } // the order the searcher lists in
+	glob := func(c context.Context, keep int) (total int) {
+		q := GlobQuery{Pattern: "**/*.c", Paths: []string{root}, Order: asc, Keep: keep, Beyond: new(Skipped)}
+		if err := s.Glob(c, q, func(File) error { total++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return total + int(q.Beyond.Count())
+	}
+	if total := glob(ctx, 5); total != 200 {
+		t.Fatalf("first page: total %d", total)
+	}
+	if total := glob(LaterPage(ctx), 10); total != 200 || inner.searches != 1 {
+		t.Fatalf("a later page among the first files: total %d, %d searches (want 1: served from the kept result)", total, inner.searches)
+	}
+}

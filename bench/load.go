@@ -229,10 +229,13 @@ func loadRow(bin, tree string, n int) {
 	}
 }
 
-// pagingRow times fs_grep's first page and a page at offset 40,000 (or
-// half the result, when it is smaller) of one query on tree, on one
-// session, median of runs each.
-func pagingRow(bin, tree, label string, runs int) {
+// pagingRow times the first page and a page at offset 40,000 (or half
+// the result, when it is smaller) of one fs_grep (content, 100 lines a
+// page) and one fs_glob (100 paths a page) on tree, on one session over
+// HTTP, median of runs each, with every total the pages reported. The
+// first page searches; a later one should be served from what the first
+// kept (backend.Pages).
+func pagingRow(bin, tree, label string, runs int, grepPattern, globPattern string) {
 	srv, err := startHTTP(bin, tree)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench: paging:", err)
@@ -245,12 +248,36 @@ func pagingRow(bin, tree, label string, runs int) {
 		return
 	}
 	defer cs.Close()
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", srv.cmd.Process.Pid), []byte("5"), 0)
+	if grepPattern != "" {
+		pagingOf(cs, label, fmt.Sprintf("fs_grep %s (content, 100 lines a page)", grepPattern), "lines", runs, func(offset int) *mcp.CallToolParams {
+			return &mcp.CallToolParams{Name: "fs_grep",
+				Arguments: map[string]any{"pattern": grepPattern, "path": tree, "output_mode": "content", "head_limit": 100, "offset": offset}}
+		})
+	}
+	if globPattern != "" {
+		pagingOf(cs, label, fmt.Sprintf("fs_glob %s (100 paths a page)", globPattern), "paths", runs, func(offset int) *mcp.CallToolParams {
+			return &mcp.CallToolParams{Name: "fs_glob",
+				Arguments: map[string]any{"pattern": globPattern, "path": tree, "head_limit": 100, "offset": offset}}
+		})
+	}
+	fmt.Printf("paging: server peak RSS %d MB, %d MB after\n", srv.status("VmHWM")>>20, srv.status("VmRSS")>>20)
+}
+
+var (
+	totalRE   = regexp.MustCompile(` of (\d+)(?: matches)?[;),]`)
+	partialRE = regexp.MustCompile(`partial`)
+)
+
+func pagingOf(cs *mcp.ClientSession, label, what, unit string, runs int, call func(offset int) *mcp.CallToolParams) {
 	page := func(offset int) (time.Duration, string, error) {
 		t0 := time.Now()
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fs_grep",
-			Arguments: map[string]any{"pattern": "Errorf", "path": tree, "output_mode": "content", "head_limit": 100, "offset": offset}})
+		res, err := cs.CallTool(context.Background(), call(offset))
 		if err != nil {
 			return 0, "", err
+		}
+		if res.IsError {
+			return 0, "", fmt.Errorf("%s", textOf(res))
 		}
 		return time.Since(t0), textOf(res), nil
 	}
@@ -260,7 +287,7 @@ func pagingRow(bin, tree, label string, runs int) {
 		return
 	}
 	total := 0
-	if m := regexp.MustCompile(` of (\d+);`).FindStringSubmatch(first); m != nil {
+	if m := totalRE.FindStringSubmatch(first); m != nil {
 		total, _ = strconv.Atoi(m[1])
 	}
 	offset := 40000
@@ -269,6 +296,7 @@ func pagingRow(bin, tree, label string, runs int) {
 	}
 	var firsts, laters []time.Duration
 	totals := map[string]bool{}
+	partial := 0
 	for range runs {
 		d, out, err := page(0)
 		if err != nil {
@@ -283,12 +311,15 @@ func pagingRow(bin, tree, label string, runs int) {
 		}
 		laters = append(laters, d)
 		for _, o := range []string{out, out2} {
-			if m := regexp.MustCompile(` of (\d+)[;)]`).FindStringSubmatch(o); m != nil {
+			if m := totalRE.FindStringSubmatch(o); m != nil {
 				totals[m[1]] = true
+			}
+			if partialRE.MatchString(o) {
+				partial++
 			}
 		}
 	}
 	f, l := median(firsts), median(laters)
-	fmt.Printf("paging: fs_grep Errorf (content, 100 lines a page) on %s, %d lines: first page %.1f ms, offset %d %.1f ms (%.3fx of the first); totals reported: %d distinct\n",
-		label, total, ms(f), offset, ms(l), float64(l)/float64(f), len(totals))
+	fmt.Printf("paging: %s on %s, %d %s: first page %.1f ms, offset %d %.1f ms (%.3fx of the first); totals reported: %d distinct; partial pages: %d of %d\n",
+		what, label, total, unit, ms(f), offset, ms(l), float64(l)/float64(f), len(totals), partial, 2*runs)
 }

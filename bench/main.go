@@ -72,7 +72,9 @@ func main() {
 	inGit := flag.Bool("git", true, "for the trees the bench makes (100k, linux), also time every row inside a git repository: the same tree with a .git directory, as after git init, so that .gitignore files count")
 	loadN := flag.Int("load", 100, "concurrent fs_grep calls over HTTP for the load row (0: no load row)")
 	editMB := flag.Int("edit", 200, "MiB of the file fs_edit changes for the edit row (0: no edit row)")
-	paging := flag.Bool("paging", true, "time a later fs_grep page against the first on the largest tree (the last one given)")
+	paging := flag.Bool("paging", true, "time a later fs_grep and fs_glob page against the first on the largest tree (the last one given)")
+	pagingGrep := flag.String("paging-grep", "", "the paging row's fs_grep pattern (default: Errorf, kmalloc on the linux and mono trees; - for none)")
+	pagingGlob := flag.String("paging-glob", "", "the paging row's fs_glob pattern (default: **/*.go, **/*.c on the linux and mono trees; - for none)")
 	index := flag.String("index", "off", "the servers' --index: off, or on (wait for each root's index before timing)")
 	flag.Parse()
 
@@ -93,6 +95,7 @@ func main() {
 		dir, label string
 		queries    []query
 		git        bool // timed with a .git directory made for its rows
+		kernel     bool // the Linux source (linux, mono)
 	}
 	var dirs []treeDir
 	for _, t := range strings.Split(*trees, ",") {
@@ -104,9 +107,9 @@ func main() {
 		case "mono":
 			qs = monoQueries
 		}
-		dirs = append(dirs, treeDir{dir, label, qs, false})
+		dirs = append(dirs, treeDir{dir, label, qs, false, t == "linux" || t == "mono"})
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); *inGit && (t == "100k" || t == "linux") && os.IsNotExist(err) {
-			dirs = append(dirs, treeDir{dir, label + " in git", qs, true})
+			dirs = append(dirs, treeDir{dir, label + " in git", qs, true, t == "linux"})
 		}
 	}
 	var servers []*mcpServer
@@ -222,11 +225,26 @@ func main() {
 	}
 	if *paging {
 		last := dirs[len(dirs)-1]
-		pagingRow(bin, last.dir, strings.TrimSuffix(last.label, " in git"), *runs)
+		gp, gl := "Errorf", "**/*.go"
+		if last.kernel {
+			gp, gl = "kmalloc", "**/*.c"
+		}
+		pagingRow(bin, last.dir, strings.TrimSuffix(last.label, " in git"), *runs, flagOr(*pagingGrep, gp), flagOr(*pagingGlob, gl))
 	}
 	if *editMB > 0 {
 		editRow(bin, *editMB)
 	}
+}
+
+// flagOr is a string flag's value, def when it is empty, "" for "-".
+func flagOr(v, def string) string {
+	switch v {
+	case "":
+		return def
+	case "-":
+		return ""
+	}
+	return v
 }
 
 func inProcess(s backend.Searcher, limit int) func(context.Context, string, query) error {

@@ -56,6 +56,9 @@ func Glob(ctx context.Context, s backend.Searcher, q backend.GlobQuery, opt Glob
 	if q.Skipped == nil {
 		q.Skipped = new(backend.Skipped)
 	}
+	// A kept result too big to keep whole keeps its first files in this
+	// order, and says how many rank after them (backend.Pages).
+	q.Order, q.Keep, q.Beyond = before, limit, new(backend.Skipped)
 	err := s.Glob(ctx, q, func(f backend.File) error {
 		total++
 		if h.Len() < limit {
@@ -66,7 +69,7 @@ func Glob(ctx context.Context, s backend.Searcher, q backend.GlobQuery, opt Glob
 		}
 		return nil
 	})
-	g := &Globbed{Total: total, TooLong: q.Skipped.Count()}
+	g := &Globbed{Total: total + int(q.Beyond.Count()), TooLong: q.Skipped.Count()}
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 			return nil, err
