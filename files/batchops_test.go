@@ -1,6 +1,7 @@
 package files
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,31 +44,31 @@ func resolve(t *testing.T, sb *sandbox.Sandbox, path string) *sandbox.Path {
 func TestChmodChown(t *testing.T) {
 	sb, root, out := opsRoot(t)
 	a := resolve(t, sb, filepath.Join(root, "a.txt"))
-	if err := Chmod(a, 0o600); err != nil {
+	if err := Chmod(context.Background(), a, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(filepath.Join(root, "a.txt")); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %o", fi.Mode().Perm())
 	}
-	if err := Chmod(a, 0o4755); fault.KindOf(err) != fault.Invalid {
+	if err := Chmod(context.Background(), a, 0o4755); fault.KindOf(err) != fault.Invalid {
 		t.Errorf("setuid bit: %v", err)
 	}
-	if err := Chown(a, os.Getuid(), os.Getgid()); err != nil {
+	if err := Chown(context.Background(), a, os.Getuid(), os.Getgid()); err != nil {
 		t.Errorf("chown to oneself: %v", err)
 	}
 	for _, name := range []string{"link", "dangling"} {
 		p := resolve(t, sb, filepath.Join(root, name))
-		if err := Chmod(p, 0o777); err == nil {
+		if err := Chmod(context.Background(), p, 0o777); err == nil {
 			t.Errorf("chmod through %s succeeded", name)
 		}
-		if err := Chown(p, -1, -1); err == nil {
+		if err := Chown(context.Background(), p, -1, -1); err == nil {
 			t.Errorf("chown through %s succeeded", name)
 		}
 	}
 	if fi, _ := os.Stat(filepath.Join(out, "secret")); fi.Mode().Perm() != 0o644 {
 		t.Errorf("the secret's mode changed: %o", fi.Mode().Perm())
 	}
-	if err := Chmod(resolve(t, sb, filepath.Join(root, "missing")), 0o644); fault.KindOf(err) != fault.NotFound {
+	if err := Chmod(context.Background(), resolve(t, sb, filepath.Join(root, "missing")), 0o644); fault.KindOf(err) != fault.NotFound {
 		t.Errorf("missing: %v", err)
 	}
 }

@@ -1,11 +1,13 @@
 package files
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -13,11 +15,28 @@ import (
 // target, which must stay inside the root). Only the 0o777 bits are
 // taken. A regular file with more than one hard link is refused (see
 // changeMeta). Errors: NotFound, Outside, Permission, Invalid.
-func Chmod(p *sandbox.Path, perm fs.FileMode) error {
+func Chmod(ctx context.Context, p *sandbox.Path, perm fs.FileMode) error {
 	if perm&^fs.ModePerm != 0 {
 		return fault.Errorf(fault.Invalid, p.Abs, "mode %o has bits beyond 0777", uint32(perm))
 	}
-	return changeMeta(p, "mode", func(f *os.File) error { return f.Chmod(perm) }, func() error { return p.Chmod(perm) })
+	return journaledMeta(ctx, "chmod", p, func() error {
+		return changeMeta(p, "mode", func(f *os.File) error { return f.Chmod(perm) }, func() error { return p.Chmod(perm) })
+	})
+}
+
+// journaledMeta journals a mode or owner change of p (its state before, so
+// undo restores it) and makes it.
+func journaledMeta(ctx context.Context, kind string, p *sandbox.Path, change func() error) error {
+	if _, err := p.Stat(); err != nil {
+		return err // nothing to change: nothing journaled
+	}
+	m, err := journal.Before(ctx, kind, journal.Change{Path: p, Meta: true})
+	if err != nil {
+		return err
+	}
+	err = change()
+	m.Done(err)
+	return err
 }
 
 // changeMeta changes p's metadata (onFile on the file opened through its

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"context"
 	"math"
 	"os"
 
@@ -15,9 +16,11 @@ import (
 // Invalid.
 // An id is 32 bits: one past that would be cut by the system call (2^32
 // would become 0, root), so it is refused.
-func Chown(p *sandbox.Path, uid, gid int) error {
+func Chown(ctx context.Context, p *sandbox.Path, uid, gid int) error {
 	if uid < -1 || gid < -1 || int64(uid) > math.MaxUint32 || int64(gid) > math.MaxUint32 {
 		return fault.Errorf(fault.Invalid, p.Abs, "uid %d and gid %d must be from -1 to 4294967295", uid, gid)
 	}
-	return changeMeta(p, "owner", func(f *os.File) error { return f.Chown(uid, gid) }, func() error { return p.Chown(uid, gid) })
+	return journaledMeta(ctx, "chown", p, func() error {
+		return changeMeta(p, "owner", func(f *os.File) error { return f.Chown(uid, gid) }, func() error { return p.Chown(uid, gid) })
+	})
 }

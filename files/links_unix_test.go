@@ -3,6 +3,7 @@
 package files
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,10 +23,10 @@ func TestChmodChownRefuseAFileWithHardLinks(t *testing.T) {
 		t.Skip("SKIPPED: no hard links here:", err)
 	}
 	p, _ := sb.Resolve(filepath.Join(root, "hard"))
-	if err := Chmod(p, 0o777); fault.KindOf(err) != fault.Invalid {
+	if err := Chmod(context.Background(), p, 0o777); fault.KindOf(err) != fault.Invalid {
 		t.Errorf("chmod of a hard link: %v, want Invalid", err)
 	}
-	if err := Chown(p, os.Getuid(), os.Getgid()); fault.KindOf(err) != fault.Invalid {
+	if err := Chown(context.Background(), p, os.Getuid(), os.Getgid()); fault.KindOf(err) != fault.Invalid {
 		t.Errorf("chown of a hard link: %v, want Invalid", err)
 	}
 	if fi, _ := os.Stat(secret); fi.Mode().Perm() != 0o600 {
@@ -33,17 +34,17 @@ func TestChmodChownRefuseAFileWithHardLinks(t *testing.T) {
 	}
 	for _, name := range []string{"a.txt", "d"} {
 		q, _ := sb.Resolve(filepath.Join(root, name))
-		if err := Chmod(q, 0o750); err != nil {
+		if err := Chmod(context.Background(), q, 0o750); err != nil {
 			t.Errorf("chmod %s: %v", name, err)
 		}
-		if err := Chown(q, -1, -1); err != nil {
+		if err := Chown(context.Background(), q, -1, -1); err != nil {
 			t.Errorf("chown %s: %v", name, err)
 		}
 	}
 	// Unreadable (mode 000) files still change: checked by stat.
 	q, _ := sb.Resolve(filepath.Join(root, "a.txt"))
 	os.Chmod(filepath.Join(root, "a.txt"), 0)
-	if err := Chmod(q, 0o644); err != nil {
+	if err := Chmod(context.Background(), q, 0o644); err != nil {
 		t.Errorf("chmod of a 000 file: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -28,7 +30,10 @@ import (
 // Errors: NotFound, Outside, NotDir (p is not a regular file), Exists (a
 // trash file of that name, an unlikely clash), Invalid (a relative
 // trashDir), or the I/O error.
-func Trash(p *sandbox.Path, trashDir string, now time.Time, within ...*sandbox.Sandbox) (string, error) {
+//
+// The journal keeps the file's content as for a delete, so an undo brings
+// it back whether or not the trash is inside the roots.
+func Trash(ctx context.Context, p *sandbox.Path, trashDir string, now time.Time, within ...*sandbox.Sandbox) (dest string, err error) {
 	fi, err := p.Lstat()
 	if err != nil {
 		return "", err
@@ -36,13 +41,18 @@ func Trash(p *sandbox.Path, trashDir string, now time.Time, within ...*sandbox.S
 	if !fi.Mode().IsRegular() {
 		return "", fault.Errorf(fault.NotDir, p.Abs, "not a file: %s", p.Abs)
 	}
+	m, err := journal.Before(ctx, "trash", journal.Change{Path: p, Gone: true})
+	if err != nil {
+		return "", err
+	}
+	defer func() { m.Done(err) }()
 	trash, err := OpenTrash(trashDir, within...)
 	if err != nil {
 		return "", err
 	}
 	defer trash.Close()
 	name := strconv.FormatInt(now.UnixMilli(), 10) + "_" + filepath.Base(p.Abs)
-	dest := filepath.Join(filepath.Clean(trashDir), name)
+	dest = filepath.Join(filepath.Clean(trashDir), name)
 	moved, err := renameIntoTrash(p, trash, name)
 	switch {
 	case moved:

@@ -47,7 +47,7 @@ func TestTrashMovesTheFile(t *testing.T) {
 	trash := filepath.Join(filepath.Dir(root), "data", "trash") // outside the roots, made on demand
 	p, _ := sb.Resolve(filepath.Join(root, "d", "b.txt"))
 	now := time.UnixMilli(1700000000123)
-	got, err := Trash(p, trash, now)
+	got, err := Trash(context.Background(), p, trash, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,24 +62,24 @@ func TestTrashMovesTheFile(t *testing.T) {
 	}
 	// A second file of the same name at the same ms is refused, not replaced.
 	os.WriteFile(filepath.Join(root, "d", "b.txt"), []byte("new"), 0o644)
-	if _, err := Trash(p, trash, now); fault.KindOf(err) != fault.Exists {
+	if _, err := Trash(context.Background(), p, trash, now); fault.KindOf(err) != fault.Exists {
 		t.Errorf("a clash: got %v, want Exists", err)
 	}
 	// Not a regular file: a directory, a symlink (out), a missing file.
 	for _, name := range []string{"d", "link-out"} {
 		q, _ := sb.Resolve(filepath.Join(root, name))
-		if _, err := Trash(q, trash, now); fault.KindOf(err) != fault.NotDir {
+		if _, err := Trash(context.Background(), q, trash, now); fault.KindOf(err) != fault.NotDir {
 			t.Errorf("%s: got %v, want NotDir", name, err)
 		}
 	}
 	q, _ := sb.Resolve(filepath.Join(root, "missing"))
-	if _, err := Trash(q, trash, now); fault.KindOf(err) != fault.NotFound {
+	if _, err := Trash(context.Background(), q, trash, now); fault.KindOf(err) != fault.NotFound {
 		t.Errorf("missing: got %v, want NotFound", err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(outside, "secret.txt")); string(data) != "s" {
 		t.Errorf("the outside file changed")
 	}
-	if _, err := Trash(p, "relative/trash", now); fault.KindOf(err) != fault.Invalid {
+	if _, err := Trash(context.Background(), p, "relative/trash", now); fault.KindOf(err) != fault.Invalid {
 		t.Errorf("a relative trash: got %v", err)
 	}
 }
@@ -169,7 +169,7 @@ func TestTrashInsideARootNeverFollowsALinkOut(t *testing.T) {
 			t.Fatal(err)
 		}
 		p, _ := sb.Resolve(filepath.Join(root, "a.txt"))
-		if _, err := Trash(p, filepath.Join(data, "trash"), now, sb); fault.KindOf(err) != fault.Outside {
+		if _, err := Trash(context.Background(), p, filepath.Join(data, "trash"), now, sb); fault.KindOf(err) != fault.Outside {
 			t.Errorf("link out at %s: got %v, want Outside", link, err)
 		}
 		entries, _ := os.ReadDir(outside)
@@ -185,7 +185,7 @@ func TestTrashInsideARootNeverFollowsALinkOut(t *testing.T) {
 	// A real data directory in the root is made there, 0700.
 	os.RemoveAll(data)
 	p, _ := sb.Resolve(filepath.Join(root, "a.txt"))
-	got, err := Trash(p, filepath.Join(data, "trash"), now, sb)
+	got, err := Trash(context.Background(), p, filepath.Join(data, "trash"), now, sb)
 	if err != nil || got != filepath.Join(data, "trash", "1700000000123_a.txt") {
 		t.Fatalf("a real trash in the root: %s %v", got, err)
 	}

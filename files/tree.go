@@ -17,7 +17,7 @@ import (
 
 // Mkdir creates dir and its parents. An existing directory is fine
 // (created is false then); an existing file is an error.
-func Mkdir(dir *sandbox.Path) (created bool, err error) {
+func Mkdir(ctx context.Context, dir *sandbox.Path) (created bool, err error) {
 	if fi, err := dir.Stat(); err == nil {
 		if !fi.IsDir() {
 			return false, fault.Errorf(fault.NotDir, dir.Abs, "%s exists and is not a directory", dir.Abs)
@@ -29,7 +29,21 @@ func Mkdir(dir *sandbox.Path) (created bool, err error) {
 	if _, err := dir.Target(); err != nil { // a dangling link out of the root
 		return false, err
 	}
-	if err := dir.MkdirAll(0o755); err != nil {
+	// Journaled deepest first, so an undo removes them in that order.
+	var made []journal.Change
+	for d := dir; !d.IsRoot(); d = d.Dir() {
+		if _, err := d.Lstat(); err == nil {
+			break
+		}
+		made = append(made, journal.Change{Path: d, Dir: true})
+	}
+	m, err := journal.Before(ctx, "mkdir", made...)
+	if err != nil {
+		return false, err
+	}
+	err = dir.MkdirAll(0o755)
+	m.Done(err)
+	if err != nil {
 		return false, err
 	}
 	return true, nil

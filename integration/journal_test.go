@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,45 +25,61 @@ type journaled struct {
 	rootArg string
 	tool    string
 	args    func(root string) map[string]any
+	// env is added to the server's environment; changed says whether the
+	// call changed f.txt (nil: its content differs).
+	env     func(root string) []string
+	changed func(fi os.FileInfo) bool
+	root    bool // needs root (a chown to another user)
 }
 
 var journaledTools = []journaled{
 	{"fs_edit", nil, "", "fs_edit", func(r string) map[string]any {
 		return map[string]any{"file_path": r + "/f.txt", "old_string": "END", "new_string": "changed"}
-	}},
+	}, nil, nil, false},
 	{"fs_write", nil, "", "fs_write", func(r string) map[string]any {
 		return map[string]any{"file_path": r + "/f.txt", "content": "replaced"}
-	}},
+	}, nil, nil, false},
 	{"fs_delete", nil, "", "fs_delete", func(r string) map[string]any {
 		return map[string]any{"path": r + "/f.txt"}
-	}},
+	}, nil, nil, false},
 	{"fs_move", nil, "", "fs_move", func(r string) map[string]any {
 		return map[string]any{"source": r + "/f.txt", "destination": r + "/g.txt"}
-	}},
+	}, nil, nil, false},
 	{"reference/edit_file", []string{"--profile", "reference"}, "", "edit_file", func(r string) map[string]any {
 		return map[string]any{"path": r + "/f.txt", "edits": []any{map[string]any{"oldText": "END", "newText": "changed"}}}
-	}},
+	}, nil, nil, false},
 	{"reference/write_file", []string{"--profile", "reference"}, "", "write_file", func(r string) map[string]any {
 		return map[string]any{"path": r + "/f.txt", "content": "replaced"}
-	}},
+	}, nil, nil, false},
 	{"reference/move_file", []string{"--profile", "reference"}, "", "move_file", func(r string) map[string]any {
 		return map[string]any{"source": r + "/f.txt", "destination": r + "/g.txt"}
-	}},
+	}, nil, nil, false},
 	{"filesystem-mcp/replace_content", []string{"--profile", "filesystem-mcp"}, "--allowed-dir", "replace_content", func(string) map[string]any {
 		return map[string]any{"paths": []any{"f.txt"}, "operations": []any{map[string]any{"search": "END", "replace": "changed"}}}
-	}},
+	}, nil, nil, false},
 	{"filesystem-mcp/write_content", []string{"--profile", "filesystem-mcp"}, "--allowed-dir", "write_content", func(string) map[string]any {
 		return map[string]any{"items": []any{map[string]any{"path": "f.txt", "content": "replaced"}}}
-	}},
+	}, nil, nil, false},
 	{"filesystem-mcp/delete_items", []string{"--profile", "filesystem-mcp"}, "--allowed-dir", "delete_items", func(string) map[string]any {
 		return map[string]any{"paths": []any{"f.txt"}}
-	}},
+	}, nil, nil, false},
 	{"localcowork/write_file", []string{"--profile", "localcowork"}, "", "filesystem.write_file", func(r string) map[string]any {
 		return map[string]any{"path": r + "/f.txt", "content": "replaced"}
-	}},
+	}, nil, nil, false},
 	{"localcowork/move_file", []string{"--profile", "localcowork"}, "", "filesystem.move_file", func(r string) map[string]any {
 		return map[string]any{"source": r + "/f.txt", "destination": r + "/g.txt"}
-	}},
+	}, nil, nil, false},
+	{name: "localcowork/delete_file (to the trash)", profile: []string{"--profile", "localcowork"}, tool: "filesystem.delete_file",
+		args: func(r string) map[string]any { return map[string]any{"path": r + "/f.txt"} },
+		env:  func(r string) []string { return []string{"LOCALCOWORK_DATA_DIR=" + r + "/.localcowork"} }},
+	{name: "filesystem-mcp/chmod_items", profile: []string{"--profile", "filesystem-mcp"}, rootArg: "--allowed-dir", tool: "chmod_items",
+		args:    func(string) map[string]any { return map[string]any{"paths": []any{"f.txt"}, "mode": "600"} },
+		changed: func(fi os.FileInfo) bool { return fi.Mode().Perm() != 0o640 }},
+	{name: "filesystem-mcp/chown_items", profile: []string{"--profile", "filesystem-mcp"}, rootArg: "--allowed-dir", tool: "chown_items",
+		args: func(string) map[string]any {
+			return map[string]any{"paths": []any{"f.txt"}, "uid": 65534, "gid": 65534}
+		},
+		changed: func(fi os.FileInfo) bool { return fileOwner(fi) != [2]int{os.Getuid(), os.Getgid()} }, root: true},
 }
 
 // TestEveryJournaledToolUndoneAfterRestart changes f.txt through each
@@ -86,12 +103,19 @@ func TestEveryJournaledToolUndoneAfterRestart(t *testing.T) {
 			if w.rootArg != "" {
 				args = append(args, w.rootArg)
 			}
-			cs := connectStdio(t, m, append(args, root)...)
-			res, err := callRaw(cs, w.tool, w.args(root), nil)
-			if err != nil || res.IsError {
-				t.Fatalf("%s: %v %v", w.tool, err, res)
+			if w.root && os.Getuid() != 0 {
+				t.Skip("SKIPPED: giving a file away needs root")
 			}
-			if readFileOr(name) == "orig\nEND\n" {
+			var env []string
+			if w.env != nil {
+				env = w.env(root)
+			}
+			cs := connectStdioEnv(t, m, env, append(args, root)...)
+			res, err := callRaw(cs, w.tool, w.args(root), nil)
+			if err != nil || res.IsError || strings.Contains(testenv.Text(res), `"error"`) {
+				t.Fatalf("%s: %v %v", w.tool, err, testenv.Text(res))
+			}
+			if fi, err := os.Stat(name); w.changed == nil && readFileOr(name) == "orig\nEND\n" || w.changed != nil && (err != nil || !w.changed(fi)) {
 				t.Fatalf("%s did not change f.txt", w.tool)
 			}
 			cs.Close() // the server exits: the undo below runs after a restart
@@ -113,6 +137,9 @@ func TestEveryJournaledToolUndoneAfterRestart(t *testing.T) {
 			}
 			if fi.Mode().Perm() != 0o640 || !fi.ModTime().Equal(mtime) {
 				t.Errorf("after undo f.txt has mode %v and mtime %v, want 0640 and %v", fi.Mode().Perm(), fi.ModTime(), mtime)
+			}
+			if own := fileOwner(fi); own != [2]int{os.Getuid(), os.Getgid()} {
+				t.Errorf("after undo f.txt is owned by %v, want %d:%d", own, os.Getuid(), os.Getgid())
 			}
 			if _, err := os.Lstat(filepath.Join(root, "g.txt")); err == nil {
 				t.Error("the moved-to g.txt is still there after undo")
@@ -247,5 +274,38 @@ func TestNoHomeServesUnjournaled(t *testing.T) {
 	out, err := strict.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "state directory") {
 		t.Fatalf("--journal on without a state directory: %v\n%s", err, out)
+	}
+}
+
+// fileOwner is a file's uid and gid.
+func fileOwner(fi os.FileInfo) [2]int {
+	st := fi.Sys().(*syscall.Stat_t)
+	return [2]int{int(st.Uid), int(st.Gid)}
+}
+
+// TestMkdirUndoneRemovesWhatItMade: fs_mkdir of a/b/c, where none
+// existed, is undone by removing c, b and a; with a file put into a/b
+// since, the undo refuses, naming the directory, and removes nothing.
+func TestMkdirUndoneRemovesWhatItMade(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	for _, filled := range []bool{false, true} {
+		root, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := connectStdio(t, m, root)
+		mustCall(t, cs, "fs_mkdir", map[string]any{"path": filepath.Join(root, "a", "b", "c")})
+		cs.Close()
+		if filled {
+			write(t, filepath.Join(root, "a", "b", "late.txt"), "kept")
+		}
+		out, err := exec.Command(binary, "undo", root, "--last", "1").CombinedOutput()
+		_, aerr := os.Lstat(filepath.Join(root, "a"))
+		switch {
+		case !filled && (err != nil || aerr == nil):
+			t.Fatalf("undo of mkdir a/b/c: %v; a still there: %v\n%s", err, aerr == nil, out)
+		case filled && (err == nil || !strings.Contains(string(out), filepath.Join(root, "a", "b")) || readFileOr(filepath.Join(root, "a", "b", "late.txt")) != "kept"):
+			t.Fatalf("undo of mkdir with a file put in since: %v\n%s", err, out)
+		}
 	}
 }

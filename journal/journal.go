@@ -74,6 +74,8 @@ type Image struct {
 	Mode   fs.FileMode `json:"mode,omitempty"`
 	MTime  time.Time   `json:"mtime,omitzero"`
 	Kept   bool        `json:"kept,omitempty"` // the content is in the blob store
+	// Owner is the uid and gid, where the system has them.
+	Owner *[2]int `json:"owner,omitempty"`
 }
 
 // Entry is one change.
@@ -89,6 +91,8 @@ type Entry struct {
 	// NotUndoable says why the change cannot be undone ("" when it can).
 	NotUndoable string `json:"not_undoable,omitempty"`
 	Aborted     bool   `json:"aborted,omitempty"` // the change failed after it was journaled
+	// Meta: only mode or owner changed; the content was not kept.
+	Meta bool `json:"meta,omitempty"`
 }
 
 // Undoable reports whether the entry can be undone.
@@ -101,6 +105,8 @@ type Change struct {
 	After []byte        // the new content of a file
 	Gone  bool          // the path will not exist afterwards
 	Same  *sandbox.Path // the path will hold what this one holds now (move, copy)
+	Dir   bool          // the path will be a (new, empty) directory: mkdir
+	Meta  bool          // only its mode or owner will change: chmod, chown
 }
 
 type actorKey struct{}
@@ -362,7 +368,7 @@ func (m *Mark) Done(err error) {
 // Before journals a change of kind made through ctx's tool, before it
 // lands. All changes must lie in one root. A nil Set journals nothing.
 func (s *Set) Before(ctx context.Context, kind string, changes ...Change) (*Mark, error) {
-	if s == nil || len(changes) == 0 {
+	if s == nil || len(changes) == 0 || ctx.Value(quietKey{}) != nil {
 		return nil, nil
 	}
 	st, err := s.Store(changes[0].Path.Root.Path)
@@ -375,6 +381,19 @@ func (s *Set) Before(ctx context.Context, kind string, changes ...Change) (*Mark
 	a := actorOf(ctx)
 	return st.record(kind, a.tool, a.session, changes)
 }
+
+type quietKey struct{}
+
+// Journaled marks ctx as belonging to a change already journaled (an
+// undo), so the writers it calls do not journal their part again.
+func Journaled(ctx context.Context) context.Context {
+	return context.WithValue(ctx, quietKey{}, true)
+}
+
+// Restore writes data as p's whole content the way every writer does
+// (under files.Modify's locks, so an undo racing an edit loses neither):
+// package files sets it, which this package cannot import.
+var Restore func(ctx context.Context, p *sandbox.Path, data []byte) error
 
 // Before journals through the active Set (see Set.Before).
 func Before(ctx context.Context, kind string, changes ...Change) (*Mark, error) {
@@ -392,12 +411,27 @@ func (st *Store) record(kind, tool, session string, changes []Change) (*Mark, er
 			}
 			continue
 		}
-		before, why := st.image(c.Path, true)
+		var before Image
+		var why string
+		if c.Meta {
+			before, why = st.stat(c.Path)
+		} else {
+			before, why = st.image(c.Path, true)
+		}
+		// A directory is restored whole when only its mode or owner
+		// changes, or when it is made or removed empty.
+		if before.Dir && (c.Meta || c.Dir || c.Gone && emptyDir(c.Path)) {
+			why = ""
+		}
 		if why != "" && e.NotUndoable == "" {
 			e.NotUndoable = why
 		}
 		var after Image
 		switch {
+		case c.Meta:
+			after, e.Meta = before, true
+		case c.Dir:
+			after = Image{Exists: true, Dir: true, Mode: fs.ModeDir | 0o755}
 		case c.Gone:
 		case c.Same != nil:
 			after, _ = st.image(c.Same, false)
@@ -427,6 +461,25 @@ func (st *Store) record(kind, tool, session string, changes []Change) (*Mark, er
 	return &Mark{st: st, id: e.ID}, nil
 }
 
+// emptyDir reports whether p is a directory with nothing in it.
+func emptyDir(p *sandbox.Path) bool {
+	es, err := p.ReadDir()
+	return err == nil && len(es) == 0
+}
+
+// stat reads p's state without its content: what a mode or owner change
+// needs to be undone.
+func (st *Store) stat(p *sandbox.Path) (Image, string) {
+	fi, err := p.Stat()
+	if errors.Is(err, fs.ErrNotExist) {
+		return Image{}, ""
+	}
+	if err != nil {
+		return Image{}, "its state could not be read"
+	}
+	return Image{Exists: true, Dir: fi.IsDir(), Mode: fi.Mode(), MTime: fi.ModTime(), Size: fi.Size(), Owner: owner(fi)}, ""
+}
+
 // image reads p's state; keep stores a regular file's content. why says
 // what keeps the state from being restored.
 func (st *Store) image(p *sandbox.Path, keep bool) (Image, string) {
@@ -437,7 +490,7 @@ func (st *Store) image(p *sandbox.Path, keep bool) (Image, string) {
 	if err != nil {
 		return Image{}, "its state could not be read"
 	}
-	im := Image{Exists: true, Mode: fi.Mode(), MTime: fi.ModTime(), Size: fi.Size()}
+	im := Image{Exists: true, Mode: fi.Mode(), MTime: fi.ModTime(), Size: fi.Size(), Owner: owner(fi)}
 	switch {
 	case fi.IsDir():
 		im.Dir, im.Size = true, 0

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -88,11 +89,17 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, st *Store, es []*En
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s (%s %s): not undoable: %s", e.ID, e.Tool, st.abs(e.Paths), why))
 			continue
 		}
-		if err := s.undoOne(ctx, sb, st, e, force); err != nil {
+		line := fmt.Sprintf("%s %s (%s at %s)", e.ID, st.abs(e.Paths), or(e.Tool, e.Kind), e.Time.Local().Format(time.DateTime))
+		err := s.undoOne(ctx, sb, st, e, force)
+		var partial *partialError
+		switch {
+		case errors.As(err, &partial):
+			r.Restored = append(r.Restored, line+"; but "+partial.Error())
+		case err != nil:
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s (%s): %v", e.ID, e.Tool, err))
-			continue
+		default:
+			r.Restored = append(r.Restored, line)
 		}
-		r.Restored = append(r.Restored, fmt.Sprintf("%s %s (%s at %s)", e.ID, st.abs(e.Paths), or(e.Tool, e.Kind), e.Time.Local().Format(time.DateTime)))
 	}
 	return r
 }
@@ -123,36 +130,63 @@ func (s *Set) undoOne(ctx context.Context, sb *sandbox.Sandbox, st *Store, e *En
 			return err
 		}
 		paths[i] = p
-		now, _ := st.image(p, false)
-		if !force && (now.Exists != e.After[i].Exists || now.Hash != e.After[i].Hash) {
-			return fmt.Errorf("%s changed since (by someone else?); not undone — pass force to undo anyway", abs)
-		}
 		b := e.Before[i]
-		if !b.Exists {
-			changes[i] = Change{Path: p, Gone: true}
+		if e.Meta {
+			now, _ := st.stat(p)
+			if !now.Exists {
+				return fmt.Errorf("%s is gone since; its mode and owner are not restored", abs)
+			}
+			changes[i] = Change{Path: p, Meta: true}
 			continue
 		}
-		data, err := st.blob(b.Hash)
-		if err != nil {
-			return fmt.Errorf("the old content of %s is no longer in the journal", abs)
+		now, _ := st.image(p, false)
+		if !force && (now.Exists != e.After[i].Exists || now.Dir != e.After[i].Dir || now.Hash != e.After[i].Hash) {
+			return fmt.Errorf("%s changed since (by someone else?); not undone — pass force to undo anyway", abs)
 		}
-		datas[i] = data
-		changes[i] = Change{Path: p, After: data}
+		switch {
+		case !b.Exists:
+			changes[i] = Change{Path: p, Gone: true}
+		case b.Dir:
+			changes[i] = Change{Path: p, Dir: true}
+		default:
+			data, err := st.blob(b.Hash)
+			if err != nil {
+				return fmt.Errorf("the old content of %s is no longer in the journal", abs)
+			}
+			datas[i] = data
+			changes[i] = Change{Path: p, After: data}
+		}
 	}
 	m, err := s.Before(ctx, "undo "+e.ID, changes...)
 	if err != nil {
 		return err
 	}
+	quiet := Journaled(ctx)
+	var notes []string
 	for i, p := range paths {
 		b := e.Before[i]
 		var err error
-		if !b.Exists {
+		switch {
+		case e.Meta:
+			err = p.Chmod(b.Mode.Perm())
+		case !b.Exists:
 			err = p.Remove()
 			if now, _ := p.Lstat(); now == nil {
 				err = nil
 			}
-		} else {
-			err = p.WriteFile(datas[i], b.Mode.Perm())
+		case b.Dir:
+			if fi, serr := p.Lstat(); serr != nil || !fi.IsDir() {
+				err = p.MkdirAll(b.Mode.Perm())
+			}
+			if err == nil {
+				err = p.Chmod(b.Mode.Perm())
+			}
+		default:
+			if Restore != nil {
+				err = Restore(quiet, p, datas[i])
+			} else {
+				err = p.WriteFile(datas[i], b.Mode.Perm())
+			}
 			if err == nil {
 				err = p.Chmod(b.Mode.Perm())
 			}
@@ -160,10 +194,25 @@ func (s *Set) undoOne(ctx context.Context, sb *sandbox.Sandbox, st *Store, e *En
 				err = p.Chtimes(b.MTime, b.MTime)
 			}
 		}
+		if err == nil && b.Exists && b.Owner != nil {
+			if now, _ := st.stat(p); now.Owner != nil && *now.Owner != *b.Owner {
+				if cerr := p.Chown(b.Owner[0], b.Owner[1]); cerr != nil {
+					notes = append(notes, fmt.Sprintf("the owner of %s (uid %d, gid %d) was not restored: %v", p.Abs, b.Owner[0], b.Owner[1], sandbox.Cause(cerr)))
+				}
+			}
+		}
 		if err != nil {
 			m.Done(err)
 			return err
 		}
 	}
+	if len(notes) > 0 {
+		return &partialError{notes}
+	}
 	return nil
 }
+
+// partialError says what an undo that otherwise landed could not restore.
+type partialError struct{ notes []string }
+
+func (e *partialError) Error() string { return strings.Join(e.notes, "; ") }

@@ -92,7 +92,7 @@ func CreateDirectories() toolkit.Tool {
 				if p.IsRoot() {
 					r.Error = "Creating the project root is not allowed."
 				} else {
-					_, err = files.Mkdir(p)
+					_, err = files.Mkdir(ctx, p)
 				}
 			}
 			switch {
@@ -148,7 +148,7 @@ func ChmodItems() toolkit.Tool {
 			case err == nil && p.IsRoot():
 				r.Error = "Changing permissions of the project root is not allowed."
 			case err == nil:
-				err = files.Chmod(p, fs.FileMode(mode))
+				err = files.Chmod(ctx, p, fs.FileMode(mode))
 			}
 			switch {
 			case err == nil && r.Error == "":
@@ -194,7 +194,7 @@ func ChownItems() toolkit.Tool {
 			case err == nil && p.IsRoot():
 				r.Error = "Changing ownership of the project root is not allowed."
 			case err == nil:
-				err = files.Chown(p, in.UID, in.GID)
+				err = files.Chown(ctx, p, in.UID, in.GID)
 			}
 			switch {
 			case err == nil && r.Error == "":

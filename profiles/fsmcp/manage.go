@@ -26,7 +26,7 @@ func Mkdir() toolkit.Tool {
 		if err != nil {
 			return nil, err
 		}
-		created, err := files.Mkdir(p)
+		created, err := files.Mkdir(ctx, p)
 		if err != nil {
 			return nil, err
 		}

@@ -204,7 +204,7 @@ func deleteFile() toolkit.Tool {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := files.Trash(p, trashDir(c), time.Now(), c.Sandbox, c.Default); err != nil {
+			if _, err := files.Trash(ctx, p, trashDir(c), time.Now(), c.Sandbox, c.Default); err != nil {
 				switch fault.KindOf(err) {
 				case fault.NotDir:
 					return nil, toolkit.RPCError(codeInvalidParams, "Not a file: %s", in.Path)

@@ -72,7 +72,7 @@ func createDirectory(ctx context.Context, c *toolkit.Call, in pathIn) (*mcp.Call
 	if err != nil {
 		return nil, err
 	}
-	if _, err := files.Mkdir(p); err != nil {
+	if _, err := files.Mkdir(ctx, p); err != nil {
 		if fault.KindOf(err) == fault.NotDir && fault.PathOf(err) == p.Abs {
 			return nil, fmt.Errorf("EEXIST: file already exists, mkdir '%s'", p.Abs)
 		}
