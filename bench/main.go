@@ -72,6 +72,7 @@ func main() {
 	inGit := flag.Bool("git", true, "for the trees the bench makes (100k, linux), also time every row inside a git repository: the same tree with a .git directory, as after git init, so that .gitignore files count")
 	loadN := flag.Int("load", 100, "concurrent fs_grep calls over HTTP for the load row (0: no load row)")
 	editMB := flag.Int("edit", 200, "MiB of the file fs_edit changes for the edit row (0: no edit row)")
+	journalN := flag.Int("journal", 50, "small fs_write and fs_edit calls timed with the change journal on and off (0: no journal row)")
 	paging := flag.Bool("paging", true, "time a later fs_grep and fs_glob page against the first on the largest tree (the last one given)")
 	pagingGrep := flag.String("paging-grep", "", "the paging row's fs_grep pattern (default: Errorf, kmalloc on the linux and mono trees; - for none)")
 	pagingGlob := flag.String("paging-glob", "", "the paging row's fs_glob pattern (default: **/*.go, **/*.c on the linux and mono trees; - for none)")
@@ -114,7 +115,7 @@ func main() {
 	}
 	var servers []*mcpServer
 	var bin string
-	if *useMCP || *loadN > 0 || *paging || *editMB > 0 {
+	if *useMCP || *loadN > 0 || *paging || *editMB > 0 || *journalN > 0 {
 		var err error
 		bin, err = buildBinary()
 		if err != nil {
@@ -233,6 +234,9 @@ func main() {
 	}
 	if *editMB > 0 {
 		editRow(bin, *editMB)
+	}
+	if *journalN > 0 {
+		journalRow(bin, *journalN)
 	}
 }
 
