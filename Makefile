@@ -137,7 +137,7 @@ cross:
 ## windows-tests: unit test binaries for Windows (amd64; WINARCH=arm64 for ARM) in bin/windows/,
 ## to copy to a Windows machine and run there (no Go needed): .\\sandbox.test.exe -test.v
 WINARCH       ?= amd64
-WINDOWS_TESTS ?= sandbox backend fallback files catalog internal/escape shell profiles/fsmcp
+WINDOWS_TESTS ?= sandbox backend backend/ignore fallback files catalog internal/escape shell profiles/fsmcp
 .PHONY: windows-tests
 windows-tests:
 	@mkdir -p bin/windows

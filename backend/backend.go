@@ -224,7 +224,7 @@ func RootOf(roots []string, path string) string {
 	found := false
 	for _, r := range roots {
 		r = strings.TrimSuffix(r, "/")
-		if within(path, r) && (!found || len(r) > len(best)) {
+		if (r == "" || path == r || strings.HasPrefix(path, r+"/")) && (!found || len(r) > len(best)) {
 			best, found = r, true
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fsmcp/fsmcp/backend/ignore"
 )
 
 // Find is the backend that lists files with find(1) — for hosts without
@@ -38,10 +40,10 @@ func (f *Find) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 // Glob implements Searcher.
 func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
-	if err := CheckGlob(q.Pattern); err != nil {
+	if err := ignore.CheckGlob(q.Pattern); err != nil {
 		return err
 	}
-	filter, err := NewFilter(nil, nil, q.NoIgnore)
+	filter, err := ignore.NewFilter(nil, nil, q.NoIgnore)
 	if err != nil {
 		return err
 	}
@@ -58,12 +60,12 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		}
 		type level struct {
 			dir  string
-			ig   *IgnoreDir
+			ig   *ignore.IgnoreDir
 			skip bool
 		}
-		var rootIg *IgnoreDir
+		var rootIg *ignore.IgnoreDir
 		if !q.NoIgnore {
-			rootIg = ParentIgnores(base, RootOf(rootsOr(q.Roots, p), base)).ChildProbe(base)
+			rootIg = ignore.ParentIgnores(base, RootOf(rootsOr(q.Roots, p), base)).ChildProbe(base)
 		}
 		stack := []level{{dir: base, ig: rootIg}}
 		match := GlobMatcher(pat)
@@ -107,7 +109,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 						}
 						skip = true
 					}
-					var ig *IgnoreDir
+					var ig *ignore.IgnoreDir
 					if !skip && !q.NoIgnore {
 						ig = top.ig.ChildProbe(path)
 					}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/confine"
 )
 
@@ -88,7 +89,7 @@ func typeArgs(types []string) []string {
 	var a []string
 	seen := map[string]bool{}
 	for _, t := range types {
-		globs, ok := fileTypes[t]
+		globs, ok := ignore.TypeGlobs(t)
 		if !ok || seen[t] {
 			continue
 		}
@@ -207,7 +208,7 @@ func newSearchTarget(roots []string, dirs []*os.File, p string) (searchTarget, e
 		return searchTarget{dir: p, arg: "./", path: p}, nil
 	}
 	root := RootOf(rootsOr(roots, p), p)
-	f, err := openRegularBeneath(root, RootDir(roots, dirs, root), p)
+	f, err := ignore.OpenRegularBeneath(root, RootDir(roots, dirs, root), p)
 	if err != nil || explicitBinary(f) {
 		if f != nil {
 			f.Close()
@@ -242,7 +243,7 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	if _, err := CompilePattern(q); err != nil {
 		return err
 	}
-	if _, err := NewFilter(q.Globs, q.Types, q.NoIgnore); err != nil {
+	if _, err := ignore.NewFilter(q.Globs, q.Types, q.NoIgnore); err != nil {
 		return err
 	}
 	args := GrepArgs(q)
@@ -270,7 +271,7 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 
 // Glob implements Searcher.
 func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
-	if err := CheckGlob(q.Pattern); err != nil {
+	if err := ignore.CheckGlob(q.Pattern); err != nil {
 		return err
 	}
 	progress := NewProgress(q.Progress)
@@ -401,7 +402,7 @@ func readPolicy(roots []string, dirs []*os.File, path string) confine.Policy {
 			rule = p
 		}
 	}
-	return confine.Policy{Dirs: []string{rule}, Files: AncestorIgnoreFiles(path, root)}
+	return confine.Policy{Dirs: []string{rule}, Files: ignore.AncestorIgnoreFiles(path, root)}
 }
 
 // fdPath is /proc/self/fd/N for f, or "" where there is no such path.

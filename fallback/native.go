@@ -1,6 +1,9 @@
-// Package fallback is fsmcp's pure-Go search backend: a parallel
-// directory walker and a regexp scanner that give the same answers as the
-// rg backend (package backend) when ripgrep is not installed.
+// Package fallback is fsmcp's native search backend: a parallel directory
+// walker and a regexp scanner behind backend's Searcher contract, giving
+// the same answers as the rg backend. It serves every search when ripgrep
+// is not installed, and globs always under --search-backend auto (its
+// walk lists files faster than rg --files here); package ignore gives it
+// the same ignore rules and types rg applies.
 //
 // Speed comes from doing what ripgrep does: directories are read and
 // files scanned by a bounded set of goroutines; each file is read whole
@@ -19,6 +22,7 @@ import (
 	"sync"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/ignore"
 )
 
 // Native is the pure-Go Searcher.
@@ -36,7 +40,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	if err != nil {
 		return err
 	}
-	filter, err := backend.NewFilter(q.Globs, q.Types, q.NoIgnore)
+	filter, err := ignore.NewFilter(q.Globs, q.Types, q.NoIgnore)
 	if err != nil {
 		return err
 	}
@@ -87,10 +91,10 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 
 // Glob implements backend.Searcher.
 func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
-	if err := backend.CheckGlob(q.Pattern); err != nil {
+	if err := ignore.CheckGlob(q.Pattern); err != nil {
 		return err
 	}
-	filter, err := backend.NewFilter(nil, nil, q.NoIgnore)
+	filter, err := ignore.NewFilter(nil, nil, q.NoIgnore)
 	if err != nil {
 		return err
 	}

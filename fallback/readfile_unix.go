@@ -5,20 +5,20 @@ package fallback
 import (
 	"syscall"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/ignore"
 )
 
 // readFile returns the contents of name in directory dirfd, in st.buf or
 // mapped (then unmap must be called after use). It is opened without
 // following a symlink and without blocking, and read only if it is a
-// regular file (backend.OpenRegularAt), so a file swapped for a link or a FIFO
+// regular file (ignore.OpenRegularAt), so a file swapped for a link or a FIFO
 // after the walk listed it is skipped. It uses raw system calls: os.Open
 // would also try (and fail) to register every regular file with the
 // network poller, one wasted syscall per file. A short read is taken as
 // the end of the file, which holds for regular files on local file
 // systems.
 func readFile(st *workerState, dirfd int, name string) (data []byte, unmap func(), err error) {
-	fd, _, err := backend.OpenRegularAt(dirfd, name)
+	fd, _, err := ignore.OpenRegularAt(dirfd, name)
 	if err != nil {
 		return nil, nil, err
 	}

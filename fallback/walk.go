@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -20,12 +21,12 @@ func walkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // dirJob is a directory waiting to be read.
 type dirJob struct {
-	root   string             // the search path it was found under
-	path   string             // absolute; "" for "/"
-	ig     *backend.IgnoreDir // ignore context of the directory's parent
-	parent *dirHandle         // the open parent directory; nil: fd is set
-	name   string             // the directory's name in parent
-	fd     int                // the open directory when parent is nil
+	root   string            // the search path it was found under
+	path   string            // absolute; "" for "/"
+	ig     *ignore.IgnoreDir // ignore context of the directory's parent
+	parent *dirHandle        // the open parent directory; nil: fd is set
+	name   string            // the directory's name in parent
+	fd     int               // the open directory when parent is nil
 }
 
 // visitFunc handles one regular file kept by the walk; st.dirfd is its
@@ -60,7 +61,7 @@ type dirent struct {
 // its kept files inline.
 type walker struct {
 	ctx      context.Context
-	filter   *backend.Filter
+	filter   *ignore.Filter
 	noIgnore bool
 	visit    visitFunc
 	long     longFunc
@@ -77,7 +78,7 @@ type walker struct {
 // each root is opened from its open directory in rootDirs when given.
 // Entries too long for rg to open go to long instead (see
 // backend.TooLong). It returns ctx.Err() if ctx ended first.
-func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filter *backend.Filter, noIgnore bool, visit visitFunc, long longFunc) error {
+func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filter *ignore.Filter, noIgnore bool, visit visitFunc, long longFunc) error {
 	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit, long: long}
 	w.cond = sync.NewCond(&w.mu)
 	st0 := &workerState{dirfd: -1}
@@ -94,9 +95,9 @@ func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filte
 				return err
 			}
 			p = strings.TrimSuffix(p, "/")
-			var ig *backend.IgnoreDir
+			var ig *ignore.IgnoreDir
 			if !noIgnore {
-				ig = backend.ParentIgnores(p, root)
+				ig = ignore.ParentIgnores(p, root)
 			}
 			w.stack = append(w.stack, dirJob{root: p, path: p, ig: ig, fd: fd})
 			w.pending++
@@ -239,11 +240,11 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 				continue // rg cannot open it either: it does not count
 			}
 			switch e.name {
-			case backend.GitignoreFile:
+			case ignore.GitignoreFile:
 				hasGitignore = true
-			case backend.IgnoreFile:
+			case ignore.IgnoreFile:
 				hasIgnore = true
-			case backend.RgignoreFile:
+			case ignore.RgignoreFile:
 				hasRgignore = true
 			case ".git":
 				hasGit = true

@@ -4,7 +4,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -22,13 +22,13 @@ const gitDir = ".git"
 // them for a search path.
 type Ignores struct {
 	root string // the sandbox root's real path
-	dir  *backend.IgnoreDir
+	dir  *ignore.IgnoreDir
 }
 
 // IgnoresFor reads the ignore files down to dir.
 func IgnoresFor(dir *sandbox.Path) *Ignores {
 	root := dir.Root.Path
-	ig := &Ignores{root: root, dir: backend.ParentIgnores(root, root).ChildProbe(root)}
+	ig := &Ignores{root: root, dir: ignore.ParentIgnores(root, root).ChildProbe(root)}
 	if dir.Rel == "." {
 		return ig
 	}
@@ -55,7 +55,7 @@ func (ig *Ignores) Ignored(rel string, isDir bool) bool {
 	if ig == nil {
 		return false
 	}
-	return ig.dir.Match(ig.real(rel), path.Base(rel), isDir) == backend.MatchIgnore
+	return ig.dir.Match(ig.real(rel), path.Base(rel), isDir) == ignore.MatchIgnore
 }
 
 func (ig *Ignores) real(rel string) string {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -79,7 +79,7 @@ func ValidFilter(glob string) error {
 	if glob != "" && !doublestar.ValidatePattern(glob) {
 		return fault.Errorf(fault.Invalid, "", "filter %q is not a valid glob", glob)
 	}
-	return backend.CheckGlob(glob)
+	return ignore.CheckGlob(glob)
 }
 
 // List walks dir depth-first in path order (a directory right before its

@@ -28,7 +28,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -88,7 +88,7 @@ func ValidPatterns(ps []string) error {
 		if !doublestar.ValidatePattern(p) {
 			return fmt.Errorf("pattern %q is not a valid glob", p)
 		}
-		if err := backend.CheckGlob(p); err != nil {
+		if err := ignore.CheckGlob(p); err != nil {
 			return err
 		}
 	}

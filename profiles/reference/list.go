@@ -18,7 +18,7 @@ import (
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/toolkit"
@@ -122,7 +122,7 @@ type treeIn struct {
 }
 
 func directoryTree(ctx context.Context, c *toolkit.Call, in treeIn) (*mcp.CallToolResult, error) {
-	if err := backend.CheckGlobs(in.ExcludePatterns...); err != nil {
+	if err := ignore.CheckGlobs(in.ExcludePatterns...); err != nil {
 		return nil, err
 	}
 	p, err := validate(c, in.Path)
@@ -172,7 +172,7 @@ type searchIn struct {
 }
 
 func searchFiles(ctx context.Context, c *toolkit.Call, in searchIn) (*mcp.CallToolResult, error) {
-	if err := backend.CheckGlobs(append([]string{in.Pattern}, in.ExcludePatterns...)...); err != nil {
+	if err := ignore.CheckGlobs(append([]string{in.Pattern}, in.ExcludePatterns...)...); err != nil {
 		return nil, err
 	}
 	p, err := validate(c, in.Path)

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package backend
+package ignore
 
 import (
 	"io"
@@ -62,6 +62,6 @@ func openRegular(path string) (*os.File, error) {
 
 // openRegularBeneath is openRegular here: without openat, each element is
 // not checked (README: residual risk on Windows).
-func openRegularBeneath(_ string, _ *os.File, path string) (*os.File, error) {
+func OpenRegularBeneath(_ string, _ *os.File, path string) (*os.File, error) {
 	return openRegular(path)
 }

@@ -1,4 +1,4 @@
-package backend
+package ignore
 
 // fileTypes is fsmcp's file-type table: type name -> globs matched against
 // a file's base name. It began as ripgrep 14.1.1's built-in table (`rg

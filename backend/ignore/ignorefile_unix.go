@@ -1,6 +1,6 @@
 //go:build unix
 
-package backend
+package ignore
 
 import (
 	"io"
@@ -65,14 +65,14 @@ func readRegular(dirfd int, dir, name string, limit int64) (data []byte, tooBig 
 	return data, false
 }
 
-// openRegularBeneath opens path, inside root (both absolute, cleaned), for
+// OpenRegularBeneath opens path, inside root (both absolute, cleaned), for
 // reading if it is a regular file, without blocking: every directory below
 // root is opened relative to its parent's descriptor without following a
 // symlink, so a parent swapped for a link out of the root is refused,
 // never followed. root itself is opened by
 // name unless rootDir, its open directory, is given; a path outside root
 // goes from "/" the same way.
-func openRegularBeneath(root string, rootDir *os.File, path string) (*os.File, error) {
+func OpenRegularBeneath(root string, rootDir *os.File, path string) (*os.File, error) {
 	rel, ok := strings.CutPrefix(path, strings.TrimSuffix(root, "/"))
 	if !ok || rel == "" || rel[0] != '/' {
 		root, rel = "/", path
