@@ -57,6 +57,10 @@ type ListOptions struct {
 	IncludeIgnored bool   // descend into .gitignored directories (.git stays skipped)
 	Max            int    // entries kept; the walk still counts the rest (0: no cap)
 	Children       bool   // fill Entry.HasChildren for directories
+	// SkipDir, if set, is asked before a directory is entered (its own
+	// entry is still listed): true prunes it unread, so a caller that
+	// never reports what lies below node_modules does not walk it.
+	SkipDir func(rel string) bool
 }
 
 // Listing is the result of List.
@@ -115,7 +119,7 @@ func List(ctx context.Context, dir *sandbox.Path, opt ListOptions) (*Listing, er
 					out.Entries = append(out.Entries, newEntry(de, child, rel, dir.Join(rel).Abs, opt.Children))
 				}
 			}
-			return de.IsDir() && depth < opt.Depth, false
+			return de.IsDir() && depth < opt.Depth && (opt.SkipDir == nil || !opt.SkipDir(rel)), false
 		},
 		ignored: func(rel string) {
 			out.IgnoredTotal++

@@ -68,7 +68,7 @@ func SearchPath() toolkit.Tool {
 			if err != nil {
 				return nil, err
 			}
-			l, err := files.List(ctx, dir, files.ListOptions{Depth: searchLevels, IncludeIgnored: true, Max: maxWalk})
+			l, err := files.List(ctx, dir, files.ListOptions{Depth: searchLevels, IncludeIgnored: true, Max: maxWalk, SkipDir: skipDir})
 			if ctx.Err() != nil {
 				return nil, timedOut(opSearchPath, c.Limits.Timeout)
 			}
@@ -97,6 +97,10 @@ func SearchPath() toolkit.Tool {
 		return toolkit.Text(text), nil
 	})
 }
+
+// skipDir is the walk's verdict on a directory: nothing below the skipped
+// ones is ever reported, so they are not read.
+func skipDir(rel string) bool { return skip("/" + rel + "/") }
 
 func skip(name string) bool {
 	for _, s := range skipped {
