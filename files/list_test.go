@@ -16,7 +16,10 @@ func TestListSkipDirPrunesUnread(t *testing.T) {
 	})
 	var asked []string
 	l, err := List(context.Background(), at("."), ListOptions{Depth: 10, IncludeIgnored: true,
-		SkipDir: func(rel string) bool { asked = append(asked, rel); return rel == "node_modules" || rel == "keep/node_modules" }})
+		SkipDir: func(rel string) bool {
+			asked = append(asked, rel)
+			return rel == "node_modules" || rel == "keep/node_modules"
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
