@@ -4,6 +4,8 @@ package integration
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -307,5 +309,86 @@ func TestMkdirUndoneRemovesWhatItMade(t *testing.T) {
 		case filled && (err == nil || !strings.Contains(string(out), filepath.Join(root, "a", "b")) || readFileOr(filepath.Join(root, "a", "b", "late.txt")) != "kept"):
 			t.Fatalf("undo of mkdir with a file put in since: %v\n%s", err, out)
 		}
+	}
+}
+
+// TestUndoRacingEditsLosesNeither: an undo from the terminal lands while
+// fs_edit calls keep appending to the same file. The undo writes under
+// the writers' locks, so it falls wholly between two edits: afterwards
+// the file holds the restored content with every later edit on top, and
+// no edit that read the file before the undo lands after it (which would
+// silently put the undone content back).
+func TestUndoRacingEditsLosesNeither(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(root, "f.txt")
+	write(t, name, "orig\nEND\n")
+	cs := connectStdio(t, m, root)
+	mustCall(t, cs, "fs_write", map[string]any{"file_path": name, "content": "base\nEND\n"})
+	// Edits run until the undo has answered, then five more, so some land
+	// before it, some while it runs and some after, however slow it is.
+	halfway, undone := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	last := 0
+	go func() {
+		after := -1
+		for i := 0; i < 100000; i++ {
+			if i == 20 {
+				close(halfway)
+			}
+			if after < 0 {
+				select {
+				case <-undone:
+					after = i + 5
+				default:
+				}
+			}
+			if i == after {
+				last = i - 1
+				done <- nil
+				return
+			}
+			res, err := callRaw(cs, "fs_edit", map[string]any{"file_path": name, "old_string": "END\n", "new_string": fmt.Sprintf("tok%05d\nEND\n", i)}, nil)
+			if err != nil || res.IsError {
+				done <- fmt.Errorf("edit %d: %v %s", i, err, testenv.Text(res))
+				return
+			}
+		}
+		done <- errors.New("the undo never answered")
+	}()
+	<-halfway
+	// The fs_write above is the oldest change; undo it while edits land.
+	hist, err := exec.Command(binary, "history", root).CombinedOutput()
+	if err != nil {
+		t.Fatalf("fsmcp history: %v\n%s", err, hist)
+	}
+	lines := strings.Split(strings.TrimSpace(string(hist)), "\n")
+	id := strings.Fields(lines[len(lines)-1])[0]
+	out, err := exec.Command(binary, "undo", root, "--id", id, "--force").CombinedOutput()
+	close(undone)
+	if err != nil || !strings.Contains(string(out), "restored 1") {
+		t.Fatalf("fsmcp undo --id %s --force: %v\n%s", id, err, out)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := readFileOr(name)
+	body, ok := strings.CutPrefix(got, "orig\n")
+	if !ok || strings.Contains(got, "base") || !strings.HasSuffix(got, fmt.Sprintf("tok%05d\nEND\n", last)) || strings.Count(got, "END") != 1 {
+		t.Fatalf("after an undo amid edits the file is not the restored content with the later edits on top:\n%s", got)
+	}
+	prev := -1
+	for _, l := range strings.Split(strings.TrimSuffix(body, "END\n"), "\n") {
+		var n int
+		if l == "" {
+			continue
+		}
+		if _, err := fmt.Sscanf(l, "tok%05d", &n); err != nil || n <= prev {
+			t.Fatalf("line %q out of order in:\n%s", l, got)
+		}
+		prev = n
 	}
 }
