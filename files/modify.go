@@ -324,3 +324,49 @@ func lockFile(ctx context.Context, f *os.File, after func()) (release func(), er
 		return nil, fmt.Errorf("another program holds a lock on it, and the call ended before it was released (%w)", context.Cause(ctx))
 	}
 }
+
+// removeLocked removes the regular file p names under the locks every
+// change of it takes (Modify's): an edit that read the file before the
+// removal cannot land after it and bring the file back, and one waiting
+// for the lock finds the file gone.
+func removeLocked(ctx context.Context, p *sandbox.Path) error {
+	for range maxEditRetries {
+		unlock, err := lock(ctx, p.Root.Path+"\x00"+p.Rel)
+		if err != nil {
+			return busy(p, err)
+		}
+		err = removeOnce(ctx, p)
+		unlock()
+		if err != errReplaced {
+			return err
+		}
+	}
+	return fmt.Errorf("cannot delete %s: it keeps being replaced by another writer; try again", p.Abs)
+}
+
+func removeOnce(ctx context.Context, p *sandbox.Path) error {
+	f, err := p.Open()
+	if err != nil {
+		// Not openable (no read permission): removed by name, as before.
+		return p.Remove()
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return p.Remove()
+	}
+	unlockKey, err := lock(ctx, fileKey(f, fi, p))
+	if err != nil {
+		f.Close()
+		return busy(p, err)
+	}
+	release, err := lockFile(ctx, f, unlockKey)
+	if err != nil {
+		return fmt.Errorf("cannot delete %s: %w", p.Abs, err)
+	}
+	defer release()
+	if now, err := p.Lstat(); err != nil || !os.SameFile(now, fi) {
+		return errReplaced
+	}
+	return p.Remove()
+}

@@ -65,6 +65,9 @@ func Delete(ctx context.Context, p *sandbox.Path, recursive bool) (err error) {
 		return err
 	}
 	defer func() { m.Done(err) }()
+	if fi.Mode().IsRegular() {
+		return removeLocked(ctx, p)
+	}
 	if !fi.IsDir() || !recursive {
 		err := p.Remove()
 		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {

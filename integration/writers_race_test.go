@@ -261,3 +261,59 @@ func twoSessions(t *testing.T, m mode, root string, a, b raceWriter, procs int) 
 	}
 	return sessions
 }
+
+// TestDeleteIsNeverUndoneByAnEdit: fs_delete from one server while
+// another keeps editing the same file: once the delete has answered, no
+// edit that read the file before it lands afterwards and brings it back.
+// Edits after the delete fail as "not found". 20 rounds (times
+// FSMCP_REDTEAM).
+func TestDeleteIsNeverUndoneByAnEdit(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	editor, deleter := connectStdio(t, m, root), connectStdio(t, m, root)
+	name := filepath.Join(root, "f.txt")
+	for round := range 20 * redteam(t) {
+		write(t, name, "END\n")
+		started, deleted := make(chan struct{}), make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			for i := 0; ; i++ {
+				if i == 3 {
+					close(started)
+				}
+				select {
+				case <-deleted: // the delete has answered: what is there now stays
+					done <- nil
+					return
+				default:
+				}
+				res, err := callRaw(editor, "fs_edit", map[string]any{"file_path": name, "old_string": "END\n", "new_string": fmt.Sprintf("tok%d\nEND\n", i)}, nil)
+				if err != nil {
+					done <- err
+					return
+				}
+				if res.IsError {
+					if text := testenv.Text(res); !strings.Contains(text, "not found") {
+						done <- fmt.Errorf("edit %d: %s", i, text)
+						return
+					}
+					<-deleted // gone: the delete has landed; wait for its answer
+					done <- nil
+					return
+				}
+			}
+		}()
+		<-started
+		mustCall(t, deleter, "fs_delete", map[string]any{"path": name})
+		close(deleted)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(name); err == nil {
+			t.Fatalf("round %d: the deleted file is back after an edit:\n%s", round, readFile(t, name))
+		}
+	}
+}
