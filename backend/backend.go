@@ -147,6 +147,15 @@ type Candidates interface {
 	Keep(dirfd int, name, path string) bool
 }
 
+// DirCandidates is a Candidates that can also rule out a whole
+// directory: the walk does not read one KeepDir says holds no file that
+// could match (path is absolute). Its contract is Keep's, for every file
+// below the directory.
+type DirCandidates interface {
+	Candidates
+	KeepDir(path string) bool
+}
+
 // GlobQuery lists files whose path relative to a search path matches a
 // doublestar pattern.
 type GlobQuery struct {

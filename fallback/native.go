@@ -17,6 +17,7 @@ package fallback
 import (
 	"bytes"
 	"context"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -46,6 +47,10 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	}
 	m := newMatcher(pat, q)
 	prog := backend.NewProgress(q.Progress)
+	var hooks dirHooks
+	if d, ok := q.Candidates.(backend.DirCandidates); ok {
+		hooks.keep = d.KeepDir
+	}
 	return walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
 		if q.Candidates != nil && !explicit && !q.Candidates.Keep(st.dirfd, name, path) {
 			return // the index knows it cannot match
@@ -86,7 +91,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 			}
 		}
 		m.scan(&st.scan, data, func() backend.FileSink { return sink.File(path) })
-	}, func(string, bool) { q.Skipped.Add(1) })
+	}, func(string, bool) { q.Skipped.Add(1) }, hooks)
 }
 
 // Glob implements backend.Searcher.
@@ -138,7 +143,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 				fnErr = err
 				cancel()
 			}
-		}, long)
+		}, long, dirHooks{})
 		if fnErr != nil {
 			return fnErr
 		}
@@ -147,4 +152,23 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 		}
 	}
 	return nil
+}
+
+// Dirs reads every directory under root that a search of root reads
+// (ignore rules honoured, links not followed), from several goroutines
+// at once: opened is told of each, open as dirfd, before its entries are
+// read; listed of the regular files and subdirectories it keeps, and
+// whether it left out any. The index watches and checks what it holds
+// this way.
+func (*Native) Dirs(ctx context.Context, root string, rootDir *os.File, opened func(dir string, dirfd int), listed func(dir string, dirfd int, files, dirs []string, leftOut bool)) error {
+	filter, err := ignore.NewFilter(nil, nil, false)
+	if err != nil {
+		return err
+	}
+	var dirs []*os.File
+	if rootDir != nil {
+		dirs = []*os.File{rootDir}
+	}
+	return walk(ctx, []string{root}, []string{root}, dirs, filter, false,
+		func(*workerState, string, string, string, bool) {}, func(string, bool) {}, dirHooks{opened: opened, listed: listed})
 }

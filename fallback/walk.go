@@ -33,6 +33,17 @@ type dirJob struct {
 // directory, open. explicit is true for a file given as a search path.
 type visitFunc func(st *workerState, root, path, name string, explicit bool)
 
+// dirHooks are optional: keep, if set, is asked before a subdirectory is
+// read (false: nothing below it is looked at); opened is told of each
+// directory, open as dirfd, before its entries are read, and listed of
+// the regular files and subdirectories it keeps, and whether it left out
+// any (ignored, or too long).
+type dirHooks struct {
+	keep   func(path string) bool
+	opened func(path string, dirfd int)
+	listed func(path string, dirfd int, files, dirs []string, leftOut bool)
+}
+
 // longFunc is told of each entry the walk keeps but skips as
 // backend.TooLong (rel: its path below root); nothing below a directory
 // so skipped is looked at.
@@ -65,6 +76,7 @@ type walker struct {
 	noIgnore bool
 	visit    visitFunc
 	long     longFunc
+	hooks    dirHooks
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -78,8 +90,8 @@ type walker struct {
 // each root is opened from its open directory in rootDirs when given.
 // Entries too long for rg to open go to long instead (see
 // backend.TooLong). It returns ctx.Err() if ctx ended first.
-func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filter *ignore.Filter, noIgnore bool, visit visitFunc, long longFunc) error {
-	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit, long: long}
+func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filter *ignore.Filter, noIgnore bool, visit visitFunc, long longFunc, hooks dirHooks) error {
+	w := &walker{ctx: ctx, filter: filter, noIgnore: noIgnore, visit: visit, long: long, hooks: hooks}
 	w.cond = sync.NewCond(&w.mu)
 	st0 := &workerState{dirfd: -1}
 	for _, p := range paths {
@@ -221,6 +233,9 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 	}
 	h := newDirHandle(fd)
 	defer h.release()
+	if w.hooks.opened != nil {
+		w.hooks.opened(dirPath, fd)
+	}
 	entries, err := listDir(st, fd, dirPath)
 	if err != nil {
 		return
@@ -258,6 +273,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 	// take them at once.
 	var subdirs []dirJob
 	files := st.files[:0]
+	leftOut := false
 	for i, e := range entries {
 		name, typ := e.name, e.typ
 		if typ&fs.ModeSymlink != 0 {
@@ -269,18 +285,33 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 		}
 		path := job.path + "/" + name
 		if w.filter.Skip(ig, job.root, path, name, isDir) {
+			leftOut = true
 			continue
 		}
 		if backend.TooLong(relLen(name)) {
+			leftOut = true
 			w.long(path[len(job.root)+1:], isDir)
 			continue
 		}
 		if isDir {
+			if w.hooks.keep != nil && !w.hooks.keep(path) {
+				continue
+			}
 			h.acquire()
 			subdirs = append(subdirs, dirJob{root: job.root, path: path, ig: ig, parent: h, name: name})
 			continue
 		}
 		files = append(files, keptFile{i, path})
+	}
+	if w.hooks.listed != nil {
+		var fn, dn []string
+		for _, kf := range files {
+			fn = append(fn, entries[kf.index].name)
+		}
+		for _, j := range subdirs {
+			dn = append(dn, j.name)
+		}
+		w.hooks.listed(dirPath, fd, fn, dn, leftOut)
 	}
 	w.push(subdirs)
 	for _, kf := range files {

@@ -76,7 +76,8 @@ type Searcher struct {
 
 	mu     sync.Mutex
 	idle   *sync.Cond
-	active int // searches running
+	active int  // searches running
+	closed bool // Close has begun
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -86,7 +87,8 @@ type rootIndex struct {
 	root    string
 	dir     string
 	ix      atomic.Pointer[Index]
-	retired []*Index // replaced, unmapped at Close (a search may still hold one)
+	prune   atomic.Pointer[pruneState] // set once ix is checked against a watched tree
+	retired []*Index                   // replaced, unmapped at Close (a search may still hold one)
 }
 
 // New wraps next (and native, which serves narrowed searches) with the
@@ -222,6 +224,7 @@ func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
 		changed := cached.changedOf(files)
 		if changed*100 <= len(files) {
 			s.opts.Log.Info("index: reusing the cached index", "root", r.root, "files", cached.Files(), "changed", changed, "bytes", cached.Size())
+			s.check(ctx, r, cached)
 			return nil
 		}
 		s.opts.Log.Info("index: rebuilding; the cached one still narrows searches meanwhile", "root", r.root, "changed", changed)
@@ -260,12 +263,16 @@ func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
 	s.swap(r, ix)
 	s.opts.Log.Info("index: ready", "root", r.root, "files", st.Files, "indexed", st.Indexed,
 		"content_bytes", st.Bytes, "index_bytes", ix.Size(), "took", st.Took.Round(time.Millisecond))
+	s.check(ctx, r, ix)
 	return nil
 }
 
 func (s *Searcher) swap(r *rootIndex, ix *Index) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ps := r.prune.Swap(nil); ps != nil {
+		ps.w.close()
+	}
 	if old := r.ix.Swap(ix); old != nil {
 		r.retired = append(r.retired, old)
 	}
@@ -381,6 +388,7 @@ func (s *Searcher) Narrows(q backend.GrepQuery) bool { return s.candidatesFor(q)
 // candidatesFor is q's narrowing, or nil to search unindexed.
 func (s *Searcher) candidatesFor(q backend.GrepQuery) *candidates {
 	var idx []*Index
+	var states []*pruneState
 	for _, r := range s.roots {
 		ix := r.ix.Load()
 		if ix == nil {
@@ -389,6 +397,7 @@ func (s *Searcher) candidatesFor(q backend.GrepQuery) *candidates {
 		for _, p := range q.Paths {
 			if within(p, r.root) || within(r.root, p) {
 				idx = append(idx, ix)
+				states = append(states, r.prune.Load())
 				break
 			}
 		}
@@ -400,7 +409,7 @@ func (s *Searcher) candidatesFor(q backend.GrepQuery) *candidates {
 	if cq == nil {
 		return nil
 	}
-	return narrow(idx, cq, s.opts.MaxShare)
+	return narrow(idx, states, cq, s.opts.MaxShare, prunable(q))
 }
 
 // Close stops the builds and unmaps the indexes.
@@ -410,11 +419,15 @@ func (s *Searcher) Close() error {
 		s.Wait()
 	}
 	s.mu.Lock()
+	s.closed = true
 	for s.active > 0 { // a search may still read a mapping
 		s.idle.Wait()
 	}
 	defer s.mu.Unlock()
 	for _, r := range s.roots {
+		if ps := r.prune.Swap(nil); ps != nil {
+			ps.w.close()
+		}
 		for _, ix := range r.retired {
 			ix.Close()
 		}

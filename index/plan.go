@@ -139,18 +139,30 @@ func union(a, b []uint32) []uint32 {
 // allow. Anything in doubt — a file the index does not know (new, renamed,
 // ignored when it was built), one it could not index, one that changed or
 // cannot be stat'ed — is kept, so the answer is exactly the unindexed one.
+// Where a watcher follows the root (prune), what it reports changed
+// replaces the stat, and directories leading to no candidate and no change
+// are not read at all.
 type candidates struct {
-	idx  []*Index
-	hits [][]uint64 // per index, a bit per file id
+	idx   []*Index
+	hits  [][]uint64    // per index, a bit per content id
+	prune []*queryPrune // per index; nil: walk and stat
 }
 
 // Keep implements backend.Candidates.
 func (c *candidates) Keep(dirfd int, name, path string) bool {
-	ix, hits := c.indexFor(path)
-	if ix == nil {
+	i := c.indexFor(path)
+	if i < 0 {
 		return true
 	}
+	ix, hits, qp := c.idx[i], c.hits[i], c.prune[i]
 	rel, _ := ix.rel(path)
+	trust := false
+	if qp != nil {
+		var read bool
+		if read, trust = qp.file(rel); read {
+			return true
+		}
+	}
 	id, ok := ix.lookup(rel)
 	if !ok {
 		return true
@@ -162,27 +174,41 @@ func (c *candidates) Keep(dirfd int, name, path string) bool {
 	if !indexed {
 		return true
 	}
+	if trust {
+		return false
+	}
 	now, ok := statAt(dirfd, name, path)
 	return !ok || now != m
 }
 
-// indexFor is the index of the deepest root holding path.
-func (c *candidates) indexFor(path string) (*Index, []uint64) {
-	var best *Index
-	var hits []uint64
-	for i, ix := range c.idx {
-		if _, ok := ix.rel(path); ok && (best == nil || len(ix.root) > len(best.root)) {
-			best, hits = ix, c.hits[i]
-		}
+// KeepDir implements backend.DirCandidates.
+func (c *candidates) KeepDir(path string) bool {
+	i := c.indexFor(path)
+	if i < 0 || c.prune[i] == nil {
+		return true
 	}
-	return best, hits
+	rel, _ := c.idx[i].rel(path)
+	return c.prune[i].keepDir(rel)
 }
 
-// narrow evaluates cq over idx. It returns nil when narrowing would not
-// pay: more than 1/maxShare of some index's files are candidates.
-func narrow(idx []*Index, cq *csindex.Query, maxShare int) *candidates {
+// indexFor is the position of the index of the deepest root holding
+// path, or -1.
+func (c *candidates) indexFor(path string) int {
+	best := -1
+	for i, ix := range c.idx {
+		if _, ok := ix.rel(path); ok && (best < 0 || len(ix.root) > len(c.idx[best].root)) {
+			best = i
+		}
+	}
+	return best
+}
+
+// narrow evaluates cq over idx (states: each one's pruning, or nil). It
+// returns nil when narrowing would not pay: more than 1/maxShare of some
+// index's files are candidates.
+func narrow(idx []*Index, states []*pruneState, cq *csindex.Query, maxShare int, restore bool) *candidates {
 	c := &candidates{}
-	for _, ix := range idx {
+	for i, ix := range idx {
 		ids, all := ix.eval(cq)
 		if all || len(ids)*maxShare > ix.ncontent {
 			return nil
@@ -193,6 +219,11 @@ func narrow(idx []*Index, cq *csindex.Query, maxShare int) *candidates {
 		}
 		c.idx = append(c.idx, ix)
 		c.hits = append(c.hits, bits)
+		var ps *pruneState
+		if states[i] != nil && states[i].ix == ix {
+			ps = states[i]
+		}
+		c.prune = append(c.prune, newQueryPrune(ps, bits, restore))
 	}
 	if len(c.idx) == 0 {
 		return nil

@@ -80,3 +80,12 @@ func mapFile(path string) ([]byte, func() error, error) {
 	}
 	return data, func() error { return unix.Munmap(data) }, nil
 }
+
+// statIno is fi's inode and link count.
+func statIno(fi os.FileInfo) (ino, nlink uint64, regular bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, false
+	}
+	return uint64(st.Ino), uint64(st.Nlink), true
+}

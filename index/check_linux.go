@@ -1,0 +1,137 @@
+//go:build linux
+
+package index
+
+import (
+	"context"
+	"os"
+	"sync"
+)
+
+// dirWalker is the native scanner's directory walk (fallback.Native.Dirs).
+type dirWalker interface {
+	Dirs(ctx context.Context, root string, rootDir *os.File, opened func(dir string, dirfd int), listed func(dir string, dirfd int, files, dirs []string, leftOut bool)) error
+}
+
+// check starts a watcher on every directory of r and compares what the
+// tree holds with ix, one directory at a time with its watch already in
+// place: a change before the watch is a difference the comparison finds,
+// one after an event. What differs goes into the overlay, and once every
+// directory is watched and compared, searches of r prune (r.prune). Any
+// failure leaves r unpruned, which is slower, never wrong.
+func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) {
+	dw, ok := s.native.(dirWalker)
+	if !ok {
+		return
+	}
+	w, err := newWatcher()
+	if err != nil {
+		s.opts.Log.Info("index: no watcher; narrowed searches walk the tree", "root", r.root, "error", err)
+		return
+	}
+	ps := &pruneState{ix: ix, w: w, known: knownDirs(ix), always: map[string]struct{}{},
+		external: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root), inodes: inodesOf(ix)}
+	links := make([]uint32, ix.ncontent) // names per content: hard links inside the root
+	for i := range ix.nfiles {
+		links[ix.content(i)]++
+		if _, indexed := ix.fileMeta(i); !indexed {
+			addAncestors(ps.always, dirOf(string(ix.nameBytes(i))))
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex // ps's sets
+	var why string
+	giveUp := func(reason string) {
+		mu.Lock()
+		if why == "" {
+			why = reason
+		}
+		mu.Unlock()
+		cancel()
+	}
+	devs := map[uint64]bool{}
+	prefix := r.root + "/"
+	relOf := func(dir string) string {
+		if dir == r.root {
+			return ""
+		}
+		return dir[len(prefix):]
+	}
+	opened := func(dir string, dirfd int) {
+		dev, ok := devOf(dirfd)
+		if !ok {
+			giveUp("cannot stat a directory")
+			return
+		}
+		mu.Lock()
+		remote, seen := devs[dev]
+		if !seen {
+			remote = remoteFS(dirfd)
+			devs[dev] = remote
+		}
+		mu.Unlock()
+		if remote {
+			giveUp("a network or FUSE file system, whose changes inotify does not see")
+			return
+		}
+		if err := w.add(dirfd, relOf(dir)); err != nil {
+			giveUp(err.Error())
+		}
+	}
+	listed := func(dir string, dirfd int, files, _ []string, leftOut bool) {
+		rel := relOf(dir)
+		if leftOut {
+			mu.Lock()
+			addAncestors(ps.leftOut, rel)
+			mu.Unlock()
+		}
+		for _, name := range files {
+			frel := name
+			if rel != "" {
+				frel = rel + "/" + name
+			}
+			id, ok := ix.lookup(frel)
+			if !ok {
+				w.ov.changed(frel, false) // new since the index, or not listed then
+				continue
+			}
+			want, _ := ix.fileMeta(id)
+			now, nlink, ok := fileAt(dirfd, name)
+			if !ok || now != want {
+				w.ov.changed(frel, false)
+				continue
+			}
+			if nlink > uint64(links[ix.content(id)]) {
+				mu.Lock()
+				ps.external[frel] = struct{}{}
+				addAncestors(ps.always, rel)
+				mu.Unlock()
+			}
+		}
+	}
+	err = dw.Dirs(ctx, r.root, nil, opened, listed)
+	if why == "" && err != nil {
+		why = err.Error()
+	}
+	if why == "" {
+		w.ov.mu.Lock()
+		why = w.ov.broken
+		w.ov.mu.Unlock()
+	}
+	if why != "" {
+		w.close()
+		s.opts.Log.Info("index: not following changes; narrowed searches walk the tree", "root", r.root, "reason", why)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.ix.Load() != ix || s.closed {
+		w.close()
+		return
+	}
+	if old := r.prune.Swap(ps); old != nil {
+		old.w.close()
+	}
+	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", len(w.wds))
+}

@@ -1,0 +1,366 @@
+package index
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fsmcp/fsmcp/backend"
+)
+
+// A narrowed search still has to walk the whole tree to meet its few
+// candidates, unless it knows that nothing it would skip has changed:
+// one fstatat per file is what kept it exact, and on a million files that
+// walk costs more than reading the candidates. Where a watcher follows
+// every directory of a root (Linux: inotify), the root's index is checked
+// once against the tree, with the watches already in place, and from
+// then on the changes the watcher reports are the only files whose
+// content the index may not know. A search then reads only the
+// directories that lead to a candidate or to a change.
+
+// overlayCap bounds the changes an overlay holds; past it the root is
+// searched as without pruning until it is indexed again.
+const overlayCap = 200000
+
+// overlay is what changed below a root since its index was checked.
+type overlay struct {
+	mu       sync.Mutex
+	broken   string              // why pruning is off ("" while exact)
+	files    map[string]struct{} // paths (relative) of entries changed
+	subtrees map[string]struct{} // directories whose whole subtree is unknown
+}
+
+func newOverlay() *overlay {
+	return &overlay{files: map[string]struct{}{}, subtrees: map[string]struct{}{}}
+}
+
+// changed records that rel (a file or directory) changed; a directory
+// created, moved in or whose ignore rules changed counts as a subtree.
+func (o *overlay) changed(rel string, subtree bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.broken != "" {
+		return
+	}
+	if subtree {
+		o.subtrees[rel] = struct{}{}
+	} else {
+		o.files[rel] = struct{}{}
+	}
+	if len(o.files)+len(o.subtrees) > overlayCap {
+		o.breakOff("more changes than the overlay holds")
+	}
+}
+
+// breakOff turns pruning off: events were lost or cannot be trusted.
+// o.mu is held.
+func (o *overlay) breakOff(why string) {
+	if o.broken == "" {
+		o.broken = why
+	}
+	o.files, o.subtrees = nil, nil
+}
+
+func (o *overlay) fail(why string) {
+	o.mu.Lock()
+	o.breakOff(why)
+	o.mu.Unlock()
+}
+
+// snapshot copies the changes for one search.
+func (o *overlay) snapshot() (files, subtrees map[string]struct{}, ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.broken != "" {
+		return nil, nil, false
+	}
+	files = make(map[string]struct{}, len(o.files))
+	for k := range o.files {
+		files[k] = struct{}{}
+	}
+	subtrees = make(map[string]struct{}, len(o.subtrees))
+	for k := range o.subtrees {
+		subtrees[k] = struct{}{}
+	}
+	return files, subtrees, true
+}
+
+// pruneState is what a checked index lets a search skip, fixed when the
+// check ends; the overlay carries what changed after.
+type pruneState struct {
+	ix    *Index
+	w     *watcher
+	known map[string]struct{} // directories holding a listed file, and their ancestors
+	// always: directories (and their ancestors) of files read by every
+	// search: not indexed, or with links outside the root, which the
+	// watcher cannot see written through (they are stat'ed).
+	always   map[string]struct{}
+	external map[string]struct{} // files with links outside the root
+	// leftOut: directories (and ancestors) holding entries the listing
+	// left out (ignored, too long); a search whose globs or no_ignore can
+	// bring those back reads them.
+	leftOut map[string]struct{}
+	parents string // the ignore files and .git above the root, as checked
+	// inodes maps each content's inode to it, sorted by inode: a change
+	// written through one hard link is reported for that name only, and
+	// every other name of the inode must be read too.
+	inodes []inodeContent
+}
+
+type inodeContent struct {
+	ino uint64
+	cid int
+}
+
+// inodesOf lists ix's contents by inode.
+func inodesOf(ix *Index) []inodeContent {
+	out := make([]inodeContent, 0, ix.ncontent)
+	seen := make([]bool, ix.ncontent)
+	for i := range ix.nfiles {
+		cid := ix.content(i)
+		if seen[cid] {
+			continue
+		}
+		seen[cid] = true
+		m, _ := ix.fileMeta(i)
+		out = append(out, inodeContent{m.ino, cid})
+	}
+	slices.SortFunc(out, func(a, b inodeContent) int { return cmp.Compare(a.ino, b.ino) })
+	return out
+}
+
+// contentOfInode is the content id of ino, if the index holds it.
+func (ps *pruneState) contentOfInode(ino uint64) (int, bool) {
+	i, ok := slices.BinarySearchFunc(ps.inodes, ino, func(e inodeContent, t uint64) int { return cmp.Compare(e.ino, t) })
+	if !ok {
+		return 0, false
+	}
+	return ps.inodes[i].cid, true
+}
+
+// addAncestors adds dir ("" the root) and each directory above it to set.
+func addAncestors(set map[string]struct{}, dir string) {
+	for {
+		if _, ok := set[dir]; ok {
+			return
+		}
+		set[dir] = struct{}{}
+		if dir == "" {
+			return
+		}
+		i := strings.LastIndexByte(dir, '/')
+		if i < 0 {
+			dir = ""
+		} else {
+			dir = dir[:i]
+		}
+	}
+}
+
+// dirOf is rel's directory ("" the root).
+func dirOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+// knownDirs is the set of directories holding ix's files, and above.
+func knownDirs(ix *Index) map[string]struct{} {
+	set := map[string]struct{}{}
+	prev := "\x00"
+	for i := range ix.nfiles {
+		name := ix.nameBytes(i)
+		d := name[:max(0, lastSlash(name))]
+		if string(d) == prev {
+			continue
+		}
+		prev = string(d)
+		addAncestors(set, prev)
+	}
+	return set
+}
+
+func lastSlash(b []byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '/' {
+			return i
+		}
+	}
+	return -1
+}
+
+// queryPrune is one search's pruning over one index.
+type queryPrune struct {
+	ps        *pruneState
+	restore   bool                // the query's globs or no_ignore can bring left-out entries back
+	visit     map[string]struct{} // directories leading to a candidate or a change
+	changed   map[string]struct{}
+	subtrees  map[string]struct{}
+	hasChange bool
+}
+
+// prunable reports whether a search of q can skip directories at all:
+// ripgrep's rules decide what the walk keeps, and they must be the ones
+// the index was checked under, so no_ignore and a glob that keeps files
+// re-include what the listing left out (leftOut says where).
+func prunable(q backend.GrepQuery) (restore bool) {
+	if q.NoIgnore {
+		return true
+	}
+	for _, g := range q.Globs {
+		if g != "" && !strings.HasPrefix(g, "!") {
+			return true
+		}
+	}
+	return false
+}
+
+// newQueryPrune returns the pruning of a search whose candidate contents
+// are hits, or nil to walk everything (the watcher is not following the
+// tree, or the ignore files above the root moved).
+func newQueryPrune(ps *pruneState, hits []uint64, restore bool) *queryPrune {
+	if ps == nil || ps.w == nil {
+		return nil
+	}
+	ps.w.sync()
+	if ps.parents != parentPrint(ps.ix.root) {
+		return nil
+	}
+	changed, subtrees, ok := ps.w.ov.snapshot()
+	if !ok {
+		return nil
+	}
+	qp := &queryPrune{ps: ps, restore: restore, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
+	qp.hasChange = len(changed) > 0 || len(subtrees) > 0
+	ix := ps.ix
+	// A change through one hard link changes every name of the inode.
+	var linked []uint64
+	for rel := range changed {
+		cid, ok := -1, false
+		if id, known := ix.lookup(rel); known {
+			cid, ok = ix.content(id), true
+		} else if ino, nlink, regular := linkOf(filepath.Join(ix.root, rel)); regular && nlink > 1 {
+			cid, ok = ps.contentOfInode(ino)
+		}
+		if ok {
+			if linked == nil {
+				linked = make([]uint64, (ix.ncontent+63)/64)
+			}
+			linked[cid>>6] |= 1 << (cid & 63)
+		}
+	}
+	prev := "\x00"
+	for i := range ix.nfiles {
+		cid := ix.content(i)
+		hit := hits[cid>>6]&(1<<(cid&63)) != 0
+		link := linked != nil && linked[cid>>6]&(1<<(cid&63)) != 0
+		if !hit && !link {
+			continue
+		}
+		name := ix.nameBytes(i)
+		if link {
+			changed[string(name)] = struct{}{}
+		}
+		d := name[:max(0, lastSlash(name))]
+		if string(d) == prev {
+			continue
+		}
+		prev = string(d)
+		addAncestors(qp.visit, prev)
+	}
+	for rel := range changed {
+		addAncestors(qp.visit, dirOf(rel))
+	}
+	for rel := range subtrees {
+		addAncestors(qp.visit, rel)
+	}
+	return qp
+}
+
+// linkOf is the inode and link count of the file at path, not followed.
+func linkOf(path string) (ino, nlink uint64, regular bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, 0, false
+	}
+	return statIno(fi)
+}
+
+// underChange reports whether rel is in, or below, a changed subtree.
+func (qp *queryPrune) underChange(rel string) bool {
+	if len(qp.subtrees) == 0 {
+		return false
+	}
+	for d := rel; ; {
+		if _, ok := qp.subtrees[d]; ok {
+			return true
+		}
+		if d == "" {
+			return false
+		}
+		d = dirOf(d)
+	}
+}
+
+// keepDir reports whether the directory rel may hold a file to read.
+func (qp *queryPrune) keepDir(rel string) bool {
+	if backend.TooLong(len(rel) + 256) {
+		return true // what is too long to open counts as skipped: walk it
+	}
+	if _, ok := qp.visit[rel]; ok {
+		return true
+	}
+	ps := qp.ps
+	if _, ok := ps.always[rel]; ok {
+		return true
+	}
+	if _, ok := ps.known[rel]; !ok {
+		return true // nothing listed: new, empty or left out; cheap to read
+	}
+	if qp.restore {
+		if _, ok := ps.leftOut[rel]; ok {
+			return true
+		}
+	}
+	return qp.underChange(rel)
+}
+
+// file says whether the file rel, in a directory the walk reads, must be
+// read for what changed (read), and otherwise whether the index's record
+// of it can be trusted without a stat (trust): it is not below a changed
+// directory and has no link outside the root.
+func (qp *queryPrune) file(rel string) (read, trust bool) {
+	if qp.hasChange {
+		if _, c := qp.changed[rel]; c {
+			return true, false
+		}
+		if qp.underChange(rel) {
+			return false, false
+		}
+	}
+	_, ext := qp.ps.external[rel]
+	return false, !ext
+}
+
+// parentPrint describes the ignore files and .git entries in the
+// directories above root, which decide what a walk of root keeps but
+// which no watch covers: a search compares it with the one taken when the
+// index was checked, a few lstat calls.
+func parentPrint(root string) string {
+	var b strings.Builder
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		for _, name := range []string{".gitignore", ".ignore", ".rgignore", ".git"} {
+			if fi, err := os.Lstat(filepath.Join(d, name)); err == nil {
+				fmt.Fprintf(&b, "%s/%s %d %d %v;", d, name, fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+			}
+		}
+		if filepath.Dir(d) == d {
+			return b.String()
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/fallback"
+)
+
+// pruning reports whether every root's searches skip directories.
+func pruning(s *Searcher) bool {
+	for _, r := range s.roots {
+		if r.prune.Load() == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// countingCandidates counts the directories a walk was told to skip.
+type countingCandidates struct {
+	*candidates
+	skipped *atomic.Int64
+}
+
+func (c countingCandidates) KeepDir(path string) bool {
+	keep := c.candidates.KeepDir(path)
+	if !keep {
+		c.skipped.Add(1)
+	}
+	return keep
+}
+
+// TestPrunedSearchesSeeEveryChange: with the watcher following the tree,
+// a narrowed search reads only the directories leading to a candidate or
+// a change. Every kind of change from outside — a file created in a
+// directory the search skips, a new directory tree, a directory renamed,
+// an edit in place to the same size and times within a tick, a write
+// through a new hard link, an ignore rule added and removed, a file moved
+// in from outside the root, a delete — is seen by the very next search,
+// with nothing waited for.
+func TestPrunedSearchesSeeEveryChange(t *testing.T) {
+	root := gitRoot(t)
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("p%d/q%d/r%d/f%d.txt", i%4, i%5, i, i)] = "nothing here\n"
+	}
+	files["p0/q0/r0/hit.txt"] = "a NEEDLE here\n"
+	files["p3/q3/r23/pre.txt"] = "a NEEDLE before the swap\n"
+	writeTree(t, root, files)
+	settled()
+	native := fallback.New()
+	var ref backend.Searcher = native
+	if rg := rgOr(t); rg != nil {
+		ref = rg
+	}
+	s := newIndexed(t, ref, root)
+	if runtime.GOOS == "linux" && !pruning(s) {
+		t.Fatal("the watcher is not following the tree")
+	}
+	q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.Content, Paths: []string{root}}
+	if runtime.GOOS == "linux" {
+		c := s.candidatesFor(q)
+		if c == nil {
+			t.Fatal("NEEDLE is not narrowed")
+		}
+		var skipped atomic.Int64
+		q2 := q
+		q2.Candidates = countingCandidates{c, &skipped}
+		backend.Run(context.Background(), native, q2, 0, 0)
+		if skipped.Load() == 0 {
+			t.Fatal("a narrowed search read every directory")
+		}
+	}
+	check := func(step string) {
+		t.Helper()
+		for _, qq := range []backend.GrepQuery{q, {Pattern: "needle", IgnoreCase: true, Mode: backend.Count, Paths: []string{root}}, {Pattern: "NEEDLE", Globs: []string{"*.txt", "*.o"}, Mode: backend.FilesWithMatches, Paths: []string{root}}} {
+			want, got := result(t, ref, qq), result(t, s, qq)
+			if got != want {
+				t.Fatalf("after %s, %+v:\nwant %s\ngot  %s", step, qq, want, got)
+			}
+		}
+	}
+	at := func(rel string) string { return filepath.Join(root, rel) }
+	write := func(rel, content string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(at(rel)), 0o755)
+		if err := os.WriteFile(at(rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("the build")
+	write("p1/q1/r1/new.txt", "NEEDLE in a new file\n")
+	check("a file created in a skipped directory")
+	write("p3/brand/new/tree/x.txt", "NEEDLE deep in a new tree\n")
+	check("a new directory tree")
+	if err := os.Rename(at("p3/brand"), at("p2/q2/moved")); err != nil {
+		t.Fatal(err)
+	}
+	check("a directory renamed")
+	// p1/q3 and p3/q3 trade names; the index knows both, and the hit
+	// it knows in one is now under the other's name.
+	for _, mv := range [][2]string{{"p1/q3", "p1/swap"}, {"p3/q3", "p1/q3"}, {"p1/swap", "p3/q3"}} {
+		if err := os.Rename(at(mv[0]), at(mv[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("a directory renamed over the name of another the index knows")
+	f, err := os.OpenFile(at("p2/q2/r2/f2.txt"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("NEEDLE here"), 0) // "nothing here" is as long
+	f.Close()
+	check("an edit in place to the same size")
+	if err := os.Link(at("p3/q3/r3/f3.txt"), at("p0/linked.txt")); err == nil {
+		check("a hard link made")
+		os.WriteFile(at("p0/linked.txt"), []byte("NEEDLE through the link\n"), 0o644)
+		check("a write through the new link")
+	}
+	write("p1/q4/r9/gen.o", "NEEDLE in an object file\n")
+	write("p1/q4/r9/.gitignore", "*.o\n")
+	check("an ignore rule added")
+	os.Remove(at("p1/q4/r9/.gitignore"))
+	check("the ignore rule removed")
+	outside := filepath.Join(t.TempDir(), "in.txt")
+	os.WriteFile(outside, []byte("NEEDLE from outside\n"), 0o644)
+	if err := os.Rename(outside, at("p2/q0/r10/in.txt")); err == nil {
+		check("a file moved in from outside the root")
+	}
+	os.Remove(at("p0/q0/r0/hit.txt"))
+	check("a delete")
+
+	// Bursts of random changes, each followed at once by the searches.
+	r := rand.New(rand.NewPCG(3, 5))
+	dirs := []string{"p0/q0/r0", "p1/q1/r1", "p2/q2/r2", "p3/q3/r3", "p0/q4/r4", "p2/q2/moved/new"}
+	rounds := 200
+	if testing.Short() {
+		rounds = 40
+	}
+	for round := range rounds {
+		for range 1 + r.IntN(4) {
+			d := dirs[r.IntN(len(dirs))]
+			name := fmt.Sprintf("%s/g%d.txt", d, r.IntN(20))
+			switch r.IntN(5) {
+			case 0:
+				write(name, strings.Repeat("NEEDLE ", r.IntN(3))+"x\n")
+			case 1:
+				os.Remove(at(name))
+			case 2:
+				os.Rename(at(name), at(fmt.Sprintf("%s/g%d.txt", dirs[r.IntN(len(dirs))], r.IntN(20))))
+			case 3:
+				nd := fmt.Sprintf("p%d/z%d", r.IntN(4), round)
+				write(nd+"/y.txt", "NEEDLE in "+nd+"\n")
+			case 4:
+				if f, err := os.OpenFile(at(name), os.O_WRONLY, 0); err == nil {
+					f.WriteAt([]byte("NEEDLE"), 0)
+					f.Close()
+				}
+			}
+		}
+		check(fmt.Sprintf("round %d", round))
+	}
+	if runtime.GOOS == "linux" && !pruning(s) {
+		t.Fatal("pruning was turned off by the changes")
+	}
+}

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package index
+
+import "context"
+
+// watcher is Linux-only (inotify); elsewhere a narrowed search walks the
+// tree and stats what it skips.
+type watcher struct{ ov *overlay }
+
+func (*watcher) sync()  {}
+func (*watcher) close() {}
+
+// check does nothing here: there is no watcher to prune with.
+func (s *Searcher) check(context.Context, *rootIndex, *Index) {}
