@@ -49,6 +49,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if noRgPath != "" {
+		os.RemoveAll(noRgPath) // links only: nothing they point to goes
+	}
 	os.Exit(code)
 }
 
