@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -60,7 +61,7 @@ func startMCP(bin string, withRG bool, roots []string, index string) (*mcpServer
 				if strings.Contains(line, "index:") {
 					fmt.Fprintln(os.Stderr, "bench: fsmcp:", line)
 				}
-				if strings.Contains(line, "index: ready") || strings.Contains(line, "index: reusing") || strings.Contains(line, "index: not built") {
+				if indexSettled(line) {
 					if left--; left == 0 {
 						close(ready)
 					}
@@ -87,6 +88,19 @@ func startMCP(bin string, withRG bool, roots []string, index string) (*mcpServer
 		<-ready
 	}
 	return &mcpServer{cmd: cmd, cs: cs}, nil
+}
+
+// indexSettled reports whether a server's stderr line ends a root's
+// start-up: its index is in use and, on Linux, the watcher that lets
+// searches prune follows the tree (or says why not).
+func indexSettled(line string) bool {
+	if strings.Contains(line, "index: not built") {
+		return true
+	}
+	if runtime.GOOS == "linux" {
+		return strings.Contains(line, "index: following changes") || strings.Contains(line, "index: not following changes") || strings.Contains(line, "index: no watcher")
+	}
+	return strings.Contains(line, "index: ready") || strings.Contains(line, "index: reusing")
 }
 
 // runner returns the bench runner calling fs_grep / fs_glob.

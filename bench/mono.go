@@ -27,17 +27,20 @@ var monoQueries = []query{
 	{name: "glob **/Makefile", glob: "**/Makefile", rgGlob: "Makefile"},
 }
 
-// monoTree returns issue 22's monorepo: monoCopies hard-linked copies of
-// the unpacked Linux tree (linuxTree) under one git init in
-// $TMPDIR/fsmcp-bench-mono, about 1M files in the space of one copy.
-// make bench-mono removes it afterwards.
+// monoTree returns issue 22's monorepo: monoCopies copies of the
+// unpacked Linux tree (linuxTree) under one git init in
+// $TMPDIR/fsmcp-bench-mono, about 1M files in the space of one copy: the
+// first is copied, the others are hard links to it. Links to the
+// unpacked tree itself would leave every file with a name outside the
+// root, which a watcher cannot see written through, so the index would
+// stat them all. make bench-mono removes it afterwards.
 func monoTree() (string, error) {
 	src, err := linuxTree()
 	if err != nil {
 		return "", err
 	}
 	dir := filepath.Join(os.TempDir(), "fsmcp-bench-mono")
-	marker := filepath.Join(dir, ".git", "fsmcp-bench-complete")
+	marker := filepath.Join(dir, ".git", "fsmcp-bench-complete-2")
 	if _, err := os.Stat(marker); err == nil {
 		return dir, nil
 	}
@@ -49,9 +52,13 @@ func monoTree() (string, error) {
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("git init: %v: %s", err, out)
 	}
-	for i := range monoCopies {
+	first := filepath.Join(dir, "linux-01")
+	if out, err := exec.Command("cp", "-a", src, first).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("cp -a: %v: %s", err, out)
+	}
+	for i := 1; i < monoCopies; i++ {
 		dst := filepath.Join(dir, fmt.Sprintf("linux-%02d", i+1))
-		if out, err := exec.Command("cp", "-al", src, dst).CombinedOutput(); err != nil {
+		if out, err := exec.Command("cp", "-al", first, dst).CombinedOutput(); err != nil {
 			return "", fmt.Errorf("cp -al: %v: %s", err, out)
 		}
 	}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -11,14 +12,26 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
 
 const (
 	// maxIndexedSize: bigger files are listed, not indexed (always
-	// candidates); their trigrams would fill a run for one file.
-	maxIndexedSize = 16 << 20
+	// candidates, read by every narrowed search). Generated headers run
+	// to tens of MiB (Linux has one of 24 MiB), and on a monorepo each
+	// copy of one is read by every search it is left out of.
+	maxIndexedSize = 64 << 20
+	// maxFilePairs: a file whose chunks hold more (trigram, chunk) pairs
+	// than this is left out too; it would fill runs alone.
+	maxFilePairs = 1 << 22
+	// chunkSize: a file is indexed in chunks of at least this many bytes,
+	// each ending at a line end. A match lies within one line unless the
+	// search is multiline, so a big file is a candidate only if one chunk
+	// holds all the query needs; indexed whole, a generated header of
+	// register names holds the trigrams of nearly any identifier.
+	chunkSize = 128 << 10
 	// runPairs bounds the build's memory: (trigram, file) pairs are
 	// collected up to this many (8 bytes each, 8 MiB), sorted and
 	// spilled to a run file, and the runs are merged at the end.
@@ -67,9 +80,11 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	// others only stat'ed. A link is indexed when its metadata is the
 	// content's as read (a change in between moves the shared times).
 	type content struct {
-		m  meta
-		ok bool
+		m       meta
+		ok      bool
+		base, n uint32 // its chunks' ids
 	}
+	var nextID atomic.Uint32
 	var contents []content
 	byInode := map[[2]uint64]uint32{}
 	cids := make([]uint32, len(names))
@@ -85,6 +100,7 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 			var buf []byte
 			seen := make([]uint64, maxTrigram/64)
 			var tris []uint32
+			var ends []int
 			for {
 				b.yield()
 				mu.Lock()
@@ -116,18 +132,30 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 					}
 					f.Close()
 				}
+				var base uint32
 				if ok {
-					tris = trigrams(data, seen, tris[:0])
-					if err := b.add(tris, cid); err != nil {
-						mu.Lock()
-						firstErr = cmpOr(firstErr, err)
-						mu.Unlock()
-						return
+					tris, ends = chunkTrigrams(data, seen, tris[:0], ends[:0])
+					if ok = len(tris) <= maxFilePairs; ok {
+						base = nextID.Add(uint32(len(ends))) - uint32(len(ends))
+						from := 0
+						for k, end := range ends {
+							if err := b.add(tris[from:end], base+uint32(k)); err != nil {
+								mu.Lock()
+								firstErr = cmpOr(firstErr, err)
+								mu.Unlock()
+								return
+							}
+							from = end
+						}
 					}
+				}
+				if cap(buf) > 16<<20 {
+					buf = nil // a rare big file's buffer is not kept for the rest
 				}
 				mu.Lock()
 				if ok {
 					contents[cid].ok = true
+					contents[cid].base, contents[cid].n = base, uint32(len(ends))
 					st.Bytes += int64(len(data))
 				}
 				done++
@@ -145,13 +173,22 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	if firstErr != nil {
 		return st, firstErr
 	}
+	// A content not indexed still gets an id, which no posting names.
+	for i := range contents {
+		if !contents[i].ok {
+			contents[i].base, contents[i].n = nextID.Add(1)-1, 1
+		}
+	}
+	ids := make([]uint32, len(names))
+	nchunks := make([]uint32, len(names))
 	for i, cid := range cids {
 		c := contents[cid]
+		ids[i], nchunks[i] = c.base, c.n
 		if indexed[i] = c.ok && c.m == metas[i]; indexed[i] {
 			st.Indexed++
 		}
 	}
-	if err := b.write(names, metas, indexed, cids, len(contents), out); err != nil {
+	if err := b.write(names, metas, indexed, ids, nchunks, int(nextID.Load()), out); err != nil {
 		return st, err
 	}
 	st.Took = time.Since(start)
@@ -213,6 +250,7 @@ func trigrams(data []byte, seen []uint64, out []uint32) []uint32 {
 	if len(data) < 3 {
 		return out
 	}
+	start := len(out)
 	t := uint32(data[0])<<8 | uint32(data[1])
 	for _, c := range data[2:] {
 		t = (t<<8 | uint32(c)) & (maxTrigram - 1)
@@ -222,10 +260,31 @@ func trigrams(data []byte, seen []uint64, out []uint32) []uint32 {
 			out = append(out, t)
 		}
 	}
-	for _, t := range out {
+	for _, t := range out[start:] {
 		seen[t>>6] = 0
 	}
 	return out
+}
+
+// chunkTrigrams appends to out the distinct trigrams of each chunk of
+// data (see chunkSize), one chunk after another, and to ends where each
+// chunk's end in out.
+func chunkTrigrams(data []byte, seen []uint64, out []uint32, ends []int) ([]uint32, []int) {
+	for len(data) > 0 {
+		n := len(data)
+		if n > chunkSize {
+			if i := bytes.IndexByte(data[chunkSize-1:], '\n'); i >= 0 {
+				n = chunkSize + i
+			}
+		}
+		out = trigrams(data[:n], seen, out)
+		ends = append(ends, len(out))
+		data = data[n:]
+	}
+	if len(ends) == 0 {
+		ends = append(ends, 0) // an empty file is one chunk with nothing in it
+	}
+	return out, ends
 }
 
 // add records that content id holds tris, spilling a full run to disk.
@@ -315,7 +374,7 @@ func (b *builder) cleanRuns() {
 
 // write merges the runs and the pairs in memory into the index file out,
 // written beside it under a temporary name and renamed into place.
-func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uint32, ncontent int, out string) (err error) {
+func (b *builder) write(names []string, metas []meta, indexed []bool, ids, nchunks []uint32, ncontent int, out string) (err error) {
 	b.tmp = radixSort(b.pairs, b.tmp)
 	b.tmp = nil
 	src := &merger{}
@@ -424,7 +483,8 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, cids []uin
 		le.PutUint64(rec[24:], uint64(m.mtime))
 		le.PutUint64(rec[32:], uint64(m.ctime))
 		le.PutUint64(rec[40:], m.ino)
-		le.PutUint32(rec[48:], cids[i])
+		le.PutUint32(rec[48:], ids[i])
+		le.PutUint32(rec[52:], nchunks[i])
 		w.Write(rec[:])
 		off += uint64(len(n))
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // dirWalker is the native scanner's directory walk (fallback.Native.Dirs).
@@ -18,16 +19,27 @@ type dirWalker interface {
 // place: a change before the watch is a difference the comparison finds,
 // one after an event. What differs goes into the overlay, and once every
 // directory is watched and compared, searches of r prune (r.prune). Any
-// failure leaves r unpruned, which is slower, never wrong.
-func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) {
+// failure leaves r unpruned, which is slower, never wrong. It reports
+// rebuild when more than 1% of the files differ from ix.
+func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild bool) {
 	dw, ok := s.native.(dirWalker)
 	if !ok {
-		return
+		return false
 	}
 	w, err := newWatcher()
 	if err != nil {
 		s.opts.Log.Info("index: no watcher; narrowed searches walk the tree", "root", r.root, "error", err)
-		return
+		return false
+	}
+	var giveUp func(reason string)
+	var differ atomic.Int64
+	tooMany := int64(ix.nfiles/100 + 1)
+	differs := func(rel string) {
+		w.ov.changed(rel, false)
+		if differ.Add(1) == tooMany {
+			rebuild = true
+			giveUp("more than 1% of the files differ from the index")
+		}
 	}
 	ps := &pruneState{ix: ix, w: w, known: knownDirs(ix), always: map[string]struct{}{},
 		external: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root), inodes: inodesOf(ix)}
@@ -42,7 +54,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) {
 	defer cancel()
 	var mu sync.Mutex // ps's sets
 	var why string
-	giveUp := func(reason string) {
+	giveUp = func(reason string) {
 		mu.Lock()
 		if why == "" {
 			why = reason
@@ -93,13 +105,13 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) {
 			}
 			id, ok := ix.lookup(frel)
 			if !ok {
-				w.ov.changed(frel, false) // new since the index, or not listed then
+				differs(frel) // new since the index, or not listed then
 				continue
 			}
 			want, _ := ix.fileMeta(id)
 			now, nlink, ok := fileAt(dirfd, name)
 			if !ok || now != want {
-				w.ov.changed(frel, false)
+				differs(frel)
 				continue
 			}
 			if nlink > uint64(links[ix.content(id)]) {
@@ -122,16 +134,24 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) {
 	if why != "" {
 		w.close()
 		s.opts.Log.Info("index: not following changes; narrowed searches walk the tree", "root", r.root, "reason", why)
-		return
+		return rebuild
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.ix.Load() != ix || s.closed {
 		w.close()
-		return
+		return false
 	}
+	r.lost.Store(false)
+	w.ov.mu.Lock()
+	w.ov.onBreak = func() { r.lost.Store(true) }
+	if w.ov.broken != "" {
+		r.lost.Store(true)
+	}
+	w.ov.mu.Unlock()
 	if old := r.prune.Swap(ps); old != nil {
 		old.w.close()
 	}
-	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", len(w.wds))
+	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", len(w.wds), "changed", differ.Load())
+	return false
 }

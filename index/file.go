@@ -17,7 +17,8 @@ import (
 //	         length, postings length, root length; the root's path
 //	files    one fileRecSize record per file, sorted by name:
 //	         name offset u64, name length u32, flags u32, size i64,
-//	         mtime ns i64, ctime ns i64, inode u64, content id u32, 0 u32
+//	         mtime ns i64, ctime ns i64, inode u64, content id u32,
+//	         chunks u32 (0 or 1: one)
 //	names    the files' paths relative to the root, '/'-separated
 //	trigrams one trigRecSize record per trigram, ascending:
 //	         trigram u32, content count u32, postings offset u64
@@ -28,13 +29,16 @@ import (
 // indexed again), so a torn or damaged index cannot hide a match.
 //
 // Postings name contents, not files: hard links to one inode (a tree
-// copied with cp -al, a pnpm store) are read and indexed once. A file
+// copied with cp -al, a pnpm store) are read and indexed once. A content
+// bigger than chunkSize is indexed as chunks ending at line ends, with
+// consecutive ids from the file's content id; a search that is not
+// multiline needs one chunk to hold every trigram it requires. A file
 // whose flags lack flagIndexed is listed but its content is not in the
 // postings (unreadable, not UTF-8, too big, or changed while it was
 // read): it is always a candidate.
 
 const (
-	magic        = "fsmcpix2"
+	magic        = "fsmcpix3"
 	headerFixed  = len(magic) + 6*8
 	fileRecSize  = 56
 	trigRecSize  = 16
@@ -126,7 +130,7 @@ func parseIndex(data []byte, root string) (*Index, error) {
 	nfiles, ncontent, ntrig, nnames, npost, nroot := u(0), u(1), u(2), u(3), u(4), u(5)
 	off := uint64(headerFixed)
 	need := off + nroot + nfiles*fileRecSize + nnames + ntrig*trigRecSize + npost
-	if nfiles > 1<<32 || ncontent > nfiles || ntrig > maxTrigram || nnames > maxNameBytes || npost > 1<<40 || nroot > 1<<16 || need != uint64(len(data)) {
+	if nfiles > 1<<32 || ncontent > 1<<32 || ntrig > maxTrigram || nnames > maxNameBytes || npost > 1<<40 || nroot > 1<<16 || need != uint64(len(data)) {
 		return nil, errFormat
 	}
 	if string(data[off:off+nroot]) != root {
@@ -141,7 +145,7 @@ func parseIndex(data []byte, root string) (*Index, error) {
 	ix.postings = take(npost)
 	for i := range ix.nfiles { // names must lie in the blob, or lookups could fault
 		o, n := ix.nameAt(i)
-		if o+n > uint64(len(ix.names)) || ix.content(i) >= ix.ncontent {
+		if o+n > uint64(len(ix.names)) || ix.content(i)+ix.chunks(i) > ix.ncontent {
 			return nil, errFormat
 		}
 	}
@@ -176,6 +180,27 @@ func (ix *Index) nameBytes(i int) []byte {
 
 // content is file i's content id.
 func (ix *Index) content(i int) int { return int(binary.LittleEndian.Uint32(ix.rec(i)[48:])) }
+
+// chunks is how many ids from content(i) file i's content spans.
+func (ix *Index) chunks(i int) int {
+	return max(1, int(binary.LittleEndian.Uint32(ix.rec(i)[52:])))
+}
+
+// hit reports whether file i is among the contents set in bits (any of
+// its chunks), or, for a multiline search (where a match may span
+// chunks), whether it is chunked at all.
+func (ix *Index) hit(i int, bits []uint64, multiline bool) bool {
+	cid, n := ix.content(i), ix.chunks(i)
+	if n > 1 && multiline {
+		return true
+	}
+	for c := cid; c < cid+n; c++ {
+		if bits[c>>6]&(1<<(c&63)) != 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // fileMeta returns file i's recorded metadata, and whether its content is
 // in the postings.

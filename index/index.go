@@ -76,8 +76,9 @@ type Searcher struct {
 
 	mu     sync.Mutex
 	idle   *sync.Cond
-	active int  // searches running
-	closed bool // Close has begun
+	active int            // searches running
+	closed bool           // Close has begun
+	bg     sync.WaitGroup // maintain
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -88,6 +89,7 @@ type rootIndex struct {
 	dir     string
 	ix      atomic.Pointer[Index]
 	prune   atomic.Pointer[pruneState] // set once ix is checked against a watched tree
+	lost    atomic.Bool                // the watcher of a checked ix stopped serving
 	retired []*Index                   // replaced, unmapped at Close (a search may still hold one)
 }
 
@@ -181,7 +183,43 @@ func (s *Searcher) Start(ctx context.Context) {
 				s.opts.Log.Warn("index: not built; searches there run unindexed", "root", r.root, "error", err)
 			}
 		}
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			s.maintain(ctx)
+		}()
 	}()
+}
+
+// RecheckEvery is how often a root is looked at again, in the background,
+// once its watcher lost events or its overlay of changes grew past 1% of
+// its files.
+const RecheckEvery = 30 * time.Second
+
+// maintain refreshes a root whose overlay no longer serves: a watcher
+// that lost events stops pruning (searches stay exact, only slower) until
+// the tree is checked again, and a large overlay is read by every search
+// until the root is indexed again.
+func (s *Searcher) maintain(ctx context.Context) {
+	t := time.NewTicker(RecheckEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, r := range s.roots {
+			ix := r.ix.Load()
+			if ix == nil || !r.stale(ix) {
+				continue
+			}
+			s.opts.Log.Info("index: checking the tree again", "root", r.root)
+			if err := s.refresh(ctx, r, ix); err != nil && ctx.Err() == nil {
+				s.opts.Log.Warn("index: the check failed; searches there walk the tree", "root", r.root, "error", err)
+			}
+		}
+	}
 }
 
 // Ready reports whether every root's index is in use (for tests).
@@ -203,18 +241,26 @@ func (s *Searcher) Wait() {
 
 // prepare loads r's cached index, or builds one, and puts it in use.
 func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
-	file := cacheFile(r.dir)
-	cached, err := openIndex(file, r.root)
+	cached, err := openIndex(cacheFile(r.dir), r.root)
 	if err == nil {
 		s.swap(r, cached)
 	}
+	return s.refresh(ctx, r, cached)
+}
+
+// refresh lists r's files and compares them with cached (r's index in
+// use, or nil): it keeps it when at most 1% of the files changed, and
+// builds a new one otherwise; then a watcher checks the tree against it.
+func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) error {
+	file := cacheFile(r.dir)
 	files, err := listFileInfo(ctx, s.native, r.root, s.waitIdle)
 	if err != nil {
 		return err
 	}
 	if s.opts.Mode == "auto" && len(files) < s.opts.AutoMin {
 		if cached != nil {
-			return nil // it was worth it once; keep using it
+			s.check(ctx, r, cached) // it was worth it once; keep using it (it still narrows)
+			return nil
 		}
 		// Nothing is written for a root auto leaves unindexed.
 		s.opts.Log.Debug("index: off for this root (auto: fewer files than pay for one)", "root", r.root, "files", len(files), "threshold", s.opts.AutoMin)
@@ -224,8 +270,13 @@ func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
 		changed := cached.changedOf(files)
 		if changed*100 <= len(files) {
 			s.opts.Log.Info("index: reusing the cached index", "root", r.root, "files", cached.Files(), "changed", changed, "bytes", cached.Size())
-			s.check(ctx, r, cached)
-			return nil
+			// The listing compares sizes and modification times; the check
+			// also inodes and change times (a tree copied with cp -a, or
+			// cloned again, keeps the former and changes the latter).
+			if !s.check(ctx, r, cached) {
+				return nil
+			}
+			changed = -1
 		}
 		s.opts.Log.Info("index: rebuilding; the cached one still narrows searches meanwhile", "root", r.root, "changed", changed)
 	}
@@ -409,7 +460,7 @@ func (s *Searcher) candidatesFor(q backend.GrepQuery) *candidates {
 	if cq == nil {
 		return nil
 	}
-	return narrow(idx, states, cq, s.opts.MaxShare, prunable(q))
+	return narrow(idx, states, cq, s.opts.MaxShare, prunable(q), q.Multiline)
 }
 
 // Close stops the builds and unmaps the indexes.
@@ -417,6 +468,7 @@ func (s *Searcher) Close() error {
 	if s.cancel != nil {
 		s.cancel()
 		s.Wait()
+		s.bg.Wait()
 	}
 	s.mu.Lock()
 	s.closed = true

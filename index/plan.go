@@ -143,9 +143,10 @@ func union(a, b []uint32) []uint32 {
 // replaces the stat, and directories leading to no candidate and no change
 // are not read at all.
 type candidates struct {
-	idx   []*Index
-	hits  [][]uint64    // per index, a bit per content id
-	prune []*queryPrune // per index; nil: walk and stat
+	multiline bool
+	idx       []*Index
+	hits      [][]uint64    // per index, a bit per content id
+	prune     []*queryPrune // per index; nil: walk and stat
 }
 
 // Keep implements backend.Candidates.
@@ -167,7 +168,7 @@ func (c *candidates) Keep(dirfd int, name, path string) bool {
 	if !ok {
 		return true
 	}
-	if cid := ix.content(id); hits[cid>>6]&(1<<(cid&63)) != 0 {
+	if ix.hit(id, hits, c.multiline) {
 		return true
 	}
 	m, indexed := ix.fileMeta(id)
@@ -206,8 +207,8 @@ func (c *candidates) indexFor(path string) int {
 // narrow evaluates cq over idx (states: each one's pruning, or nil). It
 // returns nil when narrowing would not pay: more than 1/maxShare of some
 // index's files are candidates.
-func narrow(idx []*Index, states []*pruneState, cq *csindex.Query, maxShare int, restore bool) *candidates {
-	c := &candidates{}
+func narrow(idx []*Index, states []*pruneState, cq *csindex.Query, maxShare int, restore, multiline bool) *candidates {
+	c := &candidates{multiline: multiline}
 	for i, ix := range idx {
 		ids, all := ix.eval(cq)
 		if all || len(ids)*maxShare > ix.ncontent {
@@ -223,7 +224,7 @@ func narrow(idx []*Index, states []*pruneState, cq *csindex.Query, maxShare int,
 		if states[i] != nil && states[i].ix == ix {
 			ps = states[i]
 		}
-		c.prune = append(c.prune, newQueryPrune(ps, bits, restore))
+		c.prune = append(c.prune, newQueryPrune(ps, bits, restore, multiline))
 	}
 	if len(c.idx) == 0 {
 		return nil

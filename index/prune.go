@@ -28,6 +28,7 @@ const overlayCap = 200000
 
 // overlay is what changed below a root since its index was checked.
 type overlay struct {
+	onBreak  func() // told once, when pruning turns off
 	mu       sync.Mutex
 	broken   string              // why pruning is off ("" while exact)
 	files    map[string]struct{} // paths (relative) of entries changed
@@ -61,6 +62,9 @@ func (o *overlay) changed(rel string, subtree bool) {
 func (o *overlay) breakOff(why string) {
 	if o.broken == "" {
 		o.broken = why
+		if o.onBreak != nil {
+			o.onBreak()
+		}
 	}
 	o.files, o.subtrees = nil, nil
 }
@@ -140,6 +144,23 @@ func (ps *pruneState) contentOfInode(ino uint64) (int, bool) {
 		return 0, false
 	}
 	return ps.inodes[i].cid, true
+}
+
+// size is how many changes o holds.
+func (o *overlay) size() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.files) + len(o.subtrees)
+}
+
+// stale reports whether r, serving ix, should be checked again: its
+// watcher lost events, or its overlay holds more than 1% of the files.
+func (r *rootIndex) stale(ix *Index) bool {
+	if r.lost.Load() {
+		return true
+	}
+	ps := r.prune.Load()
+	return ps != nil && ps.ix == ix && ps.w.ov.size() > ix.nfiles/100+1000
 }
 
 // addAncestors adds dir ("" the root) and each directory above it to set.
@@ -223,18 +244,21 @@ func prunable(q backend.GrepQuery) (restore bool) {
 // newQueryPrune returns the pruning of a search whose candidate contents
 // are hits, or nil to walk everything (the watcher is not following the
 // tree, or the ignore files above the root moved).
-func newQueryPrune(ps *pruneState, hits []uint64, restore bool) *queryPrune {
+func newQueryPrune(ps *pruneState, hits []uint64, restore, multiline bool) *queryPrune {
 	if ps == nil || ps.w == nil {
 		return nil
 	}
 	ps.w.sync()
 	if ps.parents != parentPrint(ps.ix.root) {
+		debugPrune("parents differ")
 		return nil
 	}
 	changed, subtrees, ok := ps.w.ov.snapshot()
 	if !ok {
+		debugPrune("broken")
 		return nil
 	}
+	debugPrune("prune: changed %d subtrees %d external %d always %d known %d", len(changed), len(subtrees), len(ps.external), len(ps.always), len(ps.known))
 	qp := &queryPrune{ps: ps, restore: restore, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
 	qp.hasChange = len(changed) > 0 || len(subtrees) > 0
 	ix := ps.ix
@@ -257,7 +281,7 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore bool) *queryPrune {
 	prev := "\x00"
 	for i := range ix.nfiles {
 		cid := ix.content(i)
-		hit := hits[cid>>6]&(1<<(cid&63)) != 0
+		hit := ix.hit(i, hits, multiline)
 		link := linked != nil && linked[cid>>6]&(1<<(cid&63)) != 0
 		if !hit && !link {
 			continue
@@ -364,3 +388,11 @@ func parentPrint(root string) string {
 		}
 	}
 }
+
+func init() {
+	if os.Getenv("FSMCP_DEBUG_PRUNE") != "" {
+		debugPrune = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	}
+}
+
+var debugPrune = func(string, ...any) {}

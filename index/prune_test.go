@@ -173,3 +173,64 @@ func TestPrunedSearchesSeeEveryChange(t *testing.T) {
 		t.Fatal("pruning was turned off by the changes")
 	}
 }
+
+// TestChunkedFilesNarrowAndStayExact: a file bigger than a chunk is
+// indexed as line-bounded chunks, so one holding every trigram of a
+// literal only spread over its chunks is not a candidate, while a match
+// in any chunk, a line longer than a chunk, and a multiline match across
+// a chunk's end are all still found.
+func TestChunkedFilesNarrowAndStayExact(t *testing.T) {
+	root := gitRoot(t)
+	filler := func(n int) string {
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			fmt.Fprintf(&b, "filler line %d of nothing\n", i)
+		}
+		return b.String()
+	}
+	spread := "PM_RE\n" + filler(3*chunkSize) + "SUME\n" + filler(chunkSize) + "M_RESU\n"
+	// The first chunk ends right after ALPHA_END's line end.
+	head := filler(chunkSize - 200)
+	head += strings.Repeat("x", chunkSize-5-len(head)-1) + "\n"
+	files := map[string]string{
+		"spread.txt":    spread, // PM_, M_R, _RE, RES, ESU, SUM, UME: all there, never in one chunk
+		"late.txt":      filler(5*chunkSize) + "a PM_RESUME in the sixth chunk\n",
+		"longline.txt":  strings.Repeat("x", 2*chunkSize) + " PM_RESUME at the end of a long line\n",
+		"multiline.txt": head + "ALPHA_END\nBETA_START\n" + filler(chunkSize),
+	}
+	writeTree(t, root, files)
+	settled()
+	native := fallback.New()
+	s := newIndexed(t, native, root)
+	q := backend.GrepQuery{Pattern: "PM_RESUME", Mode: backend.FilesWithMatches, Paths: []string{root}}
+	c := s.candidatesFor(q)
+	if c == nil {
+		t.Fatal("PM_RESUME is not narrowed")
+	}
+	ix := c.idx[0]
+	id, ok := ix.lookup("spread.txt")
+	if !ok || ix.chunks(id) < 4 {
+		t.Fatalf("spread.txt: %v, %d chunks", ok, ix.chunks(id))
+	}
+	if ix.hit(id, c.hits[0], false) {
+		t.Error("a file whose chunks only together hold the trigrams is a candidate")
+	}
+	ml := backend.GrepQuery{Pattern: `ALPHA_END\nBETA_START`, Multiline: true, Mode: backend.Content, Paths: []string{root}}
+	if !s.Narrows(ml) {
+		t.Fatal("the multiline pattern is not narrowed: the test proves nothing")
+	}
+	for _, qq := range []backend.GrepQuery{
+		q,
+		{Pattern: "PM_RESUME", Mode: backend.Content, Paths: []string{root}},
+		{Pattern: `ALPHA_END\nBETA_START`, Multiline: true, Mode: backend.Content, Paths: []string{root}},
+		{Pattern: `PM_RE\n`, Multiline: true, Mode: backend.Count, Paths: []string{root}},
+	} {
+		want, got := result(t, native, qq), result(t, s, qq)
+		if got != want {
+			t.Errorf("%+v:\nwant %s\ngot  %s", qq, want, got)
+		}
+		if !strings.Contains(want, "txt") {
+			t.Errorf("%+v found nothing: the test proves nothing", qq)
+		}
+	}
+}

@@ -12,4 +12,4 @@ func (*watcher) sync()  {}
 func (*watcher) close() {}
 
 // check does nothing here: there is no watcher to prune with.
-func (s *Searcher) check(context.Context, *rootIndex, *Index) {}
+func (s *Searcher) check(context.Context, *rootIndex, *Index) (rebuild bool) { return false }
