@@ -250,15 +250,12 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, multiline bool) *quer
 	}
 	ps.w.sync()
 	if ps.parents != parentPrint(ps.ix.root) {
-		debugPrune("parents differ")
 		return nil
 	}
 	changed, subtrees, ok := ps.w.ov.snapshot()
 	if !ok {
-		debugPrune("broken")
 		return nil
 	}
-	debugPrune("prune: changed %d subtrees %d external %d always %d known %d", len(changed), len(subtrees), len(ps.external), len(ps.always), len(ps.known))
 	qp := &queryPrune{ps: ps, restore: restore, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
 	qp.hasChange = len(changed) > 0 || len(subtrees) > 0
 	ix := ps.ix
@@ -388,11 +385,3 @@ func parentPrint(root string) string {
 		}
 	}
 }
-
-func init() {
-	if os.Getenv("FSMCP_DEBUG_PRUNE") != "" {
-		debugPrune = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
-	}
-}
-
-var debugPrune = func(string, ...any) {}
