@@ -2,9 +2,12 @@ package integration
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -125,5 +128,101 @@ func TestIndexAutoLeavesSmallRootsAlone(t *testing.T) {
 	mustCall(t, cs, "fs_grep", map[string]any{"pattern": "MustCompile", "path": goSrc(t)})
 	if left, _ := os.ReadDir(cache); len(left) != 0 {
 		t.Fatalf("auto wrote %v for a small root", left)
+	}
+}
+
+// followingLog closes ready once the server's index is in use and, on
+// Linux, its watcher follows the tree (or says why not).
+type followingLog struct {
+	testLog
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (l *followingLog) Write(p []byte) (int, error) {
+	s := string(p)
+	done := strings.Contains(s, "index: ready") || strings.Contains(s, "index: reusing")
+	if runtime.GOOS == "linux" {
+		done = strings.Contains(s, "index: following changes") || strings.Contains(s, "index: not following changes") || strings.Contains(s, "index: no watcher")
+	}
+	if done {
+		l.once.Do(func() { close(l.ready) })
+	}
+	return l.testLog.Write(p)
+}
+
+// TestIndexFollowsOutsideChanges: another process creates, edits in
+// place, renames, moves directories and deletes files while an indexed
+// server (which on Linux reads only the directories leading to a
+// candidate or a change) and an unindexed one answer the same fs_grep
+// calls; after every change, with nothing waited for, both answers are
+// the same, with rg on PATH and without.
+func TestIndexFollowsOutsideChanges(t *testing.T) {
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			root := t.TempDir()
+			os.Mkdir(filepath.Join(root, ".git"), 0o755)
+			for i := range 60 {
+				p := filepath.Join(root, fmt.Sprintf("a%d/b%d/f%d.txt", i%3, i%7, i))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				content := "plain text\n"
+				if i%11 == 0 {
+					content = "a NEEDLE here\n"
+				}
+				os.WriteFile(p, []byte(content), 0o644)
+				old := time.Now().Add(-time.Hour) // settled: the index takes the content
+				os.Chtimes(p, old, old)
+			}
+			cmd := exec.Command(binary, "--read-only", "--index", "on", root)
+			cmd.Env = append(os.Environ(), "PATH="+m.path, "XDG_CACHE_HOME="+t.TempDir())
+			log := &followingLog{testLog: testLog{t: t, prefix: "fsmcp: "}, ready: make(chan struct{})}
+			cmd.Stderr = log
+			on, err := newClient().Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { on.Close() })
+			off := connectStdio(t, m, "--read-only", "--index", "off", root)
+			select {
+			case <-log.ready:
+			case <-time.After(2 * time.Minute): // only bounds a hang
+				t.Fatal("the index was not ready")
+			}
+			r := rand.New(rand.NewPCG(1, 2))
+			at := func(rel string) string { return filepath.Join(root, rel) }
+			rounds := 300
+			if testing.Short() {
+				rounds = 60
+			}
+			for round := range rounds {
+				d := fmt.Sprintf("a%d/b%d", r.IntN(3), r.IntN(7))
+				name := fmt.Sprintf("%s/g%d.txt", d, r.IntN(15))
+				switch r.IntN(6) {
+				case 0:
+					os.MkdirAll(at(d), 0o755)
+					os.WriteFile(at(name), []byte(fmt.Sprintf("NEEDLE round %d\n", round)), 0o644)
+				case 1:
+					if f, err := os.OpenFile(at(name), os.O_WRONLY, 0); err == nil {
+						f.WriteAt([]byte("NEEDLE"), 0)
+						f.Close()
+					}
+				case 2:
+					os.Rename(at(name), at(fmt.Sprintf("a%d/moved%d.txt", r.IntN(3), round)))
+				case 3:
+					os.Remove(at(name))
+				case 4:
+					nd := fmt.Sprintf("a%d/new%d/deep", r.IntN(3), round)
+					os.MkdirAll(at(nd), 0o755)
+					os.WriteFile(at(nd+"/h.txt"), []byte("NEEDLE in a new tree\n"), 0o644)
+				case 5:
+					os.Rename(at(fmt.Sprintf("a%d", r.IntN(3))), at(fmt.Sprintf("a%d-swap", round)))
+					os.Rename(at(fmt.Sprintf("a%d-swap", round)), at(fmt.Sprintf("a%d", r.IntN(3))))
+				}
+				args := map[string]any{"pattern": "NEEDLE", "output_mode": "content", "path": root}
+				if got, want := mustCall(t, on, "fs_grep", args), mustCall(t, off, "fs_grep", args); got != want {
+					t.Fatalf("round %d: --index on answers\n%.800s\n--index off\n%.800s", round, got, want)
+				}
+			}
+		})
 	}
 }
