@@ -3,8 +3,10 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -154,4 +156,37 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	}
 	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", len(w.wds), "changed", differ.Load())
 	return false
+}
+
+// inodesOf lists ix's contents by inode.
+func inodesOf(ix *Index) []inodeContent {
+	out := make([]inodeContent, 0, ix.ncontent)
+	seen := make([]bool, ix.ncontent)
+	for i := range ix.nfiles {
+		cid := ix.content(i)
+		if seen[cid] {
+			continue
+		}
+		seen[cid] = true
+		m, _ := ix.fileMeta(i)
+		out = append(out, inodeContent{m.ino, cid})
+	}
+	slices.SortFunc(out, func(a, b inodeContent) int { return cmp.Compare(a.ino, b.ino) })
+	return out
+}
+
+// knownDirs is the set of directories holding ix's files, and above.
+func knownDirs(ix *Index) map[string]struct{} {
+	set := map[string]struct{}{}
+	prev := "\x00"
+	for i := range ix.nfiles {
+		name := ix.nameBytes(i)
+		d := name[:max(0, lastSlash(name))]
+		if string(d) == prev {
+			continue
+		}
+		prev = string(d)
+		addAncestors(set, prev)
+	}
+	return set
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/fsmcp/fsmcp/backend"
 )
@@ -21,77 +20,6 @@ import (
 // then on the changes the watcher reports are the only files whose
 // content the index may not know. A search then reads only the
 // directories that lead to a candidate or to a change.
-
-// overlayCap bounds the changes an overlay holds; past it the root is
-// searched as without pruning until it is indexed again.
-const overlayCap = 200000
-
-// overlay is what changed below a root since its index was checked.
-type overlay struct {
-	onBreak  func() // told once, when pruning turns off
-	mu       sync.Mutex
-	broken   string              // why pruning is off ("" while exact)
-	files    map[string]struct{} // paths (relative) of entries changed
-	subtrees map[string]struct{} // directories whose whole subtree is unknown
-}
-
-func newOverlay() *overlay {
-	return &overlay{files: map[string]struct{}{}, subtrees: map[string]struct{}{}}
-}
-
-// changed records that rel (a file or directory) changed; a directory
-// created, moved in or whose ignore rules changed counts as a subtree.
-func (o *overlay) changed(rel string, subtree bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.broken != "" {
-		return
-	}
-	if subtree {
-		o.subtrees[rel] = struct{}{}
-	} else {
-		o.files[rel] = struct{}{}
-	}
-	if len(o.files)+len(o.subtrees) > overlayCap {
-		o.breakOff("more changes than the overlay holds")
-	}
-}
-
-// breakOff turns pruning off: events were lost or cannot be trusted.
-// o.mu is held.
-func (o *overlay) breakOff(why string) {
-	if o.broken == "" {
-		o.broken = why
-		if o.onBreak != nil {
-			o.onBreak()
-		}
-	}
-	o.files, o.subtrees = nil, nil
-}
-
-func (o *overlay) fail(why string) {
-	o.mu.Lock()
-	o.breakOff(why)
-	o.mu.Unlock()
-}
-
-// snapshot copies the changes for one search.
-func (o *overlay) snapshot() (files, subtrees map[string]struct{}, ok bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.broken != "" {
-		return nil, nil, false
-	}
-	files = make(map[string]struct{}, len(o.files))
-	for k := range o.files {
-		files[k] = struct{}{}
-	}
-	subtrees = make(map[string]struct{}, len(o.subtrees))
-	for k := range o.subtrees {
-		subtrees[k] = struct{}{}
-	}
-	return files, subtrees, true
-}
 
 // pruneState is what a checked index lets a search skip, fixed when the
 // check ends; the overlay carries what changed after.
@@ -120,23 +48,6 @@ type inodeContent struct {
 	cid int
 }
 
-// inodesOf lists ix's contents by inode.
-func inodesOf(ix *Index) []inodeContent {
-	out := make([]inodeContent, 0, ix.ncontent)
-	seen := make([]bool, ix.ncontent)
-	for i := range ix.nfiles {
-		cid := ix.content(i)
-		if seen[cid] {
-			continue
-		}
-		seen[cid] = true
-		m, _ := ix.fileMeta(i)
-		out = append(out, inodeContent{m.ino, cid})
-	}
-	slices.SortFunc(out, func(a, b inodeContent) int { return cmp.Compare(a.ino, b.ino) })
-	return out
-}
-
 // contentOfInode is the content id of ino, if the index holds it.
 func (ps *pruneState) contentOfInode(ino uint64) (int, bool) {
 	i, ok := slices.BinarySearchFunc(ps.inodes, ino, func(e inodeContent, t uint64) int { return cmp.Compare(e.ino, t) })
@@ -144,13 +55,6 @@ func (ps *pruneState) contentOfInode(ino uint64) (int, bool) {
 		return 0, false
 	}
 	return ps.inodes[i].cid, true
-}
-
-// size is how many changes o holds.
-func (o *overlay) size() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return len(o.files) + len(o.subtrees)
 }
 
 // stale reports whether r, serving ix, should be checked again: its
@@ -188,22 +92,6 @@ func dirOf(rel string) string {
 		return rel[:i]
 	}
 	return ""
-}
-
-// knownDirs is the set of directories holding ix's files, and above.
-func knownDirs(ix *Index) map[string]struct{} {
-	set := map[string]struct{}{}
-	prev := "\x00"
-	for i := range ix.nfiles {
-		name := ix.nameBytes(i)
-		d := name[:max(0, lastSlash(name))]
-		if string(d) == prev {
-			continue
-		}
-		prev = string(d)
-		addAncestors(set, prev)
-	}
-	return set
 }
 
 func lastSlash(b []byte) int {

@@ -33,8 +33,6 @@ type watcher struct {
 	done chan struct{}
 }
 
-var errNoWatch = errors.New("no watcher")
-
 func newWatcher() (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
