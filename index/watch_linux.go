@@ -30,7 +30,6 @@ type watcher struct {
 	wds  map[int32]string // watch → directory (relative; "" the root)
 	buf  []byte
 	stop atomic.Bool
-	done chan struct{}
 }
 
 func newWatcher() (*watcher, error) {
@@ -38,7 +37,7 @@ func newWatcher() (*watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{fd: fd, ov: newOverlay(), wds: map[int32]string{}, buf: make([]byte, 64<<10), done: make(chan struct{})}
+	w := &watcher{fd: fd, ov: newOverlay(), wds: map[int32]string{}, buf: make([]byte, 64<<10)}
 	go w.drain()
 	return w, nil
 }
@@ -49,6 +48,9 @@ func newWatcher() (*watcher, error) {
 func (w *watcher) add(dirfd int, rel string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.stop.Load() {
+		return errors.New("the watcher is closed")
+	}
 	wd, err := unix.InotifyAddWatch(w.fd, "/proc/self/fd/"+strconv.Itoa(dirfd), watchMask)
 	if err != nil {
 		if err == unix.ENOSPC {
@@ -61,9 +63,14 @@ func (w *watcher) add(dirfd int, rel string) error {
 }
 
 // drain reads events as they come, so the kernel's queue does not
-// overflow between searches.
+// overflow between searches; once the watcher is closed it releases the
+// inotify descriptor (and with it every watch).
 func (w *watcher) drain() {
-	defer close(w.done)
+	defer func() {
+		w.mu.Lock()
+		unix.Close(w.fd)
+		w.mu.Unlock()
+	}()
 	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}}
 	for !w.stop.Load() {
 		n, err := unix.Poll(fds, 500)
@@ -151,14 +158,12 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 	}
 }
 
+// close stops the watcher without waiting: its drain releases the
+// descriptor within one poll (half a second).
 func (w *watcher) close() {
-	if w == nil || w.stop.Swap(true) {
-		return
+	if w != nil {
+		w.stop.Store(true)
 	}
-	<-w.done
-	w.mu.Lock()
-	unix.Close(w.fd)
-	w.mu.Unlock()
 }
 
 // remoteFS reports whether the file system of the open directory dirfd
