@@ -234,3 +234,66 @@ func TestChunkedFilesNarrowAndStayExact(t *testing.T) {
 		}
 	}
 }
+
+// TestPrunedSearchesUnderASwapper: a swapper trades two directories'
+// names in a loop and makes and deletes files (one with a newline in its
+// name) while narrowed searches run; each time it stops, the very next
+// answer is exactly rg's on the real tree.
+func TestPrunedSearchesUnderASwapper(t *testing.T) {
+	root := gitRoot(t)
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("x/d%d/f%d.txt", i%5, i)] = "plain\n"
+		files[fmt.Sprintf("y/e%d/g%d.txt", i%4, i)] = "plain\n"
+	}
+	files["x/d1/hit.txt"] = "NEEDLE in x\n"
+	files["y/e2/nl\nname.txt"] = "NEEDLE behind a newline\n"
+	writeTree(t, root, files)
+	settled()
+	var ref backend.Searcher = fallback.New()
+	if rg := rgOr(t); rg != nil {
+		ref = rg
+	}
+	s := newIndexed(t, ref, root)
+	if runtime.GOOS == "linux" && !pruning(s) {
+		t.Fatal("the watcher is not following the tree")
+	}
+	q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.Content, Paths: []string{root}}
+	at := func(rel string) string { return filepath.Join(root, rel) }
+	rounds := 30
+	if testing.Short() {
+		rounds = 8
+	}
+	for round := range rounds {
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				os.Rename(at("x"), at("tmp"))
+				os.Rename(at("y"), at("x"))
+				os.Rename(at("tmp"), at("y"))
+				name := fmt.Sprintf("z/n%d\nl%d.txt", round, i%7)
+				if i%3 == 0 {
+					os.MkdirAll(at("z"), 0o755)
+					os.WriteFile(at(name), []byte("NEEDLE z\n"), 0o644)
+				} else {
+					os.Remove(at(name))
+				}
+			}
+		}()
+		for range 3 {
+			backend.Run(context.Background(), s, q, 0, 0) // while it swaps: must not fail or hang
+		}
+		close(stop)
+		<-done
+		if want, got := result(t, ref, q), result(t, s, q); got != want {
+			t.Fatalf("round %d, right after the swapper stopped:\nwant %s\ngot  %s", round, want, got)
+		}
+	}
+}
