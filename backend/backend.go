@@ -156,6 +156,17 @@ type DirCandidates interface {
 	KeepDir(path string) bool
 }
 
+// ChunkCandidates is a Candidates that can also say which chunks (see
+// ChunkEnd) of a kept file could hold a match, for a search outside
+// multiline mode. Chunks returns one flag per chunk, or nil when the whole
+// file must be matched; it answers only for a file it holds unchanged, so
+// a backend asks again after reading and matches by chunk only if both
+// answers agree.
+type ChunkCandidates interface {
+	Candidates
+	Chunks(dirfd int, name, path string) []bool
+}
+
 // GlobQuery lists files whose path relative to a search path matches a
 // doublestar pattern.
 type GlobQuery struct {

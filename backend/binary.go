@@ -57,3 +57,19 @@ func explicitBinary(f *os.File) bool {
 		}
 	}
 }
+
+// ChunkSize is the least size of a chunk of a file, as the index splits
+// files: each chunk ends at a line end (or the file's end), so a match
+// outside multiline mode lies within one chunk.
+const ChunkSize = 128 << 10
+
+// ChunkEnd is the end (exclusive) of the chunk of data starting at from.
+func ChunkEnd(data []byte, from int) int {
+	if len(data)-from <= ChunkSize {
+		return len(data)
+	}
+	if i := bytes.IndexByte(data[from+ChunkSize-1:], '\n'); i >= 0 {
+		return from + ChunkSize + i
+	}
+	return len(data)
+}

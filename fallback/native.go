@@ -19,6 +19,7 @@ import (
 	"context"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -51,13 +52,24 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	if d, ok := q.Candidates.(backend.DirCandidates); ok {
 		hooks.keep = d.KeepDir
 	}
+	chunked, _ := q.Candidates.(backend.ChunkCandidates)
+	if q.Multiline {
+		chunked = nil
+	}
 	return walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
 		if q.Candidates != nil && !explicit && !q.Candidates.Keep(st.dirfd, name, path) {
 			return // the index knows it cannot match
 		}
+		var hits []bool
+		if chunked != nil && !explicit {
+			hits = chunked.Chunks(st.dirfd, name, path)
+		}
 		data, unmap, err := readFile(st, st.dirfd, name)
 		if err != nil {
 			return
+		}
+		if hits != nil && !slices.Equal(hits, chunked.Chunks(st.dirfd, name, path)) {
+			hits = nil // it changed around the read: match all of it
 		}
 		if unmap != nil {
 			defer unmap()
@@ -85,10 +97,16 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 			if n < len(data) && q.Mode == backend.Count {
 				return // rg --count squashes the count of a binary file
 			}
+			var spans []span
+			if hits != nil {
+				spans = chunkSpans(data, hits, n)
+			}
 			data = data[:n]
 			if len(data) == 0 {
 				return
 			}
+			m.scanIn(&st.scan, data, spans, func() backend.FileSink { return sink.File(path) })
+			return
 		}
 		m.scan(&st.scan, data, func() backend.FileSink { return sink.File(path) })
 	}, func(string, bool) { q.Skipped.Add(1) }, hooks)

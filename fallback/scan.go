@@ -220,6 +220,17 @@ func asciiEqualFold(a []byte, b string) bool {
 // scan matches data and reports to sink; open creates the file's sink on
 // the first match. It returns whether anything matched.
 func (m *matcher) scan(st *scanState, data []byte, open func() backend.FileSink) {
+	m.scanIn(st, data, nil, open)
+}
+
+// span is a part of a buffer, [s, e), starting at a line start and
+// ending after a line end or at the buffer's end.
+type span struct{ s, e int }
+
+// scanIn is scan with matches looked for only within spans (nil: the
+// whole buffer); single-line mode only. Line numbers and context lines
+// still come from the whole buffer.
+func (m *matcher) scanIn(st *scanState, data []byte, spans []span, open func() backend.FileSink) {
 	if m.multi != nil {
 		m.multi.reset(st)
 	}
@@ -228,15 +239,38 @@ func (m *matcher) scan(st *scanState, data []byte, open func() backend.FileSink)
 		m.scanMultiline(st, data, open)
 		return
 	}
+	next := func(pos int) (int, int) { return m.nextLine(st, data, pos) }
+	if spans != nil {
+		st.re, st.reKnown = m.p.Re, true // spans come from the index, which holds valid UTF-8 only
+		k, cur := 0, -1
+		next = func(pos int) (int, int) {
+			for ; k < len(spans); k++ {
+				sp := spans[k]
+				if pos >= sp.e {
+					continue
+				}
+				if k != cur { // the prefilter's positions are per buffer
+					cur = k
+					if m.multi != nil {
+						m.multi.reset(st)
+					}
+				}
+				if ls, le := m.nextLine(st, data[:sp.e], max(pos, sp.s)); ls >= 0 {
+					return ls, le
+				}
+			}
+			return -1, -1
+		}
+	}
 	switch m.mode {
 	case backend.FilesWithMatches:
-		if ls, _ := m.nextLine(st, data, 0); ls >= 0 {
+		if ls, _ := next(0); ls >= 0 {
 			open().End(1)
 		}
 	case backend.Count:
 		n := 0
 		for pos := 0; ; {
-			ls, le := m.nextLine(st, data, pos)
+			ls, le := next(pos)
 			if ls < 0 {
 				break
 			}
@@ -249,7 +283,7 @@ func (m *matcher) scan(st *scanState, data []byte, open func() backend.FileSink)
 	case backend.Content:
 		e := emitter{data: data, before: m.before, after: m.after, open: open}
 		for pos := 0; ; {
-			ls, le := m.nextLine(st, data, pos)
+			ls, le := next(pos)
 			if ls < 0 {
 				break
 			}
@@ -258,6 +292,33 @@ func (m *matcher) scan(st *scanState, data []byte, open func() backend.FileSink)
 		}
 		e.end()
 	}
+}
+
+// chunkSpans turns an index's chunk flags for data into the spans to
+// match, clipped to limit; nil when data does not split into as many
+// chunks as the index holds (then the whole buffer is matched).
+func chunkSpans(data []byte, hits []bool, limit int) []span {
+	spans := []span{}
+	k := 0
+	for from := 0; from < len(data); k++ {
+		end := backend.ChunkEnd(data, from)
+		if k >= len(hits) {
+			return nil
+		}
+		if hits[k] && from < limit {
+			e := min(end, limit)
+			if n := len(spans); n > 0 && spans[n-1].e == from {
+				spans[n-1].e = e
+			} else {
+				spans = append(spans, span{from, e})
+			}
+		}
+		from = end
+	}
+	if k != len(hits) {
+		return nil
+	}
+	return spans
 }
 
 // scanMultiline matches across lines: every line a match touches is a

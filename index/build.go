@@ -2,7 +2,6 @@ package index
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 const (
@@ -31,7 +32,7 @@ const (
 	// search is multiline, so a big file is a candidate only if one chunk
 	// holds all the query needs; indexed whole, a generated header of
 	// register names holds the trigrams of nearly any identifier.
-	chunkSize = 128 << 10
+	chunkSize = backend.ChunkSize
 	// runPairs bounds the build's memory: (trigram, file) pairs are
 	// collected up to this many (8 bytes each, 8 MiB), sorted and
 	// spilled to a run file, and the runs are merged at the end.
@@ -270,16 +271,11 @@ func trigrams(data []byte, seen []uint64, out []uint32) []uint32 {
 // data (see chunkSize), one chunk after another, and to ends where each
 // chunk's end in out.
 func chunkTrigrams(data []byte, seen []uint64, out []uint32, ends []int) ([]uint32, []int) {
-	for len(data) > 0 {
-		n := len(data)
-		if n > chunkSize {
-			if i := bytes.IndexByte(data[chunkSize-1:], '\n'); i >= 0 {
-				n = chunkSize + i
-			}
-		}
-		out = trigrams(data[:n], seen, out)
+	for from := 0; from < len(data); {
+		end := backend.ChunkEnd(data, from)
+		out = trigrams(data[from:end], seen, out)
 		ends = append(ends, len(out))
-		data = data[n:]
+		from = end
 	}
 	if len(ends) == 0 {
 		ends = append(ends, 0) // an empty file is one chunk with nothing in it

@@ -182,6 +182,40 @@ func (c *candidates) Keep(dirfd int, name, path string) bool {
 	return !ok || now != m
 }
 
+// Chunks implements backend.ChunkCandidates: the hit flags of each chunk
+// of a chunked file that the index holds as it is now (one fstatat, also
+// where pruning trusts it: the flags are only worth what the content
+// they were computed from is).
+func (c *candidates) Chunks(dirfd int, name, path string) []bool {
+	if c.multiline {
+		return nil
+	}
+	i := c.indexFor(path)
+	if i < 0 {
+		return nil
+	}
+	ix, hits := c.idx[i], c.hits[i]
+	rel, _ := ix.rel(path)
+	id, ok := ix.lookup(rel)
+	if !ok || ix.chunks(id) < 2 {
+		return nil
+	}
+	m, indexed := ix.fileMeta(id)
+	if !indexed {
+		return nil
+	}
+	if now, ok := statAt(dirfd, name, path); !ok || now != m {
+		return nil
+	}
+	base, n := ix.content(id), ix.chunks(id)
+	out := make([]bool, n)
+	for k := range n {
+		cid := base + k
+		out[k] = hits[cid>>6]&(1<<(cid&63)) != 0
+	}
+	return out
+}
+
 // KeepDir implements backend.DirCandidates.
 func (c *candidates) KeepDir(path string) bool {
 	i := c.indexFor(path)

@@ -192,11 +192,16 @@ func TestChunkedFilesNarrowAndStayExact(t *testing.T) {
 	// The first chunk ends right after ALPHA_END's line end.
 	head := filler(chunkSize - 200)
 	head += strings.Repeat("x", chunkSize-5-len(head)-1) + "\n"
+	// A chunk ending exactly at chunkSize, so the match opens the second.
+	head2 := filler(chunkSize - 200)
+	head2 += strings.Repeat("y", chunkSize-len(head2)-1) + "\n"
 	files := map[string]string{
 		"spread.txt":    spread, // PM_, M_R, _RE, RES, ESU, SUM, UME: all there, never in one chunk
 		"late.txt":      filler(5*chunkSize) + "a PM_RESUME in the sixth chunk\n",
 		"longline.txt":  strings.Repeat("x", 2*chunkSize) + " PM_RESUME at the end of a long line\n",
 		"multiline.txt": head + "ALPHA_END\nBETA_START\n" + filler(chunkSize),
+		"context.txt":   head2 + "PM_RESUME opens the second chunk\n" + filler(2*chunkSize) + "PM_RESUME at the end\n",
+		"binary.txt":    "PM_RESUME before\n" + filler(2*chunkSize) + "\x00\n" + "PM_RESUME after a NUL\n" + filler(chunkSize),
 	}
 	writeTree(t, root, files)
 	settled()
@@ -222,6 +227,10 @@ func TestChunkedFilesNarrowAndStayExact(t *testing.T) {
 	for _, qq := range []backend.GrepQuery{
 		q,
 		{Pattern: "PM_RESUME", Mode: backend.Content, Paths: []string{root}},
+		{Pattern: "PM_RESUME", Mode: backend.Content, Before: 2, After: 2, Paths: []string{root}},
+		{Pattern: "PM_RESUME", Mode: backend.Count, Paths: []string{root}},
+		{Pattern: "pm_resume", IgnoreCase: true, Mode: backend.Content, Paths: []string{root}},
+		{Pattern: `PM_RESUME \w+`, Mode: backend.Content, Paths: []string{root}},
 		{Pattern: `ALPHA_END\nBETA_START`, Multiline: true, Mode: backend.Content, Paths: []string{root}},
 		{Pattern: `PM_RE\n`, Multiline: true, Mode: backend.Count, Paths: []string{root}},
 	} {
