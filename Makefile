@@ -109,9 +109,10 @@ bench-linux:
 	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
 	$(GO) run ./bench -trees linux -inprocess=false -runs 5
 
-## bench-mono: issue 22's queries on 12 hard-linked copies of the Linux 6.12 source under one
-## git init (about 1M files; built in $TMPDIR/fsmcp-bench-mono, removed afterwards), through
-## MCP with --index on (timed once each server's index is ready) against rg alone
+## bench-mono: issue 22's queries on 12 copies of the Linux 6.12 source under one git init
+## (one copied, eleven hard links to it; about 1M files, built in $TMPDIR/fsmcp-bench-mono and
+## removed afterwards), through MCP with --index on (timed once each server's index is ready
+## and its watcher follows the tree) against rg alone
 .PHONY: bench-mono
 bench-mono:
 	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
