@@ -25,6 +25,22 @@ func pruning(s *Searcher) bool {
 	return true
 }
 
+// indexedAgainstRef indexes root (written and settled) behind rg, or the
+// native scanner without rg, and returns that reference and the indexed
+// searcher; on Linux its watcher must follow the tree.
+func indexedAgainstRef(t *testing.T, root string) (backend.Searcher, *Searcher) {
+	t.Helper()
+	var ref backend.Searcher = fallback.New()
+	if rg := rgOr(t); rg != nil {
+		ref = rg
+	}
+	s := newIndexed(t, ref, root)
+	if runtime.GOOS == "linux" && !pruning(s) {
+		t.Fatal("the watcher is not following the tree")
+	}
+	return ref, s
+}
+
 // countingCandidates counts the directories a walk was told to skip.
 type countingCandidates struct {
 	*candidates
@@ -58,14 +74,7 @@ func TestPrunedSearchesSeeEveryChange(t *testing.T) {
 	writeTree(t, root, files)
 	settled()
 	native := fallback.New()
-	var ref backend.Searcher = native
-	if rg := rgOr(t); rg != nil {
-		ref = rg
-	}
-	s := newIndexed(t, ref, root)
-	if runtime.GOOS == "linux" && !pruning(s) {
-		t.Fatal("the watcher is not following the tree")
-	}
+	ref, s := indexedAgainstRef(t, root)
 	q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.Content, Paths: []string{root}}
 	if runtime.GOOS == "linux" {
 		c := s.candidatesFor(q)
@@ -259,14 +268,7 @@ func TestPrunedSearchesUnderASwapper(t *testing.T) {
 	files["y/e2/nl\nname.txt"] = "NEEDLE behind a newline\n"
 	writeTree(t, root, files)
 	settled()
-	var ref backend.Searcher = fallback.New()
-	if rg := rgOr(t); rg != nil {
-		ref = rg
-	}
-	s := newIndexed(t, ref, root)
-	if runtime.GOOS == "linux" && !pruning(s) {
-		t.Fatal("the watcher is not following the tree")
-	}
+	ref, s := indexedAgainstRef(t, root)
 	q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.Content, Paths: []string{root}}
 	at := func(rel string) string { return filepath.Join(root, rel) }
 	rounds := 30

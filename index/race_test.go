@@ -47,11 +47,7 @@ func TestFreshnessRace(t *testing.T) {
 	}
 	writeTree(t, root, files)
 	settled()
-	var ref backend.Searcher = fallback.New()
-	if rg := rgOr(t); rg != nil {
-		ref = rg
-	}
-	s := newIndexed(t, ref, root)
+	ref, s := indexedAgainstRef(t, root)
 
 	list := func() []string {
 		var out []string

@@ -47,6 +47,13 @@ func fileMetaOf(f *os.File) (meta, uint64, error) {
 // statAt is the metadata of name in the open directory dirfd (path is
 // its full path), a symlink not followed.
 func statAt(dirfd int, name, _ string) (meta, bool) {
+	m, _, ok := fileAt(dirfd, name)
+	return m, ok
+}
+
+// fileAt is the metadata and link count of the regular file name in the
+// open directory dirfd, a symlink not followed.
+func fileAt(dirfd int, name string) (meta, uint64, bool) {
 	var st unix.Stat_t
 	for {
 		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
@@ -54,9 +61,9 @@ func statAt(dirfd int, name, _ string) (meta, bool) {
 			continue
 		}
 		if err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-			return meta{}, false
+			return meta{}, 0, false
 		}
-		return metaOf(&st), true
+		return metaOf(&st), uint64(st.Nlink), true
 	}
 }
 

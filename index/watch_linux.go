@@ -182,22 +182,6 @@ func remoteFS(dirfd int) bool {
 	return false
 }
 
-// fileAt is the metadata and link count of the regular file name in the
-// open directory dirfd.
-func fileAt(dirfd int, name string) (meta, uint64, bool) {
-	var st unix.Stat_t
-	for {
-		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-			return meta{}, 0, false
-		}
-		return metaOf(&st), uint64(st.Nlink), true
-	}
-}
-
 // devOf is the device of the open directory dirfd.
 func devOf(dirfd int) (uint64, bool) {
 	var st unix.Stat_t
