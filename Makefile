@@ -48,7 +48,7 @@ test:
 ## redteam: the attack tests (races against swapped links, writers against writers, the shell's
 ## and trash's walls, hostile names) run FSMCP_REDTEAM times longer than in make test, three times over
 FSMCP_REDTEAM ?= 5
-REDTEAM_TESTS ?= ^Test(Race|EveryWriterAgainstEveryOther|WholeWritesAreNeverUndone|DeleteIsNeverUndoneByAnEdit|Shell(CannotChangeOrStatOutside|HelperNotTakenFromARoot)|LocalCoworkTrashNeverFollowsALinkOut|ChmodItemsRefusesHardLinkToOutside|GlobSymlinkDirOutDoesNotList|NameWithNewlineCannotForgeResultLine|EveryListingEscapesControlCharactersInNames)
+REDTEAM_TESTS ?= ^Test(Race|EveryWriterAgainstEveryOther|WholeWritesAreNeverUndone|DeleteIsNeverUndoneByAnEdit|Shell(CannotChangeOrStatOutside|HelperNotTakenFromARoot)|LocalCoworkTrashNeverFollowsALinkOut|ChmodItemsRefusesHardLinkToOutside|GlobSymlinkDirOutDoesNotList|NameWithNewlineCannotForgeResultLine|EveryListingEscapesControlCharactersInNames|IndexFollowsOutsideChanges)
 redteam:
 	FSMCP_REDTEAM=$(FSMCP_REDTEAM) $(GO) test -count=3 -timeout 90m -run '$(REDTEAM_TESTS)' ./integration/
 
