@@ -52,10 +52,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	if d, ok := q.Candidates.(backend.DirCandidates); ok {
 		hooks.keep = d.KeepDir
 	}
-	chunked, _ := q.Candidates.(backend.ChunkCandidates)
-	if q.Multiline {
-		chunked = nil
-	}
+	chunked, _ := q.Candidates.(backend.ChunkCandidates) // nil flags for a multiline search
 	return walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
 		if q.Candidates != nil && !explicit && !q.Candidates.Keep(st.dirfd, name, path) {
 			return // the index knows it cannot match
@@ -175,10 +172,9 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 // Dirs reads every directory under root that a search of root reads
 // (ignore rules honoured, links not followed), from several goroutines
 // at once: opened is told of each, open as dirfd, before its entries are
-// read; listed of the regular files and subdirectories it keeps, and
-// whether it left out any. The index watches and checks what it holds
-// this way.
-func (*Native) Dirs(ctx context.Context, root string, rootDir *os.File, opened func(dir string, dirfd int), listed func(dir string, dirfd int, files, dirs []string, leftOut bool)) error {
+// read; listed of the regular files it keeps, and whether it left out any
+// entry. The index watches and checks what it holds this way.
+func (*Native) Dirs(ctx context.Context, root string, rootDir *os.File, opened func(dir string, dirfd int), listed func(dir string, dirfd int, files []string, leftOut bool)) error {
 	filter, err := ignore.NewFilter(nil, nil, false)
 	if err != nil {
 		return err

@@ -36,12 +36,12 @@ type visitFunc func(st *workerState, root, path, name string, explicit bool)
 // dirHooks are optional: keep, if set, is asked before a subdirectory is
 // read (false: nothing below it is looked at); opened is told of each
 // directory, open as dirfd, before its entries are read, and listed of
-// the regular files and subdirectories it keeps, and whether it left out
-// any (ignored, or too long).
+// the regular files it keeps, and whether it left out any entry (ignored,
+// or too long).
 type dirHooks struct {
 	keep   func(path string) bool
 	opened func(path string, dirfd int)
-	listed func(path string, dirfd int, files, dirs []string, leftOut bool)
+	listed func(path string, dirfd int, files []string, leftOut bool)
 }
 
 // longFunc is told of each entry the walk keeps but skips as
@@ -304,14 +304,11 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 		files = append(files, keptFile{i, path})
 	}
 	if w.hooks.listed != nil {
-		var fn, dn []string
-		for _, kf := range files {
-			fn = append(fn, entries[kf.index].name)
+		names := make([]string, len(files))
+		for i, kf := range files {
+			names[i] = entries[kf.index].name
 		}
-		for _, j := range subdirs {
-			dn = append(dn, j.name)
-		}
-		w.hooks.listed(dirPath, fd, fn, dn, leftOut)
+		w.hooks.listed(dirPath, fd, names, leftOut)
 	}
 	w.push(subdirs)
 	for _, kf := range files {

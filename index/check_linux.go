@@ -13,7 +13,7 @@ import (
 
 // dirWalker is the native scanner's directory walk (fallback.Native.Dirs).
 type dirWalker interface {
-	Dirs(ctx context.Context, root string, rootDir *os.File, opened func(dir string, dirfd int), listed func(dir string, dirfd int, files, dirs []string, leftOut bool)) error
+	Dirs(ctx context.Context, root string, rootDir *os.File, opened func(dir string, dirfd int), listed func(dir string, dirfd int, files []string, leftOut bool)) error
 }
 
 // check starts a watcher on every directory of r and compares what the
@@ -93,7 +93,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 			giveUp(err.Error())
 		}
 	}
-	listed := func(dir string, dirfd int, files, _ []string, leftOut bool) {
+	listed := func(dir string, dirfd int, files []string, leftOut bool) {
 		rel := relOf(dir)
 		if leftOut {
 			mu.Lock()
@@ -140,17 +140,10 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r.ix.Load() != ix || s.closed {
+	if r.ix.Load() != ix { // replaced meanwhile
 		w.close()
 		return false
 	}
-	r.lost.Store(false)
-	w.ov.mu.Lock()
-	w.ov.onBreak = func() { r.lost.Store(true) }
-	if w.ov.broken != "" {
-		r.lost.Store(true)
-	}
-	w.ov.mu.Unlock()
 	if old := r.prune.Swap(ps); old != nil {
 		old.w.close()
 	}

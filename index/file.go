@@ -195,12 +195,18 @@ func (ix *Index) hit(i int, bits []uint64, multiline bool) bool {
 		return true
 	}
 	for c := cid; c < cid+n; c++ {
-		if bits[c>>6]&(1<<(c&63)) != 0 {
+		if has(bits, c) {
 			return true
 		}
 	}
 	return false
 }
+
+// has reports whether bit i of the set bits is on.
+func has(bits []uint64, i int) bool { return bits[i>>6]&(1<<(i&63)) != 0 }
+
+// set turns bit i of bits on.
+func set(bits []uint64, i int) { bits[i>>6] |= 1 << (i & 63) }
 
 // fileMeta returns file i's recorded metadata, and whether its content is
 // in the postings.

@@ -77,7 +77,6 @@ type Searcher struct {
 	mu     sync.Mutex
 	idle   *sync.Cond
 	active int            // searches running
-	closed bool           // Close has begun
 	bg     sync.WaitGroup // maintain
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -89,7 +88,6 @@ type rootIndex struct {
 	dir     string
 	ix      atomic.Pointer[Index]
 	prune   atomic.Pointer[pruneState] // set once ix is checked against a watched tree
-	lost    atomic.Bool                // the watcher of a checked ix stopped serving
 	retired []*Index                   // replaced, unmapped at Close (a search may still hold one)
 }
 
@@ -471,7 +469,6 @@ func (s *Searcher) Close() error {
 		s.bg.Wait()
 	}
 	s.mu.Lock()
-	s.closed = true
 	for s.active > 0 { // a search may still read a mapping
 		s.idle.Wait()
 	}

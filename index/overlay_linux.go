@@ -10,7 +10,6 @@ const overlayCap = 200000
 
 // overlay is what changed below a root since its index was checked.
 type overlay struct {
-	onBreak  func() // told once, when pruning turns off
 	mu       sync.Mutex
 	broken   string              // why pruning is off ("" while exact)
 	files    map[string]struct{} // paths (relative) of entries changed
@@ -44,9 +43,6 @@ func (o *overlay) changed(rel string, subtree bool) {
 func (o *overlay) breakOff(why string) {
 	if o.broken == "" {
 		o.broken = why
-		if o.onBreak != nil {
-			o.onBreak()
-		}
 	}
 	o.files, o.subtrees = nil, nil
 }
@@ -75,9 +71,9 @@ func (o *overlay) snapshot() (files, subtrees map[string]struct{}, ok bool) {
 	return files, subtrees, true
 }
 
-// size is how many changes o holds.
-func (o *overlay) size() int {
+// size is how many changes o holds, and whether it lost track of them.
+func (o *overlay) size() (n int, lost bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.files) + len(o.subtrees)
+	return len(o.files) + len(o.subtrees), o.broken != ""
 }

@@ -210,8 +210,7 @@ func (c *candidates) Chunks(dirfd int, name, path string) []bool {
 	base, n := ix.content(id), ix.chunks(id)
 	out := make([]bool, n)
 	for k := range n {
-		cid := base + k
-		out[k] = hits[cid>>6]&(1<<(cid&63)) != 0
+		out[k] = has(hits, base+k)
 	}
 	return out
 }
@@ -250,7 +249,7 @@ func narrow(idx []*Index, states []*pruneState, cq *csindex.Query, maxShare int,
 		}
 		bits := make([]uint64, (ix.ncontent+63)/64)
 		for _, id := range ids {
-			bits[id>>6] |= 1 << (id & 63)
+			set(bits, int(id))
 		}
 		c.idx = append(c.idx, ix)
 		c.hits = append(c.hits, bits)

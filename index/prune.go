@@ -60,11 +60,12 @@ func (ps *pruneState) contentOfInode(ino uint64) (int, bool) {
 // stale reports whether r, serving ix, should be checked again: its
 // watcher lost events, or its overlay holds more than 1% of the files.
 func (r *rootIndex) stale(ix *Index) bool {
-	if r.lost.Load() {
-		return true
-	}
 	ps := r.prune.Load()
-	return ps != nil && ps.ix == ix && ps.w.ov.size() > ix.nfiles/100+1000
+	if ps == nil || ps.ix != ix {
+		return false
+	}
+	n, lost := ps.w.ov.size()
+	return lost || n > ix.nfiles/100+1000
 }
 
 // addAncestors adds dir ("" the root) and each directory above it to set.
@@ -160,14 +161,13 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, multiline bool) *quer
 			if linked == nil {
 				linked = make([]uint64, (ix.ncontent+63)/64)
 			}
-			linked[cid>>6] |= 1 << (cid & 63)
+			set(linked, cid)
 		}
 	}
 	prev := "\x00"
 	for i := range ix.nfiles {
-		cid := ix.content(i)
 		hit := ix.hit(i, hits, multiline)
-		link := linked != nil && linked[cid>>6]&(1<<(cid&63)) != 0
+		link := linked != nil && has(linked, ix.content(i))
 		if !hit && !link {
 			continue
 		}
