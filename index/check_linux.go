@@ -44,7 +44,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 		}
 	}
 	ps := &pruneState{ix: ix, w: w, known: knownDirs(ix), always: map[string]struct{}{},
-		external: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root), inodes: inodesOf(ix)}
+		external: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root), inodes: inodesOf(ix), files: contentFilesOf(ix)}
 	links := make([]uint32, ix.ncontent) // names per content: hard links inside the root
 	for i := range ix.nfiles {
 		links[ix.content(i)]++
@@ -166,6 +166,31 @@ func inodesOf(ix *Index) []inodeContent {
 	}
 	slices.SortFunc(out, func(a, b inodeContent) int { return cmp.Compare(a.ino, b.ino) })
 	return out
+}
+
+// contentFilesOf lists ix's files by content.
+func contentFilesOf(ix *Index) *contentFiles {
+	cf := &contentFiles{base: make([]int32, ix.ncontent), start: make([]int32, ix.ncontent+1), files: make([]int32, ix.nfiles)}
+	for i := range ix.nfiles {
+		cid, n := ix.content(i), ix.chunks(i)
+		cf.start[cid+1]++
+		for c := cid; c < cid+n; c++ {
+			cf.base[c] = int32(cid)
+		}
+		if n > 1 {
+			cf.chunked = append(cf.chunked, int32(i))
+		}
+	}
+	for id := range ix.ncontent {
+		cf.start[id+1] += cf.start[id]
+	}
+	next := slices.Clone(cf.start[:ix.ncontent])
+	for i := range ix.nfiles {
+		cid := ix.content(i)
+		cf.files[next[cid]] = int32(i)
+		next[cid]++
+	}
+	return cf
 }
 
 // knownDirs is the set of directories holding ix's files, and above.

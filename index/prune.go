@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,6 +42,37 @@ type pruneState struct {
 	// written through one hard link is reported for that name only, and
 	// every other name of the inode must be read too.
 	inodes []inodeContent
+	files  *contentFiles
+}
+
+// contentFiles lists an index's files by content, so a search finds the
+// names of its candidate contents without reading every file record (a
+// million on a monorepo, for a few hundred candidates).
+type contentFiles struct {
+	base    []int32 // per id: the content id the chunk belongs to
+	start   []int32 // per content id: its files are files[start[id]:start[id+1]]
+	files   []int32
+	chunked []int32 // files of more than one chunk: a multiline search reads them all
+}
+
+// each calls fn with every file whose content has an id on in ids, once
+// per file.
+func (cf *contentFiles) each(ids []uint64, fn func(file int)) {
+	last := int32(-1)
+	for w, word := range ids {
+		for word != 0 {
+			id := w*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			b := cf.base[id]
+			if b == last {
+				continue // another chunk of the content just listed
+			}
+			last = b
+			for _, f := range cf.files[cf.start[b]:cf.start[b+1]] {
+				fn(int(f))
+			}
+		}
+	}
 }
 
 type inodeContent struct {
@@ -164,23 +196,15 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, multiline bool) *quer
 			set(linked, cid)
 		}
 	}
-	prev := "\x00"
-	for i := range ix.nfiles {
-		hit := ix.hit(i, hits, multiline)
-		link := linked != nil && has(linked, ix.content(i))
-		if !hit && !link {
-			continue
+	leads := func(file int) { addAncestors(qp.visit, dirOf(string(ix.nameBytes(file)))) }
+	ps.files.each(hits, leads)
+	if multiline {
+		for _, f := range ps.files.chunked {
+			leads(int(f))
 		}
-		name := ix.nameBytes(i)
-		if link {
-			changed[string(name)] = struct{}{}
-		}
-		d := name[:max(0, lastSlash(name))]
-		if string(d) == prev {
-			continue
-		}
-		prev = string(d)
-		addAncestors(qp.visit, prev)
+	}
+	if linked != nil {
+		ps.files.each(linked, func(f int) { changed[string(ix.nameBytes(f))] = struct{}{} })
 	}
 	for rel := range changed {
 		addAncestors(qp.visit, dirOf(rel))
