@@ -208,3 +208,12 @@ func knownDirs(ix *Index) map[string]struct{} {
 	}
 	return set
 }
+
+func lastSlash(b []byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '/' {
+			return i
+		}
+	}
+	return -1
+}

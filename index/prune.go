@@ -127,15 +127,6 @@ func dirOf(rel string) string {
 	return ""
 }
 
-func lastSlash(b []byte) int {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == '/' {
-			return i
-		}
-	}
-	return -1
-}
-
 // queryPrune is one search's pruning over one index.
 type queryPrune struct {
 	ps        *pruneState
