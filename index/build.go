@@ -59,7 +59,7 @@ type builder struct {
 	settle time.Duration
 
 	mu    sync.Mutex
-	pairs []uint64 // trigram<<32 | content id
+	pairs []uint64 // see pairOf
 	tmp   []uint64 // radixSort's scratch
 	runs  []string
 }
@@ -100,6 +100,7 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 			defer wg.Done()
 			var buf []byte
 			seen := make([]uint64, maxTrigram/64)
+			nexts := make([]uint8, maxTrigram)
 			var tris []uint32
 			var ends []int
 			for {
@@ -135,7 +136,7 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 				}
 				var base uint32
 				if ok {
-					tris, ends = chunkTrigrams(data, seen, tris[:0], ends[:0])
+					tris, ends = chunkTrigrams(data, seen, nexts, tris[:0], ends[:0])
 					if ok = len(tris) <= maxFilePairs; ok {
 						base = nextID.Add(uint32(len(ends))) - uint32(len(ends))
 						from := 0
@@ -245,35 +246,49 @@ func readForIndex(f *os.File, m meta, settle time.Duration, buf *[]byte) (data [
 	return data, true
 }
 
-// trigrams appends the distinct trigrams of data to out, using seen (a
-// 2^24-bit set, left clear) as scratch.
-func trigrams(data []byte, seen []uint64, out []uint32) []uint32 {
+// trigrams appends the distinct trigrams of data to out, each as
+// trigram<<8 | the nextBits of the bytes that follow it somewhere in data
+// (zero for one only at data's end). seen (a 2^24-bit set) and next (one
+// byte per trigram) are scratch, left clear.
+func trigrams(data []byte, seen []uint64, next []uint8, out []uint32) []uint32 {
 	if len(data) < 3 {
 		return out
 	}
 	start := len(out)
 	t := uint32(data[0])<<8 | uint32(data[1])
-	for _, c := range data[2:] {
+	for i, c := range data[2:] {
 		t = (t<<8 | uint32(c)) & (maxTrigram - 1)
 		w, bit := t>>6, uint64(1)<<(t&63)
 		if seen[w]&bit == 0 {
 			seen[w] |= bit
 			out = append(out, t)
 		}
+		if i+3 < len(data) {
+			next[t] |= nextBit(data[i+3])
+		}
 	}
-	for _, t := range out[start:] {
+	for k, t := range out[start:] {
 		seen[t>>6] = 0
+		out[start+k] = t<<8 | uint32(next[t])
+		next[t] = 0
 	}
 	return out
 }
 
-// chunkTrigrams appends to out the distinct trigrams of each chunk of
-// data (see chunkSize), one chunk after another, and to ends where each
+// nextBit is the bit of a trigram's next-byte mask that byte c sets: a
+// Bloom filter of one hash over 8 bits. With it a posting says which
+// bytes may follow its trigram, and a literal's trigrams must chain: a
+// file holding "pm_" and "m_r" only in pm_runtime is no candidate for
+// pm_resume, whose "m_r" is followed by 'e'.
+func nextBit(c byte) uint8 { return 1 << ((c * 0x9d) >> 5) }
+
+// chunkTrigrams appends to out the distinct trigrams (with their masks)
+// of each chunk of data (see chunkSize), one chunk after another, and to ends where each
 // chunk's end in out.
-func chunkTrigrams(data []byte, seen []uint64, out []uint32, ends []int) ([]uint32, []int) {
+func chunkTrigrams(data []byte, seen []uint64, next []uint8, out []uint32, ends []int) ([]uint32, []int) {
 	for from := 0; from < len(data); {
 		end := backend.ChunkEnd(data, from)
-		out = trigrams(data[from:end], seen, out)
+		out = trigrams(data[from:end], seen, next, out)
 		ends = append(ends, len(out))
 		from = end
 	}
@@ -283,7 +298,8 @@ func chunkTrigrams(data []byte, seen []uint64, out []uint32, ends []int) ([]uint
 	return out, ends
 }
 
-// add records that content id holds tris, spilling a full run to disk.
+// add records that content id holds tris (each trigram<<8 | its mask),
+// spilling a full run to disk.
 func (b *builder) add(tris []uint32, id uint32) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -291,7 +307,7 @@ func (b *builder) add(tris []uint32, id uint32) error {
 		b.pairs = make([]uint64, 0, runPairs+runPairs/4) // no doubling on the way to a spill
 	}
 	for _, t := range tris {
-		b.pairs = append(b.pairs, uint64(t)<<32|uint64(id))
+		b.pairs = append(b.pairs, pairOf(t>>8, id, uint8(t)))
 	}
 	if len(b.pairs) >= runPairs {
 		return b.spill()
@@ -299,8 +315,13 @@ func (b *builder) add(tris []uint32, id uint32) error {
 	return nil
 }
 
+// pairOf packs a posting for sorting: trigram<<40 | content id<<8 | the
+// trigram's next-byte mask in that content. A content holds a trigram
+// once, so the mask never splits a (trigram, id) pair in two.
+func pairOf(t, id uint32, mask uint8) uint64 { return uint64(t)<<40 | uint64(id)<<8 | uint64(mask) }
+
 // radixSort sorts a in place, 16 bits a pass from the lowest (a pair's
-// 56 significant bits take four), with tmp as scratch; it returns tmp,
+// 64 bits take four), with tmp as scratch; it returns tmp,
 // grown if needed, for the next call. The pairs are sorted once per run,
 // and a comparison sort of them was half of a build's time.
 func radixSort(a, tmp []uint64) []uint64 {
@@ -397,7 +418,7 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, ids, nchun
 	var cur uint32 = maxTrigram // none yet
 	var count, last uint32
 	var countAt int
-	var vb [binary.MaxVarintLen64]byte
+	var vb [binary.MaxVarintLen64 + 1]byte
 	for n := 0; ; n++ {
 		if n%(1<<16) == 0 {
 			b.yield() // the merge, too, waits while searches run
@@ -409,7 +430,7 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, ids, nchun
 		if p.err != nil {
 			return p.err
 		}
-		t, id := uint32(p.v>>32), uint32(p.v)
+		t, id, mask := uint32(p.v>>40), uint32(p.v>>8), uint8(p.v)
 		if t != cur {
 			if cur != maxTrigram {
 				binary.LittleEndian.PutUint32(table[countAt:], count)
@@ -423,8 +444,9 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, ids, nchun
 			continue
 		}
 		n := binary.PutUvarint(vb[:], uint64(id-last))
-		pw.Write(vb[:n])
-		postLen += uint64(n)
+		vb[n] = mask
+		pw.Write(vb[:n+1])
+		postLen += uint64(n + 1)
 		last = id
 		count++
 	}

@@ -13,7 +13,7 @@ import (
 
 // The on-disk index of one root, little-endian, memory-mapped whole:
 //
-//	header   magic "fsmcpix2", then u64: files, contents, trigrams, names
+//	header   magic "fsmcpix4", then u64: files, contents, trigrams, names
 //	         length, postings length, root length; the root's path
 //	files    one fileRecSize record per file, sorted by name:
 //	         name offset u64, name length u32, flags u32, size i64,
@@ -22,7 +22,9 @@ import (
 //	names    the files' paths relative to the root, '/'-separated
 //	trigrams one trigRecSize record per trigram, ascending:
 //	         trigram u32, content count u32, postings offset u64
-//	postings per trigram, its content ids ascending as uvarint deltas
+//	postings per trigram, its content ids ascending, each a uvarint delta
+//	         then one byte: the nextBits of the bytes that follow the
+//	         trigram in that content
 //	trailer  CRC-32C of all the above, u32
 //
 // A file whose checksum or sizes do not hold is not used (the root is
@@ -38,7 +40,7 @@ import (
 // read): it is always a candidate.
 
 const (
-	magic        = "fsmcpix3"
+	magic        = "fsmcpix4"
 	headerFixed  = len(magic) + 6*8
 	fileRecSize  = 56
 	trigRecSize  = 16
@@ -67,7 +69,7 @@ type Index struct {
 	files    []byte // file records
 	names    []byte
 	trigrams []byte // trigram records
-	postings []byte
+	post     []byte // postings
 }
 
 // openIndex maps the index file at path, built for root; an index of
@@ -142,7 +144,7 @@ func parseIndex(data []byte, root string) (*Index, error) {
 	ix.files = take(nfiles * fileRecSize)
 	ix.names = take(nnames)
 	ix.trigrams = take(ntrig * trigRecSize)
-	ix.postings = take(npost)
+	ix.post = take(npost)
 	for i := range ix.nfiles { // names must lie in the blob, or lookups could fault
 		o, n := ix.nameAt(i)
 		if o+n > uint64(len(ix.names)) || ix.content(i)+ix.chunks(i) > ix.ncontent {
@@ -232,35 +234,43 @@ func (ix *Index) lookup(rel string) (int, bool) {
 
 // posting returns the ids of the contents holding trigram t, ascending.
 func (ix *Index) posting(t uint32) []uint32 {
+	out := []uint32{}
+	ix.postings(t, func(id uint32, _ uint8) bool { out = append(out, id); return true })
+	return out
+}
+
+// postings calls fn with each content holding trigram t, ascending, and
+// the trigram's next-byte mask there, until fn returns false.
+func (ix *Index) postings(t uint32, fn func(id uint32, next uint8) bool) {
 	le := binary.LittleEndian
 	i := sort.Search(ix.ntrig, func(i int) bool { return le.Uint32(ix.trigrams[i*trigRecSize:]) >= t })
 	if i == ix.ntrig {
-		return []uint32{}
+		return
 	}
 	r := ix.trigrams[i*trigRecSize : (i+1)*trigRecSize]
 	if le.Uint32(r) != t {
-		return []uint32{}
+		return
 	}
 	n, off := le.Uint32(r[4:]), le.Uint64(r[8:])
-	if off > uint64(len(ix.postings)) {
-		return []uint32{}
+	if off > uint64(len(ix.post)) {
+		return
 	}
-	out := make([]uint32, 0, n)
-	p := ix.postings[off:]
+	p := ix.post[off:]
 	var id uint32
 	for range n {
 		d, k := binary.Uvarint(p)
-		if k <= 0 {
-			break
+		if k <= 0 || k >= len(p) {
+			return
 		}
-		p = p[k:]
 		id += uint32(d)
 		if int(id) >= ix.ncontent {
-			break
+			return
 		}
-		out = append(out, id)
+		if !fn(id, p[k]) {
+			return
+		}
+		p = p[k+1:]
 	}
-	return out
 }
 
 // rel returns path relative to the index's root, if it lies below it.

@@ -454,11 +454,11 @@ func (s *Searcher) candidatesFor(q backend.GrepQuery) *candidates {
 	if len(idx) == 0 {
 		return nil
 	}
-	cq := plan(q)
-	if cq == nil {
+	pq := plan(q)
+	if pq == nil {
 		return nil
 	}
-	return narrow(idx, states, cq, s.opts.MaxShare, prunable(q), q.Multiline)
+	return narrow(idx, states, pq, s.opts.MaxShare, prunable(q), q.Multiline)
 }
 
 // Close stops the builds and unmaps the indexes.

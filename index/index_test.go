@@ -258,15 +258,15 @@ func TestPlanNeverDropsAMatch(t *testing.T) {
 			sb.WriteString(atoms[r.IntN(len(atoms))])
 		}
 		q := backend.GrepQuery{Pattern: sb.String(), IgnoreCase: r.IntN(2) == 0, Multiline: r.IntN(4) == 0}
-		cq := plan(q)
-		if cq == nil {
+		pq := plan(q)
+		if pq == nil {
 			continue
 		}
 		pat, err := backend.CompilePattern(q)
 		if err != nil {
 			continue
 		}
-		ids, all := ix.eval(cq)
+		ids, all := ix.match(pq)
 		if all {
 			continue
 		}
@@ -284,7 +284,7 @@ func TestPlanNeverDropsAMatch(t *testing.T) {
 				t.Fatalf("f%03d not listed", i)
 			}
 			if _, indexed := ix.fileMeta(id); indexed && !in[uint32(ix.content(id))] {
-				t.Fatalf("pattern %q (-i %v, multiline %v) matches %q but its query %v drops the file", q.Pattern, q.IgnoreCase, q.Multiline, text, cq)
+				t.Fatalf("pattern %q (-i %v, multiline %v) matches %q but its query %v %v drops the file", q.Pattern, q.IgnoreCase, q.Multiline, text, pq.cq, pq.chains)
 			}
 		}
 	}

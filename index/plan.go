@@ -8,8 +8,15 @@ import (
 	"github.com/fsmcp/fsmcp/backend"
 )
 
-// plan turns q's pattern into a trigram query every matching file
-// satisfies, or nil when the index cannot narrow it (".", "\w+", a
+// query is a search's narrowing: a trigram query every matching content
+// satisfies, and clauses of runs its next-byte masks must allow.
+type query struct {
+	cq     *csindex.Query
+	chains []clause
+}
+
+// plan turns q's pattern into a query every matching file satisfies, or
+// nil when the index cannot narrow it (".", "\w+", a
 // single class, a pattern that fails to compile: the backend says why).
 //
 // The tree planned is the one the backends run: CompilePattern applies
@@ -18,7 +25,7 @@ import (
 // parsed it. codesearch's planner folds case with unicode.SimpleFold, so
 // ſ and the Kelvin sign are among an -i literal's spellings, as in Go's
 // matcher.
-func plan(q backend.GrepQuery) *csindex.Query {
+func plan(q backend.GrepQuery) *query {
 	pat, err := backend.CompilePattern(q)
 	if err != nil {
 		return nil
@@ -31,7 +38,17 @@ func plan(q backend.GrepQuery) *csindex.Query {
 	if cq.Op == csindex.QAll {
 		return nil
 	}
-	return cq
+	return &query{cq: cq, chains: chains(re)}
+}
+
+// match returns the ids of the contents that may match pq, ascending;
+// all is true when every content may.
+func (ix *Index) match(pq *query) (ids []uint32, all bool) {
+	ids, all = ix.eval(pq.cq)
+	if all {
+		return nil, true
+	}
+	return ix.chain(ids, pq.chains), false
 }
 
 // eval returns the ids of the contents that satisfy cq, ascending; all is
@@ -237,13 +254,13 @@ func (c *candidates) indexFor(path string) int {
 	return best
 }
 
-// narrow evaluates cq over idx (states: each one's pruning, or nil). It
+// narrow evaluates pq over idx (states: each one's pruning, or nil). It
 // returns nil when narrowing would not pay: more than 1/maxShare of some
 // index's files are candidates.
-func narrow(idx []*Index, states []*pruneState, cq *csindex.Query, maxShare int, restore, multiline bool) *candidates {
+func narrow(idx []*Index, states []*pruneState, pq *query, maxShare int, restore, multiline bool) *candidates {
 	c := &candidates{multiline: multiline}
 	for i, ix := range idx {
-		ids, all := ix.eval(cq)
+		ids, all := ix.match(pq)
 		if all || len(ids)*maxShare > ix.ncontent {
 			return nil
 		}
