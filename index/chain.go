@@ -43,6 +43,34 @@ func (c *chainer) flush() {
 	c.cur = nil
 }
 
+// end ends the run at a rune whose spellings differ in length (ſ for s
+// under -i): its first bytes can still follow the run's last trigram.
+func (c *chainer) end(first []byte) {
+	if len(first) > 0 && len(c.cur) >= minRun-1 {
+		c.cur = append(c.cur, first)
+	}
+	c.flush()
+}
+
+// firstBytes is the first byte of each spelling of r.
+func firstBytes(r rune, fold bool) []byte {
+	var out []byte
+	var b [utf8.UTFMax]byte
+	f := r
+	for {
+		if utf8.ValidRune(f) {
+			utf8.EncodeRune(b[:], f)
+			out = appendNew(out, b[0])
+		}
+		if !fold {
+			return out
+		}
+		if f = unicode.SimpleFold(f); f == r {
+			return out
+		}
+	}
+}
+
 // add walks re as a sequence: what it consumes in a known order extends
 // the current run, and anything else ends it.
 func (c *chainer) add(re *syntax.Regexp) {
@@ -53,14 +81,14 @@ func (c *chainer) add(re *syntax.Regexp) {
 			if pos, ok := spellings([]rune{r}, fold); ok {
 				c.cur = append(c.cur, pos...)
 			} else {
-				c.flush()
+				c.end(firstBytes(r, fold))
 			}
 		}
 	case syntax.OpCharClass:
 		if pos, ok := classSpellings(re.Rune); ok {
 			c.cur = append(c.cur, pos...)
 		} else {
-			c.flush()
+			c.end(nil)
 		}
 	case syntax.OpCapture:
 		c.add(re.Sub[0])
