@@ -52,21 +52,20 @@ func (c *chainer) end(first []byte) {
 	c.flush()
 }
 
-// firstBytes is the first byte of each spelling of r.
-func firstBytes(r rune, fold bool) []byte {
-	var out []byte
+// edgeBytes is the first and the last byte of each spelling of r: what
+// may follow the run before r, and what starts the run after it.
+func edgeBytes(r rune, fold bool) (first, last []byte) {
 	var b [utf8.UTFMax]byte
 	f := r
 	for {
-		if utf8.ValidRune(f) {
-			utf8.EncodeRune(b[:], f)
-			out = appendNew(out, b[0])
+		if n := utf8.EncodeRune(b[:], f); utf8.ValidRune(f) {
+			first, last = appendNew(first, b[0]), appendNew(last, b[n-1])
 		}
 		if !fold {
-			return out
+			return first, last
 		}
 		if f = unicode.SimpleFold(f); f == r {
-			return out
+			return first, last
 		}
 	}
 }
@@ -81,7 +80,11 @@ func (c *chainer) add(re *syntax.Regexp) {
 			if pos, ok := spellings([]rune{r}, fold); ok {
 				c.cur = append(c.cur, pos...)
 			} else {
-				c.end(firstBytes(r, fold))
+				first, last := edgeBytes(r, fold)
+				c.end(first)
+				if len(last) > 0 {
+					c.cur = run{last}
+				}
 			}
 		}
 	case syntax.OpCharClass:
