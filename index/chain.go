@@ -91,7 +91,7 @@ func (c *chainer) add(re *syntax.Regexp) {
 		if pos, ok := classSpellings(re.Rune); ok {
 			c.cur = append(c.cur, pos...)
 		} else {
-			c.end(nil)
+			c.flush()
 		}
 	case syntax.OpCapture:
 		c.add(re.Sub[0])
