@@ -159,12 +159,14 @@ type DirCandidates interface {
 // ChunkCandidates is a Candidates that can also say which chunks (see
 // ChunkEnd) of a kept file could hold a match, for a search outside
 // multiline mode. Chunks returns one flag per chunk, or nil when the whole
-// file must be matched; it answers only for a file it holds unchanged, so
-// a backend asks again after reading and matches by chunk only if both
-// answers agree.
+// file must be matched, and whether the file holds no NUL byte (so all of
+// it is searchable under ripgrep's binary rule, and the chunks not hit
+// need not be read at all); it answers only for a file it holds
+// unchanged, so a backend asks again after reading and trusts the
+// answers only if both agree.
 type ChunkCandidates interface {
 	Candidates
-	Chunks(dirfd int, name, path string) []bool
+	Chunks(dirfd int, name, path string) (hits []bool, text bool)
 }
 
 // GlobQuery lists files whose path relative to a search path matches a

@@ -58,15 +58,22 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 			return // the index knows it cannot match
 		}
 		var hits []bool
+		var text bool
 		if chunked != nil && !explicit {
-			hits = chunked.Chunks(st.dirfd, name, path)
+			hits, text = chunked.Chunks(st.dirfd, name, path)
 		}
-		data, unmap, err := readFile(st, st.dirfd, name)
+		// A big file the index knows holds no NUL is mapped, not read:
+		// only the chunks it may match in are touched.
+		data, unmap, err := readFile(st, st.dirfd, name, hits != nil && text)
 		if err != nil {
 			return
 		}
-		if hits != nil && !slices.Equal(hits, chunked.Chunks(st.dirfd, name, path)) {
-			hits = nil // it changed around the read: match all of it
+		if hits != nil {
+			again, stillText := chunked.Chunks(st.dirfd, name, path)
+			if !slices.Equal(hits, again) {
+				hits = nil // it changed around the read: match all of it
+			}
+			text = text && stillText
 		}
 		if unmap != nil {
 			defer unmap()
@@ -90,7 +97,10 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 				return
 			}
 		} else {
-			n := backend.SearchableLen(data)
+			n := len(data)
+			if hits == nil || !text {
+				n = backend.SearchableLen(data)
+			}
 			if n < len(data) && q.Mode == backend.Count {
 				return // rg --count squashes the count of a binary file
 			}

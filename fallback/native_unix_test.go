@@ -21,7 +21,7 @@ func TestNativeTruncatedMappedFile(t *testing.T) {
 	path := filepath.Join(root, "big.txt")
 	writeTree(t, root, map[string]string{"big.txt": strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789\n", mmapMin/37+1000)})
 	st := &workerState{dirfd: -1}
-	data, unmap, err := readFile(st, unix.AT_FDCWD, path)
+	data, unmap, err := readFile(st, unix.AT_FDCWD, path, false)
 	if err != nil || unmap == nil {
 		t.Fatalf("expected a mapped file: %v", err)
 	}

@@ -5,6 +5,7 @@ package fallback
 import (
 	"syscall"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/ignore"
 )
 
@@ -16,13 +17,22 @@ import (
 // would also try (and fail) to register every regular file with the
 // network poller, one wasted syscall per file. A short read is taken as
 // the end of the file, which holds for regular files on local file
-// systems.
-func readFile(st *workerState, dirfd int, name string) (data []byte, unmap func(), err error) {
+// systems. With inPlace, a file of 2 chunks or more is mapped at once:
+// its caller reads only parts of it.
+func readFile(st *workerState, dirfd int, name string, inPlace bool) (data []byte, unmap func(), err error) {
 	fd, _, err := ignore.OpenRegularAt(dirfd, name)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer syscall.Close(fd)
+	if inPlace {
+		var sb syscall.Stat_t
+		if err := syscall.Fstat(fd, &sb); err == nil && sb.Size >= 2*backend.ChunkSize {
+			if m, err := syscall.Mmap(fd, 0, int(sb.Size), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
+				return m, func() { syscall.Munmap(m) }, nil
+			}
+		}
+	}
 	if cap(st.buf) == 0 {
 		st.buf = make([]byte, initialBuf)
 	}

@@ -11,7 +11,7 @@ import (
 // (unmap is always nil here: Windows files are read, not mapped). It is
 // read only if os.Lstat finds a regular file, not a link or reparse point
 // (see open_windows.go: checked by path, not race-free).
-func readFile(st *workerState, dirfd int, name string) (data []byte, unmap func(), err error) {
+func readFile(st *workerState, dirfd int, name string, _ bool) (data []byte, unmap func(), err error) {
 	path, err := childPath(dirfd, name)
 	if err != nil {
 		return nil, nil, err

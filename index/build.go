@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -70,7 +71,7 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	st := buildStats{Files: len(names)}
 	defer b.cleanRuns()
 	metas := make([]meta, len(names))
-	indexed := make([]bool, len(names))
+	flags := make([]uint32, len(names))
 	root, err := os.OpenRoot(b.root)
 	if err != nil {
 		return st, err
@@ -83,6 +84,7 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	type content struct {
 		m       meta
 		ok      bool
+		text    bool   // no NUL byte
 		base, n uint32 // its chunks' ids
 	}
 	var nextID atomic.Uint32
@@ -157,6 +159,7 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 				mu.Lock()
 				if ok {
 					contents[cid].ok = true
+					contents[cid].text = bytes.IndexByte(data, 0) < 0
 					contents[cid].base, contents[cid].n = base, uint32(len(ends))
 					st.Bytes += int64(len(data))
 				}
@@ -186,11 +189,15 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	for i, cid := range cids {
 		c := contents[cid]
 		ids[i], nchunks[i] = c.base, c.n
-		if indexed[i] = c.ok && c.m == metas[i]; indexed[i] {
+		if c.ok && c.m == metas[i] {
+			flags[i] = flagIndexed
+			if c.text {
+				flags[i] |= flagText
+			}
 			st.Indexed++
 		}
 	}
-	if err := b.write(names, metas, indexed, ids, nchunks, int(nextID.Load()), out); err != nil {
+	if err := b.write(names, metas, flags, ids, nchunks, int(nextID.Load()), out); err != nil {
 		return st, err
 	}
 	st.Took = time.Since(start)
@@ -391,7 +398,7 @@ func (b *builder) cleanRuns() {
 
 // write merges the runs and the pairs in memory into the index file out,
 // written beside it under a temporary name and renamed into place.
-func (b *builder) write(names []string, metas []meta, indexed []bool, ids, nchunks []uint32, ncontent int, out string) (err error) {
+func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchunks []uint32, ncontent int, out string) (err error) {
 	b.tmp = radixSort(b.pairs, b.tmp)
 	b.tmp = nil
 	src := &merger{}
@@ -490,13 +497,9 @@ func (b *builder) write(names []string, metas []meta, indexed []bool, ids, nchun
 	var off uint64
 	for i, n := range names {
 		m := metas[i]
-		var flags uint32
-		if indexed[i] {
-			flags = flagIndexed
-		}
 		le.PutUint64(rec[0:], off)
 		le.PutUint32(rec[8:], uint32(len(n)))
-		le.PutUint32(rec[12:], flags)
+		le.PutUint32(rec[12:], flags[i])
 		le.PutUint64(rec[16:], uint64(m.size))
 		le.PutUint64(rec[24:], uint64(m.mtime))
 		le.PutUint64(rec[32:], uint64(m.ctime))

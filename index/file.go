@@ -36,7 +36,7 @@ import (
 // consecutive ids from the file's content id; a search that is not
 // multiline needs one chunk to hold every trigram it requires. A file
 // whose flags lack flagIndexed is listed but its content is not in the
-// postings (unreadable, not UTF-8, too big, or changed while it was
+// postings; flagText says an indexed content holds no NUL byte (unreadable, not UTF-8, too big, or changed while it was
 // read): it is always a candidate.
 
 const (
@@ -45,6 +45,7 @@ const (
 	fileRecSize  = 56
 	trigRecSize  = 16
 	flagIndexed  = 1
+	flagText     = 2 // the content holds no NUL byte
 	maxTrigram   = 1 << 24
 	maxNameBytes = 1 << 31
 )
@@ -209,6 +210,11 @@ func has(bits []uint64, i int) bool { return bits[i>>6]&(1<<(i&63)) != 0 }
 
 // set turns bit i of bits on.
 func set(bits []uint64, i int) { bits[i>>6] |= 1 << (i & 63) }
+
+// text reports whether file i's content, as indexed, holds no NUL byte.
+func (ix *Index) text(i int) bool {
+	return binary.LittleEndian.Uint32(ix.rec(i)[12:])&flagText != 0
+}
 
 // fileMeta returns file i's recorded metadata, and whether its content is
 // in the postings.

@@ -199,37 +199,38 @@ func (c *candidates) Keep(dirfd int, name, path string) bool {
 	return !ok || now != m
 }
 
-// Chunks implements backend.ChunkCandidates: the hit flags of each chunk
-// of a chunked file that the index holds as it is now (one fstatat, also
+// Chunks implements backend.ChunkCandidates: the hit flags of each chunk,
+// and whether it holds no NUL, of a chunked file that the index holds as
+// it is now (one fstatat, also
 // where pruning trusts it: the flags are only worth what the content
 // they were computed from is).
-func (c *candidates) Chunks(dirfd int, name, path string) []bool {
+func (c *candidates) Chunks(dirfd int, name, path string) ([]bool, bool) {
 	if c.multiline {
-		return nil
+		return nil, false
 	}
 	i := c.indexFor(path)
 	if i < 0 {
-		return nil
+		return nil, false
 	}
 	ix, hits := c.idx[i], c.hits[i]
 	rel, _ := ix.rel(path)
 	id, ok := ix.lookup(rel)
 	if !ok || ix.chunks(id) < 2 {
-		return nil
+		return nil, false
 	}
 	m, indexed := ix.fileMeta(id)
 	if !indexed {
-		return nil
+		return nil, false
 	}
 	if now, ok := statAt(dirfd, name, path); !ok || now != m {
-		return nil
+		return nil, false
 	}
 	base, n := ix.content(id), ix.chunks(id)
 	out := make([]bool, n)
 	for k := range n {
 		out[k] = has(hits, base+k)
 	}
-	return out
+	return out, ix.text(id)
 }
 
 // KeepDir implements backend.DirCandidates.
