@@ -49,11 +49,11 @@ func TestChainsNeverDropAMatch(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		before, all := ix.eval(pq.cq)
+		before, all := ix.eval(pq.cq, ix.posting)
 		if all {
 			continue
 		}
-		ids, _ := ix.match(pq)
+		ids, _ := ix.match(pq, q.Multiline)
 		dropped += len(before) - len(ids)
 		in := map[uint32]bool{}
 		for _, id := range ids {
@@ -106,7 +106,7 @@ func TestChainsNarrow(t *testing.T) {
 		{backend.GrepQuery{Pattern: "LINK_REQ_RST|ERR_SYS"}, []string{"alt.c"}},
 		{backend.GrepQuery{Pattern: `static int \w+_probe\(`}, []string{"probe.c"}},
 	} {
-		ids, all := ix.match(plan(c.q))
+		ids, all := ix.match(plan(c.q), false)
 		if all {
 			t.Fatalf("%q: not narrowed", c.q.Pattern)
 		}

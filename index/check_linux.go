@@ -170,16 +170,10 @@ func inodesOf(ix *Index) []inodeContent {
 
 // contentFilesOf lists ix's files by content.
 func contentFilesOf(ix *Index) *contentFiles {
-	cf := &contentFiles{base: make([]int32, ix.ncontent), start: make([]int32, ix.ncontent+1), files: make([]int32, ix.nfiles)}
+	base, _ := ix.bases()
+	cf := &contentFiles{base: base, start: make([]int32, ix.ncontent+1), files: make([]int32, ix.nfiles)}
 	for i := range ix.nfiles {
-		cid, n := ix.content(i), ix.chunks(i)
-		cf.start[cid+1]++
-		for c := cid; c < cid+n; c++ {
-			cf.base[c] = int32(cid)
-		}
-		if n > 1 {
-			cf.chunked = append(cf.chunked, int32(i))
-		}
+		cf.start[ix.content(i)+1]++
 	}
 	for id := range ix.ncontent {
 		cf.start[id+1] += cf.start[id]

@@ -7,8 +7,10 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The on-disk index of one root, little-endian, memory-mapped whole:
@@ -71,6 +73,10 @@ type Index struct {
 	names    []byte
 	trigrams []byte // trigram records
 	post     []byte // postings
+
+	basesOnce sync.Once
+	base      []int32  // per id: the first id of its content
+	chunked   []uint32 // the first ids of the contents of more than one chunk
 }
 
 // openIndex maps the index file at path, built for root; an index of
@@ -189,13 +195,13 @@ func (ix *Index) chunks(i int) int {
 	return max(1, int(binary.LittleEndian.Uint32(ix.rec(i)[52:])))
 }
 
-// hit reports whether file i is among the contents set in bits (any of
-// its chunks), or, for a multiline search (where a match may span
-// chunks), whether it is chunked at all.
+// hit reports whether file i is among the contents set in bits: any of
+// its chunks, or, for a multiline search (where a match may span chunks,
+// and bits name whole contents by their first id), its content.
 func (ix *Index) hit(i int, bits []uint64, multiline bool) bool {
 	cid, n := ix.content(i), ix.chunks(i)
-	if n > 1 && multiline {
-		return true
+	if multiline {
+		return has(bits, cid)
 	}
 	for c := cid; c < cid+n; c++ {
 		if has(bits, c) {
@@ -236,6 +242,45 @@ func (ix *Index) lookup(rel string) (int, bool) {
 		return i, true
 	}
 	return 0, false
+}
+
+// bases returns, per id, the first id of its content, and the first ids
+// of the contents of more than one chunk, ascending.
+func (ix *Index) bases() ([]int32, []uint32) {
+	ix.basesOnce.Do(func() {
+		ix.base = make([]int32, ix.ncontent)
+		for i := range ix.nfiles {
+			cid, n := ix.content(i), ix.chunks(i)
+			for c := cid; c < cid+n; c++ {
+				ix.base[c] = int32(cid)
+			}
+			if n > 1 && (len(ix.chunked) == 0 || ix.chunked[len(ix.chunked)-1] != uint32(cid)) {
+				ix.chunked = append(ix.chunked, uint32(cid))
+			}
+		}
+		slices.Sort(ix.chunked)
+		ix.chunked = slices.Compact(ix.chunked)
+	})
+	return ix.base, ix.chunked
+}
+
+// filePosting returns the contents holding trigram t in any chunk, by
+// their first ids, ascending, for a multiline search; a trigram with a
+// newline in its first two bytes may straddle two chunks (each ends after
+// one), so every chunked content is among its contents.
+func (ix *Index) filePosting(t uint32) []uint32 {
+	base, chunked := ix.bases()
+	l := ix.posting(t)
+	out := l[:0]
+	for _, id := range l {
+		if b := uint32(base[id]); len(out) == 0 || out[len(out)-1] != b {
+			out = append(out, b)
+		}
+	}
+	if byte(t>>16) == '\n' || byte(t>>8) == '\n' {
+		out = union(out, chunked)
+	}
+	return out
 }
 
 // posting returns the ids of the contents holding trigram t, ascending.

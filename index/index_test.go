@@ -266,7 +266,7 @@ func TestPlanNeverDropsAMatch(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		ids, all := ix.match(pq)
+		ids, all := ix.match(pq, q.Multiline)
 		if all {
 			continue
 		}

@@ -42,18 +42,24 @@ func plan(q backend.GrepQuery) *query {
 }
 
 // match returns the ids of the contents that may match pq, ascending;
-// all is true when every content may.
-func (ix *Index) match(pq *query) (ids []uint32, all bool) {
-	ids, all = ix.eval(pq.cq)
+// all is true when every content may. For a multiline search, whose
+// match may span chunks, they are whole contents by their first ids, and
+// the masks are not asked (a chunk's last trigram has its next byte in
+// the next chunk).
+func (ix *Index) match(pq *query, multiline bool) (ids []uint32, all bool) {
+	if multiline {
+		return ix.eval(pq.cq, ix.filePosting)
+	}
+	ids, all = ix.eval(pq.cq, ix.posting)
 	if all {
 		return nil, true
 	}
 	return ix.chain(ids, pq.chains), false
 }
 
-// eval returns the ids of the contents that satisfy cq, ascending; all is
-// true when cq holds for every file.
-func (ix *Index) eval(cq *csindex.Query) (ids []uint32, all bool) {
+// eval returns the ids of the contents that satisfy cq, ascending, with
+// posting giving each trigram's; all is true when cq holds for every file.
+func (ix *Index) eval(cq *csindex.Query, posting func(uint32) []uint32) (ids []uint32, all bool) {
 	switch cq.Op {
 	case csindex.QAll:
 		return nil, true
@@ -62,7 +68,7 @@ func (ix *Index) eval(cq *csindex.Query) (ids []uint32, all bool) {
 	case csindex.QAnd:
 		all = true
 		for _, t := range cq.Trigram {
-			l := ix.posting(trigramOf(t))
+			l := posting(trigramOf(t))
 			if all {
 				ids, all = l, false
 			} else {
@@ -73,7 +79,7 @@ func (ix *Index) eval(cq *csindex.Query) (ids []uint32, all bool) {
 			}
 		}
 		for _, sub := range cq.Sub {
-			l, subAll := ix.eval(sub)
+			l, subAll := ix.eval(sub, posting)
 			if subAll {
 				continue
 			}
@@ -90,10 +96,10 @@ func (ix *Index) eval(cq *csindex.Query) (ids []uint32, all bool) {
 	case csindex.QOr:
 		ids = []uint32{}
 		for _, t := range cq.Trigram {
-			ids = union(ids, ix.posting(trigramOf(t)))
+			ids = union(ids, posting(trigramOf(t)))
 		}
 		for _, sub := range cq.Sub {
-			l, subAll := ix.eval(sub)
+			l, subAll := ix.eval(sub, posting)
 			if subAll {
 				return nil, true
 			}
@@ -261,7 +267,7 @@ func (c *candidates) indexFor(path string) int {
 func narrow(idx []*Index, states []*pruneState, pq *query, maxShare int, restore, multiline bool) *candidates {
 	c := &candidates{multiline: multiline}
 	for i, ix := range idx {
-		ids, all := ix.match(pq)
+		ids, all := ix.match(pq, multiline)
 		if all || len(ids)*maxShare > ix.ncontent {
 			return nil
 		}
@@ -275,7 +281,7 @@ func narrow(idx []*Index, states []*pruneState, pq *query, maxShare int, restore
 		if states[i] != nil && states[i].ix == ix {
 			ps = states[i]
 		}
-		c.prune = append(c.prune, newQueryPrune(ps, bits, restore, multiline))
+		c.prune = append(c.prune, newQueryPrune(ps, bits, restore))
 	}
 	if len(c.idx) == 0 {
 		return nil

@@ -49,10 +49,9 @@ type pruneState struct {
 // names of its candidate contents without reading every file record (a
 // million on a monorepo, for a few hundred candidates).
 type contentFiles struct {
-	base    []int32 // per id: the content id the chunk belongs to
-	start   []int32 // per content id: its files are files[start[id]:start[id+1]]
-	files   []int32
-	chunked []int32 // files of more than one chunk: a multiline search reads them all
+	base  []int32 // per id: the content id the chunk belongs to (Index.bases)
+	start []int32 // per content id: its files are files[start[id]:start[id+1]]
+	files []int32
 }
 
 // each calls fn with every file whose content has an id on in ids, once
@@ -156,7 +155,7 @@ func prunable(q backend.GrepQuery) (restore bool) {
 // newQueryPrune returns the pruning of a search whose candidate contents
 // are hits, or nil to walk everything (the watcher is not following the
 // tree, or the ignore files above the root moved).
-func newQueryPrune(ps *pruneState, hits []uint64, restore, multiline bool) *queryPrune {
+func newQueryPrune(ps *pruneState, hits []uint64, restore bool) *queryPrune {
 	if ps == nil || ps.w == nil {
 		return nil
 	}
@@ -189,11 +188,6 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, multiline bool) *quer
 	}
 	leads := func(file int) { addAncestors(qp.visit, dirOf(string(ix.nameBytes(file)))) }
 	ps.files.each(hits, leads)
-	if multiline {
-		for _, f := range ps.files.chunked {
-			leads(int(f))
-		}
-	}
 	if linked != nil {
 		ps.files.each(linked, func(f int) { changed[string(ix.nameBytes(f))] = struct{}{} })
 	}

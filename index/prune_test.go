@@ -233,6 +233,14 @@ func TestChunkedFilesNarrowAndStayExact(t *testing.T) {
 	if !s.Narrows(ml) {
 		t.Fatal("the multiline pattern is not narrowed: the test proves nothing")
 	}
+	// A multiline search takes a chunked file whose chunks together may
+	// hold the match (one straddles the chunk end), and no other.
+	mc := s.candidatesFor(ml)
+	for name, want := range map[string]bool{"multiline.txt": true, "spread.txt": false, "late.txt": false} {
+		if id, ok := ix.lookup(name); !ok || ix.chunks(id) < 2 || ix.hit(id, mc.hits[0], true) != want {
+			t.Errorf("multiline: %s (%d chunks) a candidate: %v, want %v", name, ix.chunks(id), !want, want)
+		}
+	}
 	for _, qq := range []backend.GrepQuery{
 		q,
 		{Pattern: "PM_RESUME", Mode: backend.Content, Paths: []string{root}},
