@@ -61,7 +61,7 @@ func explicitBinary(f *os.File) bool {
 // ChunkSize is the least size of a chunk of a file, as the index splits
 // files: each chunk ends at a line end (or the file's end), so a match
 // outside multiline mode lies within one chunk.
-const ChunkSize = 128 << 10
+const ChunkSize = 16 << 10
 
 // ChunkEnd is the end (exclusive) of the chunk of data starting at from.
 func ChunkEnd(data []byte, from int) int {

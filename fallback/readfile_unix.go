@@ -5,7 +5,6 @@ package fallback
 import (
 	"syscall"
 
-	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/ignore"
 )
 
@@ -17,8 +16,9 @@ import (
 // would also try (and fail) to register every regular file with the
 // network poller, one wasted syscall per file. A short read is taken as
 // the end of the file, which holds for regular files on local file
-// systems. With inPlace, a file of 2 chunks or more is mapped at once:
-// its caller reads only parts of it.
+// systems. With inPlace, a file of inPlaceMin or more is mapped at once:
+// its caller reads only parts of it (a smaller one costs less read than
+// mapped and unmapped).
 func readFile(st *workerState, dirfd int, name string, inPlace bool) (data []byte, unmap func(), err error) {
 	fd, _, err := ignore.OpenRegularAt(dirfd, name)
 	if err != nil {
@@ -27,7 +27,7 @@ func readFile(st *workerState, dirfd int, name string, inPlace bool) (data []byt
 	defer syscall.Close(fd)
 	if inPlace {
 		var sb syscall.Stat_t
-		if err := syscall.Fstat(fd, &sb); err == nil && sb.Size >= 2*backend.ChunkSize {
+		if err := syscall.Fstat(fd, &sb); err == nil && sb.Size >= inPlaceMin {
 			if m, err := syscall.Mmap(fd, 0, int(sb.Size), syscall.PROT_READ, syscall.MAP_SHARED); err == nil {
 				return m, func() { syscall.Munmap(m) }, nil
 			}

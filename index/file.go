@@ -15,7 +15,7 @@ import (
 
 // The on-disk index of one root, little-endian, memory-mapped whole:
 //
-//	header   magic "fsmcpix4", then u64: files, contents, trigrams, names
+//	header   magic "fsmcpix5", then u64: files, contents, trigrams, names
 //	         length, postings length, root length; the root's path
 //	files    one fileRecSize record per file, sorted by name:
 //	         name offset u64, name length u32, flags u32, size i64,
@@ -42,7 +42,7 @@ import (
 // read): it is always a candidate.
 
 const (
-	magic        = "fsmcpix4"
+	magic        = "fsmcpix5"
 	headerFixed  = len(magic) + 6*8
 	fileRecSize  = 56
 	trigRecSize  = 16

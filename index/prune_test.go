@@ -211,6 +211,9 @@ func TestChunkedFilesNarrowAndStayExact(t *testing.T) {
 		"multiline.txt": head + "ALPHA_END\nBETA_START\n" + filler(chunkSize),
 		"context.txt":   head2 + "PM_RESUME opens the second chunk\n" + filler(2*chunkSize) + "PM_RESUME at the end\n",
 		"binary.txt":    "PM_RESUME before\n" + filler(2*chunkSize) + "\x00\n" + "PM_RESUME after a NUL\n" + filler(chunkSize),
+		// Big enough to be mapped and read in place (fallback's inPlaceMin).
+		"big.txt":       filler(1<<20) + "PM_RESUME deep in a big file\n" + filler(chunkSize),
+		"bigbinary.txt": "PM_RESUME before\n" + filler(1<<20) + "\x00\n" + "PM_RESUME after a NUL\n",
 	}
 	writeTree(t, root, files)
 	settled()
