@@ -488,7 +488,7 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 	}
 	le := binary.LittleEndian
 	hdr := []byte(magic)
-	for _, v := range []uint64{uint64(len(names)), uint64(ncontent), uint64(len(table) / trigRecSize), nnames, postLen, uint64(len(b.root))} {
+	for _, v := range []uint64{uint64(len(names)), uint64(ncontent), uint64(len(table) / trigRecSize), nnames, postLen, uint64(len(b.root)), backend.ChunkSize} {
 		hdr = le.AppendUint64(hdr, v)
 	}
 	w.Write(hdr)

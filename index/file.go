@@ -11,12 +11,16 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // The on-disk index of one root, little-endian, memory-mapped whole:
 //
 //	header   magic "fsmcpix5", then u64: files, contents, trigrams, names
-//	         length, postings length, root length; the root's path
+//	         length, postings length, root length, chunk size
+//	         (backend.ChunkSize: an index chunked otherwise is not used);
+//	         the root's path
 //	files    one fileRecSize record per file, sorted by name:
 //	         name offset u64, name length u32, flags u32, size i64,
 //	         mtime ns i64, ctime ns i64, inode u64, content id u32,
@@ -43,7 +47,7 @@ import (
 
 const (
 	magic        = "fsmcpix5"
-	headerFixed  = len(magic) + 6*8
+	headerFixed  = len(magic) + 7*8
 	fileRecSize  = 56
 	trigRecSize  = 16
 	flagIndexed  = 1
@@ -137,6 +141,9 @@ func parseIndex(data []byte, root string) (*Index, error) {
 	data = data[:len(data)-4] // the checksum, checked by checkSum
 	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[len(magic)+8*i:]) }
 	nfiles, ncontent, ntrig, nnames, npost, nroot := u(0), u(1), u(2), u(3), u(4), u(5)
+	if u(6) != backend.ChunkSize {
+		return nil, errFormat
+	}
 	off := uint64(headerFixed)
 	need := off + nroot + nfiles*fileRecSize + nnames + ntrig*trigRecSize + npost
 	if nfiles > 1<<32 || ncontent > 1<<32 || ntrig > maxTrigram || nnames > maxNameBytes || npost > 1<<40 || nroot > 1<<16 || need != uint64(len(data)) {

@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -395,8 +397,10 @@ func TestHardLinksIndexedOnce(t *testing.T) {
 }
 
 // TestDamagedIndexNotUsed: an index file with one byte changed, or cut
-// short, is refused at load and the root is indexed again, so a torn
-// write or a damaged disk cannot hide a match.
+// short, or whole but chunked at another size (its chunk flags would not
+// line up with the scanner's chunks), is refused at load and the root is
+// indexed again, so a torn write, a damaged disk or another build cannot
+// hide a match.
 func TestDamagedIndexNotUsed(t *testing.T) {
 	root := gitRoot(t)
 	writeTree(t, root, fixtureFiles)
@@ -415,9 +419,13 @@ func TestDamagedIndexNotUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	otherChunks := append([]byte{}, good...)
+	binary.LittleEndian.PutUint64(otherChunks[len(magic)+6*8:], 2*backend.ChunkSize)
+	binary.LittleEndian.PutUint32(otherChunks[len(otherChunks)-4:], crc32.Checksum(otherChunks[:len(otherChunks)-4], castagnoli))
 	for _, damaged := range [][]byte{
 		append(append([]byte{}, good[:len(good)/2]...), append([]byte{good[len(good)/2] ^ 1}, good[len(good)/2+1:]...)...),
 		good[:len(good)-1],
+		otherChunks,
 	} {
 		if err := os.WriteFile(file, damaged, 0o600); err != nil {
 			t.Fatal(err)
