@@ -8,6 +8,10 @@ import (
 	"github.com/fsmcp/fsmcp/backend/ignore"
 )
 
+// inPlaceMin: a file the index says is matched in some chunks only is
+// mapped from this size, instead of mmapMin.
+const inPlaceMin = 512 << 10
+
 // readFile returns the contents of name in directory dirfd, in st.buf or
 // mapped (then unmap must be called after use). It is opened without
 // following a symlink and without blocking, and read only if it is a

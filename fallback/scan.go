@@ -15,9 +15,6 @@ const (
 	// mmapMin: files at least this big are memory-mapped instead of read
 	// into the heap, so peak RSS does not grow with the largest file.
 	mmapMin = 8 << 20
-	// inPlaceMin: a file the index says is matched in some chunks only is
-	// mapped from this size, instead of mmapMin.
-	inPlaceMin = 512 << 10
 	// maxKeptBuf: a walker's buffer grown past this is dropped after use.
 	maxKeptBuf = 8 << 20
 )
