@@ -3,7 +3,6 @@ package index
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -16,31 +15,13 @@ import (
 // narrowed its trigram query; -i (with ſ, é and the Kelvin sign),
 // multiline and zero-width assertions included.
 func TestChainsNeverDropAMatch(t *testing.T) {
-	root := t.TempDir()
 	r := rand.New(rand.NewPCG(5, 6))
 	alphabet := []string{"a", "b", "A", "B", "_", "k", "K", "\u212a", "s", "ſ", "\n", "é", "É", " "}
-	files := map[string]string{}
-	var texts []string
-	for i := range 400 {
-		var sb strings.Builder
-		for range 8 + r.IntN(50) {
-			sb.WriteString(alphabet[r.IntN(len(alphabet))])
-		}
-		texts = append(texts, sb.String())
-		files[fmt.Sprintf("f%03d", i)] = sb.String()
-	}
-	writeTree(t, root, files)
-	settled()
-	s := newIndexed(t, fallback.New(), root)
-	ix := s.roots[0].ix.Load()
+	ix, texts := randomCorpus(t, r, alphabet, 400, 8, 50)
 	atoms := []string{"ab", "ba", "a", "b", "_", "AB", "k", "s", "é", "[ab]", "[a_]", "(ab|ba)", "(?:a_b|b_a|kk)", "b+", "(ab){2}", "a?", `\b`, "$", "^", ".", " ", `\n`}
 	var checked, dropped int
 	for range 3000 {
-		var sb strings.Builder
-		for range 3 + r.IntN(5) {
-			sb.WriteString(atoms[r.IntN(len(atoms))])
-		}
-		q := backend.GrepQuery{Pattern: sb.String(), IgnoreCase: r.IntN(2) == 0, Multiline: r.IntN(3) == 0}
+		q := randomQuery(r, atoms, 3, 5, 3)
 		pq := plan(q)
 		if pq == nil || len(pq.chains) == 0 {
 			continue
@@ -55,23 +36,11 @@ func TestChainsNeverDropAMatch(t *testing.T) {
 		}
 		ids, _ := ix.match(pq, q.Multiline)
 		dropped += len(before) - len(ids)
-		in := map[uint32]bool{}
-		for _, id := range ids {
-			in[id] = true
+		n, lost := matchesOutside(t, ix, pat, texts, ids)
+		if lost != "" {
+			t.Fatalf("pattern %q (-i %v, multiline %v) matches %q but its runs %q drop the file", q.Pattern, q.IgnoreCase, q.Multiline, lost, pq.chains)
 		}
-		for i, text := range texts {
-			if !pat.Re.MatchString(text) {
-				continue
-			}
-			checked++
-			id, ok := ix.lookup(fmt.Sprintf("f%03d", i))
-			if !ok {
-				t.Fatalf("f%03d not listed", i)
-			}
-			if _, indexed := ix.fileMeta(id); indexed && !in[uint32(ix.content(id))] {
-				t.Fatalf("pattern %q (-i %v, multiline %v) matches %q but its runs %q drop the file", q.Pattern, q.IgnoreCase, q.Multiline, text, pq.chains)
-			}
-		}
+		checked += n
 	}
 	t.Logf("%d matches checked, %d candidates dropped by the masks", checked, dropped)
 	if checked < 200 || dropped < 200 {

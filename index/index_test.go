@@ -235,31 +235,13 @@ func TestUnnarrowableRunsUnindexed(t *testing.T) {
 // file the pattern matches is a candidate of its trigram query, -i and
 // Unicode folding included.
 func TestPlanNeverDropsAMatch(t *testing.T) {
-	root := t.TempDir()
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []string{"a", "b", "K", "k", "\u212a", "s", "S", "ſ", "ß", "_", " ", "\n", "é", "É", "1", "x", "λ", "Λ"}
-	files := map[string]string{}
-	var texts []string
-	for i := range 300 {
-		var sb strings.Builder
-		for range 3 + r.IntN(14) {
-			sb.WriteString(alphabet[r.IntN(len(alphabet))])
-		}
-		texts = append(texts, sb.String())
-		files[fmt.Sprintf("f%03d", i)] = sb.String()
-	}
-	writeTree(t, root, files)
-	settled()
-	s := newIndexed(t, fallback.New(), root)
-	ix := s.roots[0].ix.Load()
+	ix, texts := randomCorpus(t, r, alphabet, 300, 3, 14)
 	atoms := []string{"a", "b", "k", "K", "s", "ſ", "ß", "é", "λ", "_", "x", " ", "[ab]", "[kK]", "(a|b)", "s?", "x*", ".", `\w`, `\s`, "[^a]", "(?:ab|ba)", "ss", "1+"}
 	checked := 0
 	for range 400 {
-		var sb strings.Builder
-		for range 2 + r.IntN(5) {
-			sb.WriteString(atoms[r.IntN(len(atoms))])
-		}
-		q := backend.GrepQuery{Pattern: sb.String(), IgnoreCase: r.IntN(2) == 0, Multiline: r.IntN(4) == 0}
+		q := randomQuery(r, atoms, 2, 5, 4)
 		pq := plan(q)
 		if pq == nil {
 			continue
@@ -272,27 +254,71 @@ func TestPlanNeverDropsAMatch(t *testing.T) {
 		if all {
 			continue
 		}
-		in := map[uint32]bool{}
-		for _, id := range ids {
-			in[id] = true
+		n, dropped := matchesOutside(t, ix, pat, texts, ids)
+		if dropped != "" {
+			t.Fatalf("pattern %q (-i %v, multiline %v) matches %q but its query %v %v drops the file", q.Pattern, q.IgnoreCase, q.Multiline, dropped, pq.cq, pq.chains)
 		}
-		for i, text := range texts {
-			if !pat.Re.MatchString(text) {
-				continue
-			}
-			checked++
-			id, ok := ix.lookup(fmt.Sprintf("f%03d", i))
-			if !ok {
-				t.Fatalf("f%03d not listed", i)
-			}
-			if _, indexed := ix.fileMeta(id); indexed && !in[uint32(ix.content(id))] {
-				t.Fatalf("pattern %q (-i %v, multiline %v) matches %q but its query %v %v drops the file", q.Pattern, q.IgnoreCase, q.Multiline, text, pq.cq, pq.chains)
-			}
-		}
+		checked += n
 	}
 	if checked < 50 {
 		t.Fatalf("only %d matches checked", checked)
 	}
+}
+
+// randomCorpus writes n files f000, f001, … of minLen plus up to spread
+// symbols of alphabet each, and returns their index, ready, and texts.
+func randomCorpus(t *testing.T, r *rand.Rand, alphabet []string, n, minLen, spread int) (*Index, []string) {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{}
+	var texts []string
+	for i := range n {
+		var sb strings.Builder
+		for range minLen + r.IntN(spread) {
+			sb.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		texts = append(texts, sb.String())
+		files[fmt.Sprintf("f%03d", i)] = sb.String()
+	}
+	writeTree(t, root, files)
+	settled()
+	s := newIndexed(t, fallback.New(), root)
+	return s.roots[0].ix.Load(), texts
+}
+
+// randomQuery joins minAtoms plus up to spread of atoms; -i one time in
+// two, multiline one in multilineOdds.
+func randomQuery(r *rand.Rand, atoms []string, minAtoms, spread, multilineOdds int) backend.GrepQuery {
+	var sb strings.Builder
+	for range minAtoms + r.IntN(spread) {
+		sb.WriteString(atoms[r.IntN(len(atoms))])
+	}
+	return backend.GrepQuery{Pattern: sb.String(), IgnoreCase: r.IntN(2) == 0, Multiline: r.IntN(multilineOdds) == 0}
+}
+
+// matchesOutside returns how many of randomCorpus's texts pat matches,
+// and the first of them whose file is indexed but not among ids.
+func matchesOutside(t *testing.T, ix *Index, pat *backend.Pattern, texts []string, ids []uint32) (int, string) {
+	t.Helper()
+	in := map[uint32]bool{}
+	for _, id := range ids {
+		in[id] = true
+	}
+	n := 0
+	for i, text := range texts {
+		if !pat.Re.MatchString(text) {
+			continue
+		}
+		n++
+		id, ok := ix.lookup(fmt.Sprintf("f%03d", i))
+		if !ok {
+			t.Fatalf("f%03d not listed", i)
+		}
+		if _, indexed := ix.fileMeta(id); indexed && !in[uint32(ix.content(id))] {
+			return n, text
+		}
+	}
+	return n, ""
 }
 
 // TestCacheDirInsideRootRefused: the index never lives where the tools
