@@ -9,15 +9,15 @@ import (
 // A run is bytes every match of a pattern holds in a row: per position,
 // the bytes that may stand there (a letter under -i has two). The
 // trigram query asks only that a content hold each trigram somewhere;
-// a run also asks, through the postings' next-byte masks, that each of
-// its trigrams be followed somewhere by a byte the run allows next.
+// a run also asks, through the postings' pair masks, that each of its
+// trigrams be followed somewhere by two bytes the run allows next.
 type run [][]byte
 
 // A clause holds for a content that may hold at least one of its runs.
 type clause []run
 
 const (
-	minRun      = 4  // shorter runs ask nothing the trigrams do not
+	minRun      = 5  // shorter runs ask nothing the trigrams do not
 	maxRunCheck = 16 // trigrams checked per run: a long literal's first ones say enough
 	maxVariants = 64 // spellings of one trigram (-i, classes) checked at most
 	maxClassLen = 4  // a class of more runes breaks a run
@@ -204,7 +204,7 @@ func appendNew(set []byte, b byte) []byte {
 
 // chain keeps the ids (ascending) whose contents may hold a run of every
 // clause: each of the run's trigrams is followed there by a byte the run
-// allows next, as far as the postings' next-byte masks tell.
+// allows next, as far as the postings' pair masks tell.
 func (ix *Index) chain(ids []uint32, cls []clause) []uint32 {
 	if len(ids) == 0 {
 		return ids
@@ -224,8 +224,10 @@ func (ix *Index) chain(ids []uint32, cls []clause) []uint32 {
 					continue
 				}
 				var want uint8
-				for _, b := range r[i+3] {
-					want |= nextBit(b)
+				for _, a := range r[i+3] {
+					for _, b := range r[i+4] {
+						want |= pairBit(a, b)
+					}
 				}
 				clear(next)
 				for _, a := range r[i] {
@@ -258,7 +260,7 @@ func (ix *Index) chain(ids []uint32, cls []clause) []uint32 {
 	return ids
 }
 
-// maskInto ORs trigram t's next-byte mask in each content of ids
+// maskInto ORs trigram t's pair mask in each content of ids
 // (ascending) into masks, index for index.
 func (ix *Index) maskInto(t uint32, ids []uint32, masks []uint8) {
 	k := 0

@@ -17,7 +17,7 @@ import (
 
 // The on-disk index of one root, little-endian, memory-mapped whole:
 //
-//	header   magic "fsmcpix5", then u64: files, contents, trigrams, names
+//	header   magic "fsmcpix6", then u64: files, contents, trigrams, names
 //	         length, postings length, root length, chunk size
 //	         (backend.ChunkSize: an index chunked otherwise is not used);
 //	         the root's path
@@ -29,8 +29,8 @@ import (
 //	trigrams one trigRecSize record per trigram, ascending:
 //	         trigram u32, content count u32, postings offset u64
 //	postings per trigram, its content ids ascending, each a uvarint delta
-//	         then one byte: the nextBits of the bytes that follow the
-//	         trigram in that content
+//	         then one byte: the pairBits of the two bytes that follow
+//	         the trigram in that content
 //	trailer  CRC-32C of all the above, u32
 //
 // A file whose checksum or sizes do not hold is not used (the root is
@@ -46,7 +46,7 @@ import (
 // read): it is always a candidate.
 
 const (
-	magic        = "fsmcpix5"
+	magic        = "fsmcpix6"
 	headerFixed  = len(magic) + 7*8
 	fileRecSize  = 56
 	trigRecSize  = 16
@@ -298,7 +298,7 @@ func (ix *Index) posting(t uint32) []uint32 {
 }
 
 // postings calls fn with each content holding trigram t, ascending, and
-// the trigram's next-byte mask there, until fn returns false.
+// the trigram's pair mask there, until fn returns false.
 func (ix *Index) postings(t uint32, fn func(id uint32, next uint8) bool) {
 	le := binary.LittleEndian
 	i := sort.Search(ix.ntrig, func(i int) bool { return le.Uint32(ix.trigrams[i*trigRecSize:]) >= t })

@@ -9,7 +9,7 @@ import (
 )
 
 // query is a search's narrowing: a trigram query every matching content
-// satisfies, and clauses of runs its next-byte masks must allow.
+// satisfies, and clauses of runs its pair masks must allow.
 type query struct {
 	cq     *csindex.Query
 	chains []clause
@@ -44,8 +44,8 @@ func plan(q backend.GrepQuery) *query {
 // match returns the ids of the contents that may match pq, ascending;
 // all is true when every content may. For a multiline search, whose
 // match may span chunks, they are whole contents by their first ids, and
-// the masks are not asked (a chunk's last trigram has its next byte in
-// the next chunk).
+// the masks are not asked (a chunk's last trigrams have their next bytes
+// in the next chunk).
 func (ix *Index) match(pq *query, multiline bool) (ids []uint32, all bool) {
 	if multiline {
 		return ix.eval(pq.cq, ix.filePosting)
