@@ -52,11 +52,11 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 	if d, ok := q.Candidates.(backend.DirCandidates); ok {
 		hooks.keep = d.KeepDir
 	}
+	if q.Candidates != nil {
+		hooks.file = q.Candidates.Keep // explicit files are never asked
+	}
 	chunked, _ := q.Candidates.(backend.ChunkCandidates) // nil flags for a multiline search
 	return walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
-		if q.Candidates != nil && !explicit && !q.Candidates.Keep(st.dirfd, name, path) {
-			return // the index knows it cannot match
-		}
 		var hits []bool
 		var text bool
 		if chunked != nil && !explicit {

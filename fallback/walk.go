@@ -40,6 +40,11 @@ type visitFunc func(st *workerState, root, path, name string, explicit bool)
 // or too long).
 type dirHooks struct {
 	keep   func(path string) bool
+	// file, asked of each regular file before the ignore rules, says
+	// whether it may matter at all: on a narrowed search most entries of
+	// the directories read are not candidates, and ruling them out by
+	// the index first saves matching each against every .gitignore.
+	file   func(dirfd int, name, path string) bool
 	opened func(path string, dirfd int)
 	listed func(path string, dirfd int, files []string, leftOut bool)
 }
@@ -284,6 +289,12 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 			continue
 		}
 		path := job.path + "/" + name
+		if !isDir && w.hooks.file != nil && !w.hooks.file(st.dirfd, name, path) {
+			continue
+		}
+		if isDir && w.hooks.keep != nil && !w.hooks.keep(path) {
+			continue
+		}
 		if w.filter.Skip(ig, job.root, path, name, isDir) {
 			leftOut = true
 			continue
@@ -294,9 +305,6 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 			continue
 		}
 		if isDir {
-			if w.hooks.keep != nil && !w.hooks.keep(path) {
-				continue
-			}
 			h.acquire()
 			subdirs = append(subdirs, dirJob{root: job.root, path: path, ig: ig, parent: h, name: name})
 			continue
