@@ -2,9 +2,9 @@ package shell
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Landlock decides what the shell may open, but not what it may stat,
@@ -135,45 +138,46 @@ type holder struct {
 }
 
 // startHolder starts bwrap in a new user and pid namespace running the
-// helper as holder, and opens the two namespaces for later calls to join.
-// pol names the system directories the helper needs to start.
+// helper as holder, which sends back the two namespaces for later calls to
+// join. pol names the system directories the helper needs to start.
+//
+// Nothing of bwrap's own talks back to fsmcp, and bwrap does not die with
+// it: bwrap holds its cloned child until it has written the child's id
+// maps, and a bwrap killed in between (by a parent-death signal, or by a
+// write to a pipe whose reader died) leaves that child waiting forever,
+// an orphan outside any namespace that could end it. So when fsmcp dies,
+// bwrap finishes starting the holder, whose stdin then ends (or whose
+// send fails), and everything exits by itself.
 func startHolder(bw, helper *os.File, pol policy) (*holder, error) {
-	infoR, infoW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	defer infoR.Close()
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		infoW.Close()
 		return nil, err
 	}
-	readyR, readyW, err := os.Pipe()
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		infoW.Close()
 		inR.Close()
 		inW.Close()
 		return nil, err
 	}
-	defer readyR.Close()
-	// fd 3: --info-fd; 4: the helper; 5: bwrap.
-	args := []string{"bwrap", "--unshare-user", "--unshare-pid", "--die-with-parent", "--info-fd", "3"}
+	ours, theirs := os.NewFile(uintptr(pair[0]), "holder"), os.NewFile(uintptr(pair[1]), "holder")
+	defer ours.Close()
+	// fd 3: the helper; 4: bwrap.
+	args := []string{"bwrap", "--unshare-user", "--unshare-pid", "--die-with-parent"}
 	args = append(args, systemMounts(pol)...)
-	args = append(args, "--chdir", "/", "--", helperPath(4), holdArg)
+	args = append(args, "--chdir", "/", "--", helperPath(3), holdArg)
 	errBuf := &lastBytes{limit: 4096}
 	cmd := &exec.Cmd{
-		Path:        helperPath(5),
+		Path:        helperPath(4),
 		Args:        args,
 		Stdin:       inR,
-		Stdout:      readyW,
+		Stdout:      theirs,
 		Stderr:      errBuf,
-		ExtraFiles:  []*os.File{infoW, helper, bw},
-		SysProcAttr: sysProcAttr(),
+		ExtraFiles:  []*os.File{helper, bw},
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true}, // no Pdeathsig: see above
 	}
 	err = start(cmd)
-	infoW.Close()
 	inR.Close()
-	readyW.Close()
+	theirs.Close()
 	if err != nil {
 		inW.Close()
 		return nil, err
@@ -186,37 +190,53 @@ func startHolder(bw, helper *os.File, pol policy) (*holder, error) {
 		}
 		return nil, err
 	}
-	// bwrap writes the namespace's first pid once it is set up. The
-	// minute only bounds a hang.
-	infoR.SetReadDeadline(time.Now().Add(time.Minute))
-	var info struct {
-		ChildPid int `json:"child-pid"`
-	}
-	if err := json.NewDecoder(io.LimitReader(infoR, 64<<10)).Decode(&info); err != nil || info.ChildPid <= 0 {
-		return fail(fmt.Errorf("bwrap did not start the namespace (%v)", err))
-	}
-	// bwrap reports the pid before it has written the user namespace's
-	// id maps; a call joining it before then fails. The holder says when
-	// it runs, which is after all of that.
-	readyR.SetReadDeadline(time.Now().Add(time.Minute))
-	if _, err := io.ReadFull(readyR, make([]byte, 1)); err != nil {
+	// The holder sends once it runs, which is after bwrap has written its
+	// id maps (a call joining before then fails). The minute only bounds
+	// a hang.
+	if h.user, h.pid, err = receiveNamespaces(ours, time.Minute); err != nil {
 		return fail(fmt.Errorf("the namespace holder did not start (%v)", err))
-	}
-	ns := "/proc/" + strconv.Itoa(info.ChildPid) + "/ns/"
-	if h.user, err = os.Open(ns + "user"); err != nil {
-		return fail(err)
-	}
-	if h.pid, err = os.Open(ns + "pid"); err != nil {
-		return fail(err)
 	}
 	return h, nil
 }
 
+// receiveNamespaces reads the holder's one message from sock: its user
+// and pid namespaces.
+func receiveNamespaces(sock *os.File, d time.Duration) (user, pid *os.File, err error) {
+	c, err := net.FileConn(sock)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer c.Close()
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return nil, nil, fmt.Errorf("not a unix socket")
+	}
+	uc.SetReadDeadline(time.Now().Add(d))
+	var b [1]byte
+	oob := make([]byte, unix.CmsgSpace(2*4))
+	n, oobn, _, _, err := uc.ReadMsgUnix(b[:], oob)
+	if err != nil {
+		return nil, nil, err
+	}
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil && len(msgs) == 1 {
+		fds, _ = unix.ParseUnixRights(&msgs[0])
+	}
+	if n != 1 || len(fds) != 2 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, nil, fmt.Errorf("no namespaces received")
+	}
+	return os.NewFile(uintptr(fds[0]), "ns/user"), os.NewFile(uintptr(fds[1]), "ns/pid"), nil
+}
+
 // stop ends the holder, and with it the pid namespace: every process
-// still in it is killed by the kernel.
+// still in it is killed by the kernel. bwrap's whole process group is
+// killed, so that a child it has cloned but not yet released dies too.
 func (h *holder) stop() {
 	h.stdin.Close()
-	h.cmd.Process.Kill()
+	syscall.Kill(-h.cmd.Process.Pid, syscall.SIGKILL)
 	h.cmd.Wait()
 	if h.user != nil {
 		h.user.Close()
@@ -311,12 +331,24 @@ func systemMounts(pol policy) []string {
 	return args
 }
 
-// holdNamespace is the helper as holder: it says it runs, on stdout, and
-// waits for its stdin to end
+// holdNamespace is the helper as holder: it sends its user and pid
+// namespaces over stdout, a socket, and waits for its stdin to end
 // (Close, or fsmcp's death), then exits, which ends the pid namespace.
 func holdNamespace() {
-	os.Stdout.Write([]byte{'\n'}) // ready
-	os.Stdout.Close()
+	user, err := unix.Open("/proc/self/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		sandboxFail(err)
+	}
+	pid, err := unix.Open("/proc/self/ns/pid", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		sandboxFail(err)
+	}
+	if err := unix.Sendmsg(1, []byte{'\n'}, unix.UnixRights(user, pid), nil, unix.MSG_NOSIGNAL); err != nil {
+		os.Exit(1) // fsmcp is gone
+	}
+	unix.Close(user)
+	unix.Close(pid)
+	unix.Close(1)
 	io.Copy(io.Discard, os.Stdin)
 	os.Exit(0)
 }
