@@ -403,57 +403,6 @@ func setCost(set []needle) float64 {
 	return cost
 }
 
-// needsNonASCII reports whether every match of re holds a rune ≥ 0x80,
-// so that lines of pure ASCII cannot match (\p{Greek}, [α-ω], é).
-func needsNonASCII(re *syntax.Regexp) bool {
-	switch re.Op {
-	case syntax.OpNoMatch:
-		return true
-	case syntax.OpLiteral:
-		fold := re.Flags&syntax.FoldCase != 0
-		for _, r := range re.Rune {
-			if nonASCIIRune(r, fold) {
-				return true
-			}
-		}
-	case syntax.OpCharClass:
-		return len(re.Rune) > 0 && re.Rune[0] >= utf8.RuneSelf
-	case syntax.OpCapture, syntax.OpPlus:
-		return needsNonASCII(re.Sub[0])
-	case syntax.OpRepeat:
-		return re.Min >= 1 && needsNonASCII(re.Sub[0])
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			if needsNonASCII(sub) {
-				return true
-			}
-		}
-	case syntax.OpAlternate:
-		for _, sub := range re.Sub {
-			if !needsNonASCII(sub) {
-				return false
-			}
-		}
-		return len(re.Sub) > 0
-	}
-	return false
-}
-
-// nonASCIIRune: r, and with fold every rune of its fold orbit, is ≥ 0x80.
-func nonASCIIRune(r rune, fold bool) bool {
-	if r < utf8.RuneSelf {
-		return false
-	}
-	if fold {
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			if f < utf8.RuneSelf {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // asciiOnly returns a copy of re for text known to be ASCII: classes and
 // "." keep only their ASCII runes, literals that need a non-ASCII rune
 // match nothing. On an ASCII line it matches exactly as re does, and

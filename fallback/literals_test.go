@@ -2,7 +2,6 @@ package fallback
 
 import (
 	"fmt"
-	"regexp/syntax"
 	"sort"
 	"strings"
 	"testing"
@@ -88,20 +87,5 @@ func TestFoldProductOverflow(t *testing.T) {
 	got := needlesOf(t, "sssssssss", true)
 	if strings.Count(got, " ")+1 != 64 || strings.HasSuffix(got, "!") {
 		t.Errorf("needles %s", got)
-	}
-}
-
-func TestNeedsNonASCII(t *testing.T) {
-	for pat, want := range map[string]bool{
-		`\p{Greek}`: true, `\p{Greek}|a`: false, `a\p{Han}`: true, `(?i)ſ`: false, `(?i)é`: true,
-		`\w`: false, `[^a]`: false, `x*é`: true, `(é)?`: false, `é{2,}`: true,
-	} {
-		re, err := syntax.Parse(pat, syntax.Perl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := needsNonASCII(re.Simplify()); got != want {
-			t.Errorf("%q: %v, want %v", pat, got, want)
-		}
 	}
 }

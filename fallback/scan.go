@@ -75,7 +75,7 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 	case ok:
 		m.multi, m.complete = newMultiLit(set), complete
 	default:
-		m.nonASCII = needsNonASCII(re)
+		m.nonASCII = backend.NeedsNonASCII(re)
 	}
 	return m
 }

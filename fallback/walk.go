@@ -39,7 +39,7 @@ type visitFunc func(st *workerState, root, path, name string, explicit bool)
 // the regular files it keeps, and whether it left out any entry (ignored,
 // or too long).
 type dirHooks struct {
-	keep   func(path string) bool
+	keep func(path string) bool
 	// file, asked of each regular file before the ignore rules, says
 	// whether it may matter at all: on a narrowed search most entries of
 	// the directories read are not candidates, and ruling them out by
