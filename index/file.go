@@ -17,7 +17,7 @@ import (
 
 // The on-disk index of one root, little-endian, memory-mapped whole:
 //
-//	header   magic "fsmcpix6", then u64: files, contents, trigrams, names
+//	header   magic "fsmcpix7", then u64: files, contents, trigrams, names
 //	         length, postings length, root length, chunk size
 //	         (backend.ChunkSize: an index chunked otherwise is not used);
 //	         the root's path
@@ -30,7 +30,8 @@ import (
 //	         trigram u32, content count u32, postings offset u64
 //	postings per trigram, its content ids ascending, each a uvarint delta
 //	         then one byte: the pairBits of the two bytes that follow
-//	         the trigram in that content
+//	         the trigram in that content; trigram 0xffffff (which no
+//	         valid UTF-8 holds) lists the contents with a byte ≥ 0x80
 //	trailer  CRC-32C of all the above, u32
 //
 // A file whose checksum or sizes do not hold is not used (the root is
@@ -46,14 +47,19 @@ import (
 // read): it is always a candidate.
 
 const (
-	magic        = "fsmcpix6"
-	headerFixed  = len(magic) + 7*8
-	fileRecSize  = 56
-	trigRecSize  = 16
-	flagIndexed  = 1
-	flagText     = 2 // the content holds no NUL byte
-	maxTrigram   = 1 << 24
-	maxNameBytes = 1 << 31
+	magic       = "fsmcpix7"
+	headerFixed = len(magic) + 7*8
+	fileRecSize = 56
+	trigRecSize = 16
+	flagIndexed = 1
+	flagText    = 2 // the content holds no NUL byte
+	maxTrigram  = 1 << 24
+	// nonASCIITrigram is posted for each content (or chunk) holding a
+	// byte ≥ 0x80. No valid UTF-8 holds 0xff, and only valid UTF-8 is
+	// indexed, so it names no real trigram; a pattern every match of
+	// which needs a non-ASCII rune (\p{Greek}, é) requires it.
+	nonASCIITrigram = maxTrigram - 1
+	maxNameBytes    = 1 << 31
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

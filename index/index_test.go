@@ -97,6 +97,7 @@ var fixtureFiles = map[string]string{
 	"greek.txt":       "λόγος και αλήθεια\n",
 	"multi/j.txt":     "foo\nbar\nbaz\n",
 	"sub/k_probe.txt": "static int bar_probe(\n",
+	"short.txt":       "é", // two bytes: no trigram, but not ASCII
 }
 
 // queries are the rows compared indexed and unindexed.
@@ -113,6 +114,9 @@ var queries = []backend.GrepQuery{
 	{Pattern: "kelvin k", IgnoreCase: true, Mode: backend.Content},
 	{Pattern: "SECRET", IgnoreCase: true, Mode: backend.Content},
 	{Pattern: `\p{Greek}+`, Mode: backend.Count},
+	{Pattern: `\p{Greek}+\s+\p{Greek}`, Multiline: true, Mode: backend.Content},
+	{Pattern: "É", IgnoreCase: true, Mode: backend.Content},
+	{Pattern: `\p{Latin}`, Mode: backend.Content},
 	{Pattern: `\w+\s+\w+_probe\b`},
 	{Pattern: "."},
 	{Pattern: `foo\nbar`, Multiline: true, Mode: backend.Content},
@@ -216,15 +220,15 @@ func TestIndexedAnswersEqualUnindexed(t *testing.T) {
 	t.Run("changed since", func(t *testing.T) { compare(t, root, indexed, plain) })
 }
 
-// TestUnnarrowableRunsUnindexed: a pattern with no trigram to require
-// is not narrowed.
+// TestUnnarrowableRunsUnindexed: a pattern with no trigram to require,
+// and none that needs a non-ASCII rune, is not narrowed.
 func TestUnnarrowableRunsUnindexed(t *testing.T) {
-	for _, p := range []string{".", `\w+`, `[a-z]`, `\p{Greek}`, `a|b`, "", "ab", `\d+\s+\w+`} {
+	for _, p := range []string{".", `\w+`, `[a-z]`, `[^a]`, `(?i)k`, `\p{Greek}|a`, `a|b`, "", "ab", `\d+\s+\w+`} {
 		if cq := plan(backend.GrepQuery{Pattern: p}); cq != nil {
 			t.Errorf("%q planned as %v; want unindexed", p, cq)
 		}
 	}
-	for _, p := range []string{"PM_RESUME", `static int \w+_probe\(`, "ERR_SYS|LINK_REQ"} {
+	for _, p := range []string{"PM_RESUME", `static int \w+_probe\(`, "ERR_SYS|LINK_REQ", `\p{Greek}`, "é", `[α-ω]+`} {
 		if cq := plan(backend.GrepQuery{Pattern: p}); cq == nil {
 			t.Errorf("%q not narrowed", p)
 		}
@@ -238,7 +242,7 @@ func TestPlanNeverDropsAMatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []string{"a", "b", "K", "k", "\u212a", "s", "S", "ſ", "ß", "_", " ", "\n", "é", "É", "1", "x", "λ", "Λ"}
 	ix, texts := randomCorpus(t, r, alphabet, 300, 3, 14)
-	atoms := []string{"a", "b", "k", "K", "s", "ſ", "ß", "é", "λ", "_", "x", " ", "[ab]", "[kK]", "(a|b)", "s?", "x*", ".", `\w`, `\s`, "[^a]", "(?:ab|ba)", "ss", "1+"}
+	atoms := []string{"a", "b", "k", "K", "s", "ſ", "ß", "é", "λ", "_", "x", " ", "[ab]", "[kK]", "(a|b)", "s?", "x*", ".", `\w`, `\s`, "[^a]", "(?:ab|ba)", "ss", "1+", `\p{Greek}`, "[à-ÿ]", "(?:é|λ)"}
 	checked := 0
 	for range 400 {
 		q := randomQuery(r, atoms, 2, 5, 4)

@@ -35,6 +35,16 @@ func plan(q backend.GrepQuery) *query {
 		return nil
 	}
 	cq := csindex.RegexpQuery(re)
+	if backend.NeedsNonASCII(re) {
+		// \p{Greek} asks no trigram, but only the few contents holding
+		// a byte ≥ 0x80 can match it.
+		marker := &csindex.Query{Op: csindex.QAnd, Trigram: []string{"\xff\xff\xff"}}
+		if cq.Op == csindex.QAll {
+			cq = marker
+		} else {
+			cq = &csindex.Query{Op: csindex.QAnd, Sub: []*csindex.Query{cq, marker}}
+		}
+	}
 	if cq.Op == csindex.QAll {
 		return nil
 	}

@@ -319,3 +319,64 @@ func TestPrunedSearchesUnderASwapper(t *testing.T) {
 		}
 	}
 }
+
+// TestNonASCIINarrows: a pattern every match of which needs a non-ASCII
+// rune (\p{Greek}, é) asks no trigram, yet only the contents, and the
+// chunks, holding a byte ≥ 0x80 are its candidates; a two-byte file
+// with no trigram at all is among them.
+func TestNonASCIINarrows(t *testing.T) {
+	root := gitRoot(t)
+	var filler strings.Builder
+	for i := 0; filler.Len() < 3*chunkSize; i++ {
+		fmt.Fprintf(&filler, "plain ascii line %d\n", i)
+	}
+	writeTree(t, root, map[string]string{
+		"ascii.txt": "nothing but ASCII here\n",
+		"greek.txt": "λόγος\n",
+		"short.txt": "é",
+		"late.txt":  filler.String() + "a late αλήθεια\n",
+	})
+	settled()
+	native := fallback.New()
+	s := newIndexed(t, native, root)
+	ix := s.roots[0].ix.Load()
+	for _, c := range []struct {
+		pat  string
+		want []string
+	}{
+		{`\p{Greek}`, []string{"greek.txt", "late.txt", "short.txt"}}, // é: not ASCII, so not ruled out
+		{`é`, []string{"greek.txt", "late.txt", "short.txt"}},
+	} {
+		ids, all := ix.match(plan(backend.GrepQuery{Pattern: c.pat}), false)
+		if all {
+			t.Fatalf("%q: not narrowed", c.pat)
+		}
+		in := map[uint32]bool{}
+		for _, id := range ids {
+			in[id] = true
+		}
+		var got []string
+		for i := range ix.Files() {
+			for k := range ix.chunks(i) {
+				if in[uint32(ix.content(i)+k)] {
+					got = append(got, fmt.Sprintf("%s", ix.nameBytes(i)))
+					break
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%q: candidates %v, want %v", c.pat, got, c.want)
+		}
+	}
+	id, _ := ix.lookup("late.txt")
+	q := backend.GrepQuery{Pattern: `\p{Greek}+`, Mode: backend.Content, Paths: []string{root}}
+	c := s.candidatesFor(q)
+	if n := ix.chunks(id); n < 3 || ix.hit(id, c.hits[0], false) != true || has(c.hits[0], ix.content(id)) {
+		t.Errorf("late.txt: %d chunks; only its last should be a candidate", n)
+	}
+	for _, qq := range []backend.GrepQuery{q, {Pattern: "é", Mode: backend.Count, Paths: []string{root}}, {Pattern: `\p{Greek}`, Multiline: true, Mode: backend.Content, Paths: []string{root}}} {
+		if want, got := result(t, native, qq), result(t, s, qq); got != want || !strings.Contains(want, "txt") {
+			t.Errorf("%+v:\nwant %s\ngot  %s", qq, want, got)
+		}
+	}
+}
