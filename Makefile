@@ -116,7 +116,7 @@ bench-linux:
 .PHONY: bench-mono
 bench-mono:
 	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
-	$(GO) run ./bench -trees mono -inprocess=false -runs 5 -index on; s=$$?; rm -rf "$${TMPDIR:-/tmp}/fsmcp-bench-mono"; exit $$s
+	$(GO) run ./bench -trees mono -inprocess=false -runs 5 -index on -floor; s=$$?; rm -rf "$${TMPDIR:-/tmp}/fsmcp-bench-mono"; exit $$s
 
 ## bench-catalog: fs_catalog on a generated 100,000-file tree (median of 7 runs, peak heap)
 bench-catalog:

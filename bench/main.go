@@ -21,6 +21,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -77,6 +78,7 @@ func main() {
 	pagingGrep := flag.String("paging-grep", "", "the paging row's fs_grep pattern (default: Errorf, kmalloc on the linux and mono trees; - for none)")
 	pagingGlob := flag.String("paging-glob", "", "the paging row's fs_glob pattern (default: **/*.go, **/*.c on the linux and mono trees; - for none)")
 	index := flag.String("index", "off", "the servers' --index: off, or on (wait for each root's index before timing)")
+	floor := flag.Bool("floor", false, "add the \"rg on answer\" column: rg given exactly the files that match (the least any exact index can read)")
 	flag.Parse()
 
 	rgBin, err := exec.LookPath("rg")
@@ -91,6 +93,9 @@ func main() {
 	}
 	if *inProc {
 		runners = append(runners, runner{"rg backend", inProcess(rg, *limit)}, runner{"native", inProcess(native, *limit)})
+	}
+	if *floor {
+		runners = append(runners, floorRunner(rgBin))
 	}
 	type treeDir struct {
 		dir, label string
@@ -184,7 +189,11 @@ func main() {
 			for round := -1; round < *runs; round++ { // round -1 warms up
 				for i, r := range runners {
 					start := time.Now()
-					if err := r.run(context.Background(), dir, q); err != nil {
+					err := r.run(context.Background(), dir, q)
+					if errors.Is(err, errNoFloor) {
+						continue
+					}
+					if err != nil {
 						fmt.Fprintf(os.Stderr, "bench: %s %s %s: %v\n", label, q.name, r.name, err)
 					}
 					if round >= 0 {
@@ -194,6 +203,10 @@ func main() {
 			}
 			var base time.Duration
 			for i := range runners {
+				if len(times[i]) == 0 {
+					fmt.Fprint(tw, "-\t-\t")
+					continue
+				}
 				d := median(times[i])
 				fmt.Fprintf(tw, "%.1f\t", ms(d))
 				if i == 0 {

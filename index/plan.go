@@ -16,8 +16,8 @@ type query struct {
 }
 
 // plan turns q's pattern into a query every matching file satisfies, or
-// nil when the index cannot narrow it (".", "\w+", a
-// single class, a pattern that fails to compile: the backend says why).
+// nil when the index cannot narrow it (".", "\w+", a class that admits
+// ASCII, a pattern that fails to compile: the backend says why).
 //
 // The tree planned is the one the backends run: CompilePattern applies
 // fsmcp's rewrites (Unicode \w\d\s, no newline outside multiline, the
