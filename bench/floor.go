@@ -37,9 +37,9 @@ func floorRunner(bin string) runner {
 			if ee, isExit := err.(*exec.ExitError); err != nil && !(isExit && ee.ExitCode() == 1) {
 				return err
 			}
-			for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
-				if len(line) > 0 {
-					files = append(files, filepath.Join(tree, string(line)))
+			for _, name := range bytes.Split(out, []byte{0}) { // GrepArgs asks for --null
+				if name = bytes.TrimPrefix(name, []byte("\n")); len(name) > 0 {
+					files = append(files, filepath.Join(tree, string(name)))
 				}
 			}
 			answers[key] = files
