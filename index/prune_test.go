@@ -359,7 +359,7 @@ func TestNonASCIINarrows(t *testing.T) {
 		for i := range ix.Files() {
 			for k := range ix.chunks(i) {
 				if in[uint32(ix.content(i)+k)] {
-					got = append(got, fmt.Sprintf("%s", ix.nameBytes(i)))
+					got = append(got, string(ix.nameBytes(i)))
 					break
 				}
 			}
