@@ -403,6 +403,37 @@ func setCost(set []needle) float64 {
 	return cost
 }
 
+// matchesNewline reports whether some match of re may hold a '\n': a
+// literal newline, a class admitting it, or a dot under (?s). rg asks
+// the same of a pattern (the bytes it can never match) and searches line
+// by line, also under -U, when the line terminator is not among them.
+func matchesNewline(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if r == '\n' {
+				return true
+			}
+		}
+		return false
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return true
+			}
+		}
+		return false
+	case syntax.OpAnyChar:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if matchesNewline(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // asciiOnly returns a copy of re for text known to be ASCII: classes and
 // "." keep only their ASCII runes, literals that need a non-ASCII rune
 // match nothing. On an ASCII line it matches exactly as re does, and

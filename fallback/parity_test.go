@@ -50,6 +50,9 @@ var parityTable = []parityQuery{
 	{name: "multiline", q: C(backend.GrepQuery{Pattern: `foo\nbar`, Multiline: true})},
 	{name: "multiline dotall", q: C(backend.GrepQuery{Pattern: `start.*end`, Multiline: true})},
 	{name: "multiline count", q: backend.GrepQuery{Pattern: `foo\n\w+`, Multiline: true, Mode: backend.Count}},
+	// No newline in any match: rg counts lines even under -U.
+	{name: "multiline count no newline", q: backend.GrepQuery{Pattern: `o`, Multiline: true, Mode: backend.Count}},
+	{name: "multiline count no newline, unicode", q: backend.GrepQuery{Pattern: `\p{Greek}`, Multiline: true, Mode: backend.Count}},
 	{name: "multiline files", q: backend.GrepQuery{Pattern: `bar\r?\n`, Multiline: true}},
 	{name: "context C2", q: C(backend.GrepQuery{Pattern: "match", Before: 2, After: 2})},
 	{name: "context A1", q: C(backend.GrepQuery{Pattern: "foo", After: 1})},

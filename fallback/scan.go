@@ -47,6 +47,9 @@ type matcher struct {
 	multi    *multiLit // the needles, when not just lit
 	complete bool      // a needle found is a match: no regexp run needed
 	nonASCII bool      // no needles, but a match needs a byte >= 0x80
+	// lineCount: a multiline Count counts matching lines, not matches,
+	// because the pattern cannot match a newline (see scanMultiline).
+	lineCount bool
 	// asciiRe is the regexp for candidate lines of pure ASCII, with
 	// Unicode classes cut to their ASCII part (nil: same as the regexp).
 	asciiRe *regexp.Regexp
@@ -58,6 +61,9 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 		m.before, m.after = max(q.Before, 0), max(q.After, 0)
 	}
 	if p.Multiline {
+		if re := parsed(p); re != nil {
+			m.lineCount = !matchesNewline(re)
+		}
 		return m
 	}
 	re := parsed(p)
@@ -322,7 +328,10 @@ func chunkSpans(data []byte, hits []bool, limit int) []span {
 }
 
 // scanMultiline matches across lines: every line a match touches is a
-// matching line; Count counts matches, as rg --count does with -U.
+// matching line. Count counts matches, as rg --count does with -U, but
+// only for a pattern that can match a newline: for one that cannot
+// (\p{Greek}, o), rg searches line by line even with -U and counts
+// lines, so two matches on one line count once.
 func (m *matcher) scanMultiline(st *scanState, data []byte, open func() backend.FileSink) {
 	if m.p.Lit != nil && !m.p.LitFold && !bytes.Contains(data, m.p.Lit) {
 		return
@@ -340,15 +349,25 @@ func (m *matcher) scanMultiline(st *scanState, data []byte, open func() backend.
 		e = &emitter{data: data, before: m.before, after: m.after, open: open}
 	}
 	floor := 0 // a line start at or before the next match
+	lastLine := -1
 	for _, loc := range locs {
 		s, end := loc[0], loc[1]
 		if atEnd(data, s) {
 			continue
 		}
-		n++
 		if e == nil {
+			if m.lineCount {
+				ls := floor + bytes.LastIndexByte(data[floor:s], '\n') + 1
+				floor = ls
+				if ls == lastLine {
+					continue
+				}
+				lastLine = ls
+			}
+			n++
 			continue
 		}
+		n++
 		last := s
 		if end > s {
 			last = end - 1

@@ -115,6 +115,7 @@ var queries = []backend.GrepQuery{
 	{Pattern: "SECRET", IgnoreCase: true, Mode: backend.Content},
 	{Pattern: `\p{Greek}+`, Mode: backend.Count},
 	{Pattern: `\p{Greek}+\s+\p{Greek}`, Multiline: true, Mode: backend.Content},
+	{Pattern: `\p{Greek}`, Multiline: true, Mode: backend.Count},
 	{Pattern: "É", IgnoreCase: true, Mode: backend.Content},
 	{Pattern: `\p{Latin}`, Mode: backend.Content},
 	{Pattern: `\w+\s+\w+_probe\b`},
