@@ -40,6 +40,19 @@ func SearchableLen(data []byte) int {
 	}
 }
 
+// MultilineSearchableLen is SearchableLen for a multiline search whose
+// pattern can match a newline: ripgrep then searches the file whole, and
+// looks for a NUL only in its first buffer. A NUL there makes the file
+// binary (0: skipped); one later is searched through like any byte.
+// (A multiline pattern that cannot match a newline is searched line by
+// line, under SearchableLen.)
+func MultilineSearchableLen(data []byte) int {
+	if bytes.IndexByte(data[:min(len(data), rgBufferSize)], 0) >= 0 {
+		return 0
+	}
+	return len(data)
+}
+
 // explicitBinary reports whether an explicitly named file holds a NUL
 // byte. rg would search such a file with NULs replaced; both backends
 // skip it instead, so they agree.

@@ -152,6 +152,22 @@ func TestSearchableLen(t *testing.T) {
 	}
 }
 
+// TestMultilineSearchableLen: under a multiline pattern that can match a
+// newline, rg (13 and 14) skips a file with a NUL in its first 64 KiB and
+// searches any other whole: the NUL at offset 65535 makes it binary, at
+// 65536 it does not.
+func TestMultilineSearchableLen(t *testing.T) {
+	for _, c := range []struct{ at, want int }{{-1, 70000}, {3, 0}, {65535, 0}, {65536, 70000}, {69999, 70000}} {
+		data := []byte(strings.Repeat("x", 70000))
+		if c.at >= 0 {
+			data[c.at] = 0
+		}
+		if n := MultilineSearchableLen(data); n != c.want {
+			t.Errorf("NUL at %d: %d, want %d", c.at, n, c.want)
+		}
+	}
+}
+
 // TestGlobMatcher: the fast paths agree with doublestar.
 func TestGlobMatcher(t *testing.T) {
 	paths := []string{"a.go", "x/a.go", "x/y/a.go", "a.go/b", "ago", "x/main", "main", "amain", "x/amain", "a.txt", ".go", "x/.go"}

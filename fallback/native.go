@@ -99,7 +99,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 		} else {
 			n := len(data)
 			if hits == nil || !text {
-				n = backend.SearchableLen(data)
+				n = m.searchableLen(data)
 			}
 			if n < len(data) && q.Mode == backend.Count {
 				return // rg --count squashes the count of a binary file

@@ -53,6 +53,12 @@ var parityTable = []parityQuery{
 	// No newline in any match: rg counts lines even under -U.
 	{name: "multiline count no newline", q: backend.GrepQuery{Pattern: `o`, Multiline: true, Mode: backend.Count}},
 	{name: "multiline count no newline, unicode", q: backend.GrepQuery{Pattern: `\p{Greek}`, Multiline: true, Mode: backend.Count}},
+	// A pattern that can match a newline: rg reads the file whole and
+	// takes it as binary only for a NUL in its first 64 KiB (late_nul.txt
+	// has one at 116 KB, and matches after it).
+	{name: "multiline count newline class", q: backend.GrepQuery{Pattern: `o\s`, Multiline: true, Mode: backend.Count}},
+	{name: "multiline count dot", q: backend.GrepQuery{Pattern: `o.`, Multiline: true, Mode: backend.Count}},
+	{name: "multiline content late NUL", q: backend.GrepQuery{Pattern: `foo\s+after`, Multiline: true, Mode: backend.Content}},
 	{name: "multiline files", q: backend.GrepQuery{Pattern: `bar\r?\n`, Multiline: true}},
 	{name: "context C2", q: C(backend.GrepQuery{Pattern: "match", Before: 2, After: 2})},
 	{name: "context A1", q: C(backend.GrepQuery{Pattern: "foo", After: 1})},

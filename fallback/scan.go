@@ -86,6 +86,15 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 	return m
 }
 
+// searchableLen is how much of a walked file's data rg searches for
+// this pattern (its binary rule).
+func (m *matcher) searchableLen(data []byte) int {
+	if m.p.Multiline && !m.lineCount {
+		return backend.MultilineSearchableLen(data)
+	}
+	return backend.SearchableLen(data)
+}
+
 func lower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'
