@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os/exec"
 	"path/filepath"
 
@@ -52,19 +50,8 @@ func floorRunner(bin string) runner {
 				size += len(files[n]) + 1
 				n++
 			}
-			cmd := exec.CommandContext(ctx, bin, append(append([]string{}, args...), files[:n]...)...)
-			out, err := cmd.StdoutPipe()
-			if err != nil {
+			if err := runRG(ctx, bin, tree, append(append([]string{}, args...), files[:n]...)); err != nil {
 				return err
-			}
-			if err := cmd.Start(); err != nil {
-				return err
-			}
-			_, _ = io.Copy(io.Discard, bufio.NewReaderSize(out, 256<<10))
-			if err := cmd.Wait(); err != nil {
-				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-					return err
-				}
 			}
 			files = files[n:]
 		}

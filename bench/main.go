@@ -292,8 +292,14 @@ func rgAlone(ctx context.Context, bin, tree string, q query) error {
 	} else {
 		args = backend.GrepArgs(q.grep)
 	}
-	cmd := exec.CommandContext(ctx, bin, append(args, "./")...)
-	cmd.Dir = tree
+	return runRG(ctx, bin, tree, append(args, "./"))
+}
+
+// runRG runs rg in dir and drains its output; exit status 1 (nothing
+// found) is no error.
+func runRG(ctx context.Context, bin, dir string, args []string) error {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
