@@ -189,6 +189,11 @@ type GlobQuery struct {
 	Order  func(a, b File) bool
 	Keep   int
 	Beyond *Skipped
+	// Known, if set, gives a listed file's time and size without a stat
+	// when its caller (the index, whose watcher follows the tree) knows
+	// the file unchanged since it recorded them; false means stat it. A
+	// backend may ignore it.
+	Known func(dirfd int, name, path string) (File, bool)
 }
 
 // File is one fs_glob result.

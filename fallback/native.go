@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/ignore"
@@ -154,9 +155,18 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			if !match(path[len(root)+1:]) {
 				return
 			}
-			mt, size, ok := backend.RegularAt(st.dirfd, name, path) // the walk always has the directory open
+			var f backend.File
+			ok := false
+			if q.Known != nil {
+				f, ok = q.Known(st.dirfd, name, path)
+			}
 			if !ok {
-				return
+				var mt time.Time
+				var size int64
+				if mt, size, ok = backend.RegularAt(st.dirfd, name, path); !ok { // the walk always has the directory open
+					return
+				}
+				f = backend.File{Path: path, ModTime: mt, Size: size}
 			}
 			prog.Add()
 			mu.Lock()
@@ -164,7 +174,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 			if fnErr != nil {
 				return
 			}
-			if err := fn(backend.File{Path: path, ModTime: mt, Size: size}); err != nil {
+			if err := fn(f); err != nil {
 				fnErr = err
 				cancel()
 			}

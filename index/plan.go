@@ -261,10 +261,14 @@ func (c *candidates) KeepDir(path string) bool {
 
 // indexFor is the position of the index of the deepest root holding
 // path, or -1.
-func (c *candidates) indexFor(path string) int {
+func (c *candidates) indexFor(path string) int { return deepest(c.idx, path) }
+
+// deepest is the position in idx of the index of the deepest root
+// holding path, or -1.
+func deepest(idx []*Index, path string) int {
 	best := -1
-	for i, ix := range c.idx {
-		if _, ok := ix.rel(path); ok && (best < 0 || len(ix.root) > len(c.idx[best].root)) {
+	for i, ix := range idx {
+		if _, ok := ix.rel(path); ok && (best < 0 || len(ix.root) > len(idx[best].root)) {
 			best = i
 		}
 	}

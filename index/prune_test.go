@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
@@ -378,5 +380,70 @@ func TestNonASCIINarrows(t *testing.T) {
 		if want, got := result(t, native, qq), result(t, s, qq); got != want || !strings.Contains(want, "txt") {
 			t.Errorf("%+v:\nwant %s\ngot  %s", qq, want, got)
 		}
+	}
+}
+
+// TestGlobTimesFromTheIndexStayExact: a glob over a followed root takes
+// each unchanged file's time and size from the index, and every change
+// made from outside since the check (times set alone, an append, a write
+// through another hard link, a file made, one deleted) is stat'ed: the
+// answer, times and sizes included, is the walk's own.
+func TestGlobTimesFromTheIndexStayExact(t *testing.T) {
+	root := gitRoot(t)
+	writeTree(t, root, map[string]string{
+		"a/x.c": "int x;\n", "a/y.c": "int y;\n", "b/z.c": "int z;\n", "b/h1.c": "int h;\n", "c/keep.txt": "keep\n",
+	})
+	if err := os.Link(filepath.Join(root, "b/h1.c"), filepath.Join(root, "c/h2.c")); err != nil {
+		t.Fatal(err)
+	}
+	settled()
+	native := fallback.New() // what lists globs under auto, rg on PATH or not
+	s := newIndexed(t, native, root)
+	if runtime.GOOS == "linux" && !pruning(s) {
+		t.Fatal("the watcher is not following the tree")
+	}
+	list := func(b backend.Searcher) string {
+		var out []string
+		err := b.Glob(context.Background(), backend.GlobQuery{Pattern: "**/*.c", Paths: []string{root}}, func(f backend.File) error {
+			out = append(out, fmt.Sprintf("%s %d %d", f.Path[len(root):], f.ModTime.UnixNano(), f.Size))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(out)
+		return strings.Join(out, "\n")
+	}
+	if got, want := list(s), list(native); got != want {
+		t.Fatalf("before any change:\n%s\nwant\n%s", got, want)
+	}
+	if runtime.GOOS == "linux" {
+		k := s.knownFor([]string{root})
+		if k == nil {
+			t.Fatal("no times from the index: the test proves nothing")
+		}
+		if _, ok := k.file(-1, "x.c", filepath.Join(root, "a/x.c")); !ok {
+			t.Fatal("an unchanged file's time is not taken from the index: the test proves nothing")
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "a/x.c"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(root, "b/z.c"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("int zz;\n")
+	f.Close()
+	if err := os.WriteFile(filepath.Join(root, "c/h2.c"), []byte("int h2 written through the second name;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, root, map[string]string{"a/new.c": "int n;\n"})
+	if err := os.Remove(filepath.Join(root, "a/y.c")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := list(s), list(native); got != want {
+		t.Fatalf("after changes from outside:\n%s\nwant\n%s", got, want)
 	}
 }
