@@ -282,6 +282,10 @@ func TestPrunedSearchesUnderASwapper(t *testing.T) {
 	writeTree(t, root, files)
 	settled()
 	ref, s := indexedAgainstRef(t, root)
+	// Globs list through the native walker (as auto does), taking times
+	// from the index where it trusts them.
+	native := fallback.New()
+	sg := newIndexed(t, native, root)
 	q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.Content, Paths: []string{root}}
 	at := func(rel string) string { return filepath.Join(root, rel) }
 	rounds := 30
@@ -313,11 +317,15 @@ func TestPrunedSearchesUnderASwapper(t *testing.T) {
 		}()
 		for range 3 {
 			backend.Run(context.Background(), s, q, 0, 0) // while it swaps: must not fail or hang
+			sg.Glob(context.Background(), backend.GlobQuery{Pattern: "**/*.txt", Paths: []string{root}}, func(backend.File) error { return nil })
 		}
 		close(stop)
 		<-done
 		if want, got := result(t, ref, q), result(t, s, q); got != want {
 			t.Fatalf("round %d, right after the swapper stopped:\nwant %s\ngot  %s", round, want, got)
+		}
+		if want, got := globList(t, native, root, "**/*.txt"), globList(t, sg, root, "**/*.txt"); got != want {
+			t.Fatalf("round %d, glob right after the swapper stopped:\nwant %s\ngot  %s", round, want, got)
 		}
 	}
 }
@@ -383,6 +391,22 @@ func TestNonASCIINarrows(t *testing.T) {
 	}
 }
 
+// globList is b's answer to a glob of pattern in root: each file's path
+// below root, time and size, sorted.
+func globList(t *testing.T, b backend.Searcher, root, pattern string) string {
+	t.Helper()
+	var out []string
+	err := b.Glob(context.Background(), backend.GlobQuery{Pattern: pattern, Paths: []string{root}}, func(f backend.File) error {
+		out = append(out, fmt.Sprintf("%q %d %d", f.Path[len(root):], f.ModTime.UnixNano(), f.Size))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
+}
+
 // TestGlobTimesFromTheIndexStayExact: a glob over a followed root takes
 // each unchanged file's time and size from the index, and every change
 // made from outside since the check (times set alone, an append, a write
@@ -402,18 +426,7 @@ func TestGlobTimesFromTheIndexStayExact(t *testing.T) {
 	if runtime.GOOS == "linux" && !pruning(s) {
 		t.Fatal("the watcher is not following the tree")
 	}
-	list := func(b backend.Searcher) string {
-		var out []string
-		err := b.Glob(context.Background(), backend.GlobQuery{Pattern: "**/*.c", Paths: []string{root}}, func(f backend.File) error {
-			out = append(out, fmt.Sprintf("%s %d %d", f.Path[len(root):], f.ModTime.UnixNano(), f.Size))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		slices.Sort(out)
-		return strings.Join(out, "\n")
-	}
+	list := func(b backend.Searcher) string { return globList(t, b, root, "**/*.c") }
 	if got, want := list(s), list(native); got != want {
 		t.Fatalf("before any change:\n%s\nwant\n%s", got, want)
 	}
