@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"encoding/binary"
 	"regexp/syntax"
 	"unicode"
 	"unicode/utf8"
@@ -41,6 +42,24 @@ func NeedsNonASCII(re *syntax.Regexp) bool {
 		return len(re.Sub) > 0
 	}
 	return false
+}
+
+// IndexNonASCII returns the offset of the first byte ≥ 0x80 at or after
+// pos, or -1; eight bytes at a time.
+func IndexNonASCII(data []byte, pos int) int {
+	const hi = 0x8080808080808080
+	i := pos
+	for ; i+8 <= len(data); i += 8 {
+		if binary.LittleEndian.Uint64(data[i:])&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(data); i++ {
+		if data[i] >= 0x80 {
+			return i
+		}
+	}
+	return -1
 }
 
 // nonASCIIRune: r, and with fold every rune of its fold orbit, is ≥ 0x80.

@@ -36,7 +36,7 @@ func floorRunner(bin string) runner {
 				return err
 			}
 			for _, name := range bytes.Split(out, []byte{0}) { // GrepArgs asks for --null
-				if name = bytes.TrimPrefix(name, []byte("\n")); len(name) > 0 {
+				if len(name) > 0 {
 					files = append(files, filepath.Join(tree, string(name)))
 				}
 			}

@@ -2,7 +2,6 @@ package fallback
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
 )
 
@@ -113,24 +112,6 @@ func (m *multiLit) index(st *scanState, data []byte, pos int) int {
 		}
 		pos = c + 1
 	}
-}
-
-// indexNonASCII returns the offset of the first byte ≥ 0x80 at or after
-// pos, or -1; eight bytes at a time.
-func indexNonASCII(data []byte, pos int) int {
-	const hi = 0x8080808080808080
-	i := pos
-	for ; i+8 <= len(data); i += 8 {
-		if binary.LittleEndian.Uint64(data[i:])&hi != 0 {
-			break
-		}
-	}
-	for ; i < len(data); i++ {
-		if data[i] >= 0x80 {
-			return i
-		}
-	}
-	return -1
 }
 
 // at reports whether the needle occurs at start.

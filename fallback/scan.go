@@ -122,7 +122,7 @@ func (m *matcher) regexp(st *scanState, data []byte) *regexp.Regexp {
 
 // lineRegexp returns the regexp for line, a line of data.
 func (m *matcher) lineRegexp(st *scanState, data, line []byte) *regexp.Regexp {
-	if m.asciiRe != nil && indexNonASCII(line, 0) < 0 {
+	if m.asciiRe != nil && backend.IndexNonASCII(line, 0) < 0 {
 		return m.asciiRe
 	}
 	return m.regexp(st, data)
@@ -159,7 +159,7 @@ func (m *matcher) nextLine(st *scanState, data []byte, pos int) (int, int) {
 		case m.multi != nil:
 			c = m.multi.index(st, data, pos)
 		case m.nonASCII:
-			c = indexNonASCII(data, pos)
+			c = backend.IndexNonASCII(data, pos)
 		default:
 			loc := m.regexp(st, data).FindIndex(data[pos:])
 			if loc == nil {

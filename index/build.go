@@ -311,7 +311,7 @@ func chunkTrigrams(data []byte, seen []uint64, next []uint8, out []uint32, ends 
 	for from := 0; from < len(data); {
 		end := backend.ChunkEnd(data, from)
 		out = trigrams(data[from:end], seen, next, out)
-		if nonASCII(data[from:end]) {
+		if backend.IndexNonASCII(data[from:end], 0) >= 0 {
 			out = append(out, nonASCIITrigram<<8)
 		}
 		ends = append(ends, len(out))
@@ -321,21 +321,6 @@ func chunkTrigrams(data []byte, seen []uint64, next []uint8, out []uint32, ends 
 		ends = append(ends, 0) // an empty file is one chunk with nothing in it
 	}
 	return out, ends
-}
-
-// nonASCII reports whether data holds a byte ≥ 0x80, eight at a time.
-func nonASCII(data []byte) bool {
-	for ; len(data) >= 8; data = data[8:] {
-		if binary.LittleEndian.Uint64(data)&0x8080808080808080 != 0 {
-			return true
-		}
-	}
-	for _, c := range data {
-		if c >= utf8.RuneSelf {
-			return true
-		}
-	}
-	return false
 }
 
 // add records that content id holds tris (each trigram<<8 | its mask),

@@ -203,8 +203,8 @@ func appendNew(set []byte, b byte) []byte {
 }
 
 // chain keeps the ids (ascending) whose contents may hold a run of every
-// clause: each of the run's trigrams is followed there by a byte the run
-// allows next, as far as the postings' pair masks tell.
+// clause: each of the run's trigrams is followed there by two bytes the
+// run allows next, as far as the postings' pair masks tell.
 func (ix *Index) chain(ids []uint32, cls []clause) []uint32 {
 	if len(ids) == 0 {
 		return ids

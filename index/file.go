@@ -54,15 +54,18 @@ const (
 	flagIndexed = 1
 	flagText    = 2 // the content holds no NUL byte
 	maxTrigram  = 1 << 24
-	// nonASCIITrigram is posted for each content (or chunk) holding a
-	// byte ≥ 0x80. No valid UTF-8 holds 0xff, and only valid UTF-8 is
-	// indexed, so it names no real trigram; a pattern every match of
-	// which needs a non-ASCII rune (\p{Greek}, é) requires it.
-	nonASCIITrigram = maxTrigram - 1
-	maxNameBytes    = 1 << 31
+	// nonASCIIMarker is the trigram posted for each content (or chunk)
+	// holding a byte ≥ 0x80. No valid UTF-8 holds 0xff, and only valid
+	// UTF-8 is indexed, so it names no real trigram; a pattern every
+	// match of which needs a non-ASCII rune (\p{Greek}, é) requires it.
+	nonASCIIMarker = "\xff\xff\xff"
+	maxNameBytes   = 1 << 31
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// nonASCIITrigram is nonASCIIMarker as the index keys it.
+var nonASCIITrigram = trigramOf(nonASCIIMarker)
 
 // meta is what a file's content is trusted by: any change to it (a write,
 // a rename over it, a truncation) changes one of these.

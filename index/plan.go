@@ -38,7 +38,7 @@ func plan(q backend.GrepQuery) *query {
 	if backend.NeedsNonASCII(re) {
 		// \p{Greek} asks no trigram, but only the few contents holding
 		// a byte ≥ 0x80 can match it.
-		marker := &csindex.Query{Op: csindex.QAnd, Trigram: []string{"\xff\xff\xff"}}
+		marker := &csindex.Query{Op: csindex.QAnd, Trigram: []string{nonASCIIMarker}}
 		if cq.Op == csindex.QAll {
 			cq = marker
 		} else {
