@@ -26,17 +26,17 @@ type hostEntry struct {
 }
 
 // TestReadmeHostSnippetsWork takes every JSON config and `claude mcp add`
-// line of README's "Use it from an agent host" section, checks its shape
+// line of docs/clients.md's "Hosts and clients" section, checks its shape
 // is the one its host documents (mcpServers, or VS Code's servers with a
 // type), and runs it: the stdio entries start fsmcp with the snippet's
 // arguments (paths swapped for a temp dir) and the HTTP entries connect
 // with the snippet's header (placeholders swapped for the token).
 func TestReadmeHostSnippetsWork(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/clients.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := between(t, string(readme), "## Use it from an agent host", "\n## ")
+	section := between(t, string(readme), "# Hosts and clients", "\n## ")
 	m := modes(t)[0]
 	dir := t.TempDir()
 
@@ -85,7 +85,7 @@ func between(t *testing.T, s, from, to string) string {
 	t.Helper()
 	i := strings.Index(s, from)
 	if i < 0 {
-		t.Fatalf("README has no %q", from)
+		t.Fatalf("docs/clients.md has no %q", from)
 	}
 	s = s[i+len(from):]
 	if j := strings.Index(s, to); j >= 0 {
