@@ -20,7 +20,9 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/index"
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
@@ -43,7 +45,7 @@ const (
 )
 
 func run(args []string, stderr *os.File) int {
-	if len(args) > 0 && (args[0] == "history" || args[0] == "undo") {
+	if len(args) > 0 && journalCommands[args[0]] {
 		return runJournal(args, os.Stdout, stderr)
 	}
 	opts, err := parseArgs(args, os.Getenv)
@@ -93,9 +95,13 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	defer sb.Close()
-	if err := useJournal(opts, sb.Roots(), log); err != nil {
+	jr, err := newJournal(opts, sb.Roots(), log)
+	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
 		return exitUsage
+	}
+	if jr != nil {
+		opts.server.Journal = jr
 	}
 
 	searcher, stopIndex, err := withIndex(opts.index, searcher, native, sb.Roots(), log)
@@ -267,4 +273,31 @@ func executable() string {
 		return p
 	}
 	return "fsmcp"
+}
+
+// newJournal is the change journal for the server's roots (nil with
+// --journal off). A journal directory inside one of the roots would let
+// a tool read it or forge the log an undo trusts: that is a start-up
+// error with --journal on, else the server runs unjournaled and says so.
+func newJournal(opts *options, roots []string, log *slog.Logger) (*journal.Set, error) {
+	if opts.journalOff {
+		if opts.journalUnset != "" {
+			log.Warn("changes are not journaled and cannot be undone", "why", opts.journalUnset)
+		}
+		return nil, nil
+	}
+	j := journal.New(opts.journal, files.JournalOps{})
+	if err := j.CheckRoots(roots); err != nil {
+		if opts.journal.Strict {
+			return nil, err
+		}
+		log.Warn("changes are not journaled and cannot be undone", "why", err.Error())
+		return nil, nil
+	}
+	for _, r := range roots {
+		if st, err := j.Store(r); err == nil {
+			st.WriteBound()
+		}
+	}
+	return j, nil
 }

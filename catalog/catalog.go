@@ -41,6 +41,7 @@ import (
 	"github.com/sourcegraph/conc/stream"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -108,6 +109,11 @@ func Create(ctx context.Context, target, output *sandbox.Path, opt Options) (int
 		return 0, fault.Errorf(fault.NotFound, output.Abs, "the directory of output_file %s does not exist", output.Abs)
 	}
 
+	// The journal records that output did not exist (and its directory's
+	// times, before the temporary file changes them): an undo removes it.
+	if err := journal.Keep(ctx, output); err != nil {
+		return 0, err
+	}
 	tmp := output.TempSibling()
 	f, err := tmp.OpenFile(os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {

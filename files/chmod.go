@@ -30,13 +30,10 @@ func journaledMeta(ctx context.Context, kind string, p *sandbox.Path, change fun
 	if _, err := p.Stat(); err != nil {
 		return err // nothing to change: nothing journaled
 	}
-	m, err := journal.Before(ctx, kind, journal.Change{Path: p, Meta: true})
-	if err != nil {
+	if err := journal.Meta(ctx, p); err != nil {
 		return err
 	}
-	err = change()
-	m.Done(err)
-	return err
+	return change()
 }
 
 // changeMeta changes p's metadata (onFile on the file opened through its

@@ -14,3 +14,11 @@ func hardLinks(fi fs.FileInfo) uint64 {
 	}
 	return 1
 }
+
+// owner is fi's uid and gid ([-1, -1] where unknown).
+func owner(fi fs.FileInfo) [2]int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return [2]int{int(st.Uid), int(st.Gid)}
+	}
+	return [2]int{-1, -1}
+}

@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/filelock"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -138,15 +140,12 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	return land(ctx, t, out)
 }
 
-// land writes out over t once the change journal has it.
+// land writes out over t once the change journal has what t held.
 func land(ctx context.Context, t *sandbox.Path, out []byte) error {
-	m, err := journal.Before(ctx, "write", journal.Change{Path: t, After: out})
-	if err != nil {
+	if err := journal.Replaced(ctx, t); err != nil {
 		return err
 	}
-	err = t.WriteFile(out, 0o644)
-	m.Done(err)
-	return err
+	return t.WriteFile(out, 0o644)
 }
 
 // busy says the call ended while another change of the file was under way.
@@ -164,6 +163,10 @@ func create(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func
 	}
 	if limit > 0 && int64(len(out)) > limit {
 		return &ResultTooLargeError{Path: p.Abs, Size: int64(len(out)), Max: limit}
+	}
+	// Journaled before the parents are made: an undo removes them too.
+	if err := journal.Keep(ctx, t); err != nil {
+		return err
 	}
 	if h.parents {
 		if err := t.Dir().MkdirAll(0o755); err != nil {
@@ -184,12 +187,7 @@ func create(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func
 	if err := tf.File().Chmod(0o644); err != nil { // the umask may have narrowed it
 		return fmt.Errorf("cannot write %s: %v", p.Abs, sandbox.Cause(err))
 	}
-	m, err := journal.Before(ctx, "create", journal.Change{Path: t, After: out})
-	if err != nil {
-		return err
-	}
 	err = tf.Commit(false)
-	m.Done(err)
 	if errors.Is(err, os.ErrExist) {
 		return errReplaced // created meanwhile: change that one
 	}
@@ -297,12 +295,12 @@ func lock(ctx context.Context, key any) (unlock func(), err error) {
 func lockFile(ctx context.Context, f *os.File, after func()) (release func(), err error) {
 	done := func(locked bool) {
 		if locked {
-			unlockFD(f)
+			filelock.Unlock(f)
 		}
 		f.Close()
 		after()
 	}
-	ok, err := tryLockFD(f)
+	ok, err := filelock.TryLock(f)
 	if err != nil {
 		done(false)
 		return nil, err
@@ -311,7 +309,7 @@ func lockFile(ctx context.Context, f *os.File, after func()) (release func(), er
 		return func() { done(true) }, nil
 	}
 	got := make(chan error, 1)
-	go func() { got <- lockFD(f) }()
+	go func() { got <- filelock.Lock(f) }()
 	select {
 	case err := <-got:
 		if err != nil {
@@ -330,30 +328,38 @@ func lockFile(ctx context.Context, f *os.File, after func()) (release func(), er
 // removal cannot land after it and bring the file back, and one waiting
 // for the lock finds the file gone.
 func removeLocked(ctx context.Context, p *sandbox.Path) error {
+	return underLocks(ctx, p, "delete", func() error { return takeOrRemove(ctx, p) })
+}
+
+// underLocks runs change (which replaces or removes what p names) under
+// the locks Modify takes: the name's in-process lock and, when p is a
+// regular file, the lock of its identity and its cross-process file
+// lock, with the name checked to still lead to that file.
+func underLocks(ctx context.Context, p *sandbox.Path, verb string, change func() error) error {
 	for range maxEditRetries {
 		unlock, err := lock(ctx, p.Root.Path+"\x00"+p.Rel)
 		if err != nil {
 			return busy(p, err)
 		}
-		err = removeOnce(ctx, p)
+		err = lockedOnce(ctx, p, verb, change)
 		unlock()
 		if err != errReplaced {
 			return err
 		}
 	}
-	return fmt.Errorf("cannot delete %s: it keeps being replaced by another writer; try again", p.Abs)
+	return fmt.Errorf("cannot %s %s: it keeps being replaced by another writer; try again", verb, p.Abs)
 }
 
-func removeOnce(ctx context.Context, p *sandbox.Path) error {
-	f, err := p.Open()
+func lockedOnce(ctx context.Context, p *sandbox.Path, verb string, change func() error) error {
+	f, err := p.OpenFile(os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		// Not openable (no read permission): removed by name, as before.
-		return p.Remove()
+		// Not there, or not openable (no read permission): by name.
+		return change()
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return p.Remove()
+		return change()
 	}
 	unlockKey, err := lock(ctx, fileKey(f, fi, p))
 	if err != nil {
@@ -362,11 +368,25 @@ func removeOnce(ctx context.Context, p *sandbox.Path) error {
 	}
 	release, err := lockFile(ctx, f, unlockKey)
 	if err != nil {
-		return fmt.Errorf("cannot delete %s: %w", p.Abs, err)
+		return fmt.Errorf("cannot %s %s: %w", verb, p.Abs, err)
 	}
 	defer release()
 	if now, err := p.Lstat(); err != nil || !os.SameFile(now, fi) {
 		return errReplaced
+	}
+	return change()
+}
+
+// takeOrRemove removes p: into the change journal where it can be moved
+// there (an undo moves it back), else for good once the journal has
+// what it held.
+func takeOrRemove(ctx context.Context, p *sandbox.Path) error {
+	taken, err := journal.Take(ctx, p, "deleted")
+	if err != nil || taken {
+		return err
+	}
+	if fi, err := p.Lstat(); err == nil && fi.IsDir() {
+		return p.RemoveAll()
 	}
 	return p.Remove()
 }

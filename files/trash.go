@@ -41,11 +41,6 @@ func Trash(ctx context.Context, p *sandbox.Path, trashDir string, now time.Time,
 	if !fi.Mode().IsRegular() {
 		return "", fault.Errorf(fault.NotDir, p.Abs, "not a file: %s", p.Abs)
 	}
-	m, err := journal.Before(ctx, "trash", journal.Change{Path: p, Gone: true})
-	if err != nil {
-		return "", err
-	}
-	defer func() { m.Done(err) }()
 	trash, err := OpenTrash(trashDir, within...)
 	if err != nil {
 		return "", err
@@ -53,6 +48,9 @@ func Trash(ctx context.Context, p *sandbox.Path, trashDir string, now time.Time,
 	defer trash.Close()
 	name := strconv.FormatInt(now.UnixMilli(), 10) + "_" + filepath.Base(p.Abs)
 	dest = filepath.Join(filepath.Clean(trashDir), name)
+	if err := journal.Trashed(ctx, p, dest); err != nil {
+		return "", err
+	}
 	moved, err := renameIntoTrash(p, trash, name)
 	switch {
 	case moved:

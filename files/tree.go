@@ -29,21 +29,12 @@ func Mkdir(ctx context.Context, dir *sandbox.Path) (created bool, err error) {
 	if _, err := dir.Target(); err != nil { // a dangling link out of the root
 		return false, err
 	}
-	// Journaled deepest first, so an undo removes them in that order.
-	var made []journal.Change
-	for d := dir; !d.IsRoot(); d = d.Dir() {
-		if _, err := d.Lstat(); err == nil {
-			break
-		}
-		made = append(made, journal.Change{Path: d, Dir: true})
-	}
-	m, err := journal.Before(ctx, "mkdir", made...)
-	if err != nil {
+	// The journal records dir and its missing parents as made, so an undo
+	// removes each (if still empty).
+	if err := journal.Keep(ctx, dir); err != nil {
 		return false, err
 	}
-	err = dir.MkdirAll(0o755)
-	m.Done(err)
-	if err != nil {
+	if err := dir.MkdirAll(0o755); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -60,22 +51,32 @@ func Delete(ctx context.Context, p *sandbox.Path, recursive bool) (err error) {
 	if err != nil {
 		return err
 	}
-	m, err := journal.Before(ctx, "delete", journal.Change{Path: p, Gone: true})
-	if err != nil {
-		return err
-	}
-	defer func() { m.Done(err) }()
 	if fi.Mode().IsRegular() {
 		return removeLocked(ctx, p)
+	}
+	if fi.IsDir() && !recursive {
+		if ents, err := p.ReadDir(); err == nil && len(ents) > 0 {
+			return notEmpty(p)
+		}
+	}
+	// The whole tree moves into the change journal where it can (an undo
+	// moves it back), else the journal copies it first.
+	taken, err := journal.Take(ctx, p, "deleted")
+	if err != nil || taken {
+		return err
 	}
 	if !fi.IsDir() || !recursive {
 		err := p.Remove()
 		if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
-			return fault.Errorf(fault.NotEmpty, p.Abs, "%s is a directory that is not empty; pass recursive=true to delete it and everything in it", p.Abs)
+			return notEmpty(p)
 		}
 		return err
 	}
 	return p.RemoveAll()
+}
+
+func notEmpty(p *sandbox.Path) error {
+	return fault.Errorf(fault.NotEmpty, p.Abs, "%s is a directory that is not empty; pass recursive=true to delete it and everything in it", p.Abs)
 }
 
 // Copy copies a file, symlink or directory tree from src to dst, keeping
@@ -91,11 +92,17 @@ func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) (err erro
 	if err != nil {
 		return err
 	}
-	m, err := journal.Before(ctx, "copy", journal.Change{Path: dst, Same: src})
+	if dfi, err = takeReplaced(ctx, dst, dfi); err != nil {
+		return err
+	}
+	if sfi.IsDir() {
+		err = journal.MadeTree(ctx, dst)
+	} else {
+		err = journal.Keep(ctx, dst)
+	}
 	if err != nil {
 		return err
 	}
-	defer func() { m.Done(err) }()
 	undoParents, err := makeParents(dst)
 	if err != nil {
 		return err
@@ -221,11 +228,12 @@ func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) (err e
 	if err != nil {
 		return err
 	}
-	m, err := journal.Before(ctx, "move", journal.Change{Path: src, Gone: true}, journal.Change{Path: dst, Same: src})
-	if err != nil {
+	if dfi, err = takeReplaced(ctx, dst, dfi); err != nil {
 		return err
 	}
-	defer func() { m.Done(err) }()
+	if err := journal.Moved(ctx, src, dst); err != nil {
+		return err
+	}
 	undoParents := func() {}
 	if o.MakeParents {
 		undoParents, err = makeParents(dst)
@@ -254,6 +262,24 @@ func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) (err e
 		return fmt.Errorf("copied %s to %s but could not remove the source: %v", src.Abs, dst.Abs, sandbox.Cause(err))
 	}
 	return nil
+}
+
+// takeReplaced moves an existing dst (dfi: its Lstat) into the change
+// journal before a copy or move replaces it; it returns nil when dst is
+// gone, or dfi when the journal kept a copy instead and dst is replaced
+// as before.
+func takeReplaced(ctx context.Context, dst *sandbox.Path, dfi fs.FileInfo) (fs.FileInfo, error) {
+	if dfi == nil {
+		return nil, nil
+	}
+	taken, err := journal.Take(ctx, dst, "replaced")
+	if err != nil {
+		return dfi, err
+	}
+	if taken {
+		return nil, nil
+	}
+	return dfi, nil
 }
 
 // checkTransfer validates a copy or move before anything changes and
@@ -433,7 +459,10 @@ func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final
 		if !src.LinkInside(link) || !final.LinkInside(link) {
 			return fault.Errorf(fault.Outside, src.Abs, "cannot copy symlink %s: its target is outside allowed directories", src.Abs)
 		}
-		return dst.Symlink(link)
+		if err := dst.Symlink(link); err != nil {
+			return err
+		}
+		return dst.Lchtimes(atime(fi), fi.ModTime())
 	}
 	return fmt.Errorf("cannot copy %s: it is not a regular file, directory or symlink", src.Abs)
 }

@@ -3,7 +3,6 @@ package files
 import (
 	"context"
 
-	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -15,14 +14,6 @@ import (
 // replaces one another writer created meanwhile.
 func Write(ctx context.Context, p *sandbox.Path, data []byte) error {
 	return WriteWith(ctx, p, data, WriteOptions{MakeParents: true})
-}
-
-// An undo restores a file's content as every writer writes it, under the
-// same locks (journal cannot import this package).
-func init() {
-	journal.Restore = func(ctx context.Context, p *sandbox.Path, data []byte) error {
-		return WriteWith(ctx, p, data, WriteOptions{MakeParents: true})
-	}
 }
 
 // WriteOptions are the policies a profile chooses for a write, decided

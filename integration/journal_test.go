@@ -229,16 +229,20 @@ func TestUndoToolAndJournalOutOfReach(t *testing.T) {
 			if fi, err := os.Stat(jdir); err != nil || fi.Mode().Perm() != 0o700 {
 				t.Errorf("journal directory mode: %v %v", fi.Mode(), err)
 			}
-			rel, _ := filepath.Rel(root, filepath.Join(jdir, "log"))
+			const log = "seg/00000001/log"
+			if !strings.Contains(readFileOr(filepath.Join(jdir, log)), `"t":"b"`) {
+				t.Fatalf("no log at %s", filepath.Join(jdir, log))
+			}
+			rel, _ := filepath.Rel(root, filepath.Join(jdir, log))
 			symlink(t, jdir, filepath.Join(root, "j"))
-			for _, p := range []string{filepath.Join(jdir, "log"), filepath.Join(root, rel), root + "/j/log", root + "/./j/../j/log"} {
+			for _, p := range []string{filepath.Join(jdir, log), filepath.Join(root, rel), root + "/j/" + log, root + "/./j/../j/" + log} {
 				tool, a := pr.read(p)
 				res, err := callRaw(cs, tool, a, nil)
-				if err == nil && !res.IsError && strings.Contains(testenv.Text(res), `"kind"`) {
+				if err == nil && !res.IsError && strings.Contains(testenv.Text(res), `"t":"b"`) {
 					t.Errorf("%s %s read the journal", tool, p)
 				}
 			}
-			for _, p := range []string{filepath.Join(jdir, "log"), root + "/j/log"} {
+			for _, p := range []string{filepath.Join(jdir, log), root + "/j/" + log} {
 				res, err := callRaw(cs, "fs_undo", map[string]any{"path": p, "since": "1h"}, nil)
 				if err == nil && !res.IsError {
 					t.Errorf("fs_undo path=%s was accepted", p)
@@ -352,8 +356,12 @@ func TestUndoRacingEditsLosesNeither(t *testing.T) {
 				return
 			}
 			res, err := callRaw(cs, "fs_edit", map[string]any{"file_path": name, "old_string": "END\n", "new_string": fmt.Sprintf("tok%05d\nEND\n", i)}, nil)
-			if err != nil || res.IsError {
-				done <- fmt.Errorf("edit %d: %v %s", i, err, testenv.Text(res))
+			if err != nil {
+				done <- fmt.Errorf("edit %d: %v", i, err)
+				return
+			}
+			if res.IsError {
+				done <- fmt.Errorf("edit %d: %s", i, testenv.Text(res))
 				return
 			}
 		}
@@ -369,7 +377,7 @@ func TestUndoRacingEditsLosesNeither(t *testing.T) {
 	id := strings.Fields(lines[len(lines)-1])[0]
 	out, err := exec.Command(binary, "undo", root, "--id", id, "--force").CombinedOutput()
 	close(undone)
-	if err != nil || !strings.Contains(string(out), "restored 1") {
+	if err != nil || !strings.Contains(string(out), "undone 1") {
 		t.Fatalf("fsmcp undo --id %s --force: %v\n%s", id, err, out)
 	}
 	if err := <-done; err != nil {

@@ -1,317 +1,303 @@
+//go:build unix
+
 package journal_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/fsmcp/fsmcp/catalog"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-// setup returns a root, its sandbox, and an active journal outside it.
-func setup(t testing.TB, cfg journal.Config) (string, *sandbox.Sandbox, *journal.Set) {
+// world is a journal over one or two DIRs.
+type world struct {
+	t     *testing.T
+	roots []string
+	sb    *sandbox.Sandbox
+	j     *journal.Set
+	dir   string // the journal's directory
+}
+
+func newWorld(t *testing.T, n int, size int64) *world {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
+	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Dir == "" {
-		cfg.Dir = filepath.Join(t.TempDir(), "journal")
+	w := &world{t: t, dir: filepath.Join(base, "state")}
+	for i := range n {
+		r := filepath.Join(base, fmt.Sprintf("root%d", i))
+		os.MkdirAll(r, 0o755)
+		w.roots = append(w.roots, r)
 	}
-	sb, errs := sandbox.New([]string{root})
+	sb, errs := sandbox.New(w.roots)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	t.Cleanup(func() { sb.Close() })
-	j := journal.New(cfg)
-	journal.Use(j)
-	t.Cleanup(func() { journal.Use(nil) })
-	return root, sb, j
+	w.sb = sb
+	w.j = journal.New(journal.Config{Dir: w.dir, MaxSize: size}, files.JournalOps{})
+	return w
 }
 
-func resolve(t testing.TB, sb *sandbox.Sandbox, p string) *sandbox.Path {
-	t.Helper()
-	sp, err := sb.Resolve(p)
+func (w *world) path(rel string) *sandbox.Path {
+	w.t.Helper()
+	p, err := w.sb.Resolve(filepath.Join(w.roots[0], rel))
 	if err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
-	return sp
+	return p
 }
 
-func store(t *testing.T, j *journal.Set, root string) *journal.Store {
-	t.Helper()
-	st, err := j.Store(root)
+// step runs fn as one call of tool and returns what its end said.
+func (w *world) step(tool string, fn func(ctx context.Context) error) []string {
+	w.t.Helper()
+	st := w.j.Begin(journal.Actor{Tool: tool, Session: "secret-session-id"}, w.sb.Roots())
+	ctx := journal.With(context.Background(), st)
+	if err := fn(ctx); err != nil {
+		w.t.Fatalf("%s: %v", tool, err)
+	}
+	return st.End(ctx)
+}
+
+func (w *world) store(i int) *journal.Store {
+	st, err := w.j.Store(w.roots[i])
 	if err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
 	return st
 }
 
-func want(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	b, err := os.ReadFile(path)
+func (w *world) undo(i int, sel journal.Select, why journal.Purpose) *journal.Report {
+	w.t.Helper()
+	es, err := w.store(i).Pick(sel, why)
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		w.t.Fatal(err)
 	}
-	if string(b) != content {
-		t.Errorf("%s holds %q, want %q", path, b, content)
-	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != mode {
-		t.Errorf("%s has mode %v, want %v", path, fi.Mode().Perm(), mode)
-	}
+	return w.j.Undo(context.Background(), w.sb, es, false, journal.Actor{Tool: "test undo"})
 }
 
-func gone(t *testing.T, path string) {
-	t.Helper()
-	if _, err := os.Lstat(path); !os.IsNotExist(err) {
-		t.Errorf("%s exists, want it gone (%v)", path, err)
-	}
-}
-
-// TestUndoRestoresEveryCoreChange: a write, a create, an edit, a delete,
-// a move and a copy over a file, each undone, leave bytes and mode as
-// they were.
-func TestUndoRestoresEveryCoreChange(t *testing.T) {
-	ctx := journal.WithActor(context.Background(), "test", "s1")
-	for _, tc := range []struct {
-		name   string
-		change func(t *testing.T, sb *sandbox.Sandbox, root string) error
-		check  func(t *testing.T, root string)
-	}{
-		{"write", func(t *testing.T, sb *sandbox.Sandbox, root string) error {
-			return files.Write(ctx, resolve(t, sb, root+"/a.txt"), []byte("new"))
-		}, func(t *testing.T, root string) { want(t, root+"/a.txt", "old\n", 0o600) }},
-		{"create", func(t *testing.T, sb *sandbox.Sandbox, root string) error {
-			return files.Write(ctx, resolve(t, sb, root+"/new.txt"), []byte("new"))
-		}, func(t *testing.T, root string) { gone(t, root+"/new.txt") }},
-		{"modify", func(t *testing.T, sb *sandbox.Sandbox, root string) error {
-			return files.Modify(ctx, resolve(t, sb, root+"/a.txt"), 0, func(old []byte) ([]byte, error) { return append(old, "more"...), nil })
-		}, func(t *testing.T, root string) { want(t, root+"/a.txt", "old\n", 0o600) }},
-		{"delete", func(t *testing.T, sb *sandbox.Sandbox, root string) error {
-			return files.Delete(ctx, resolve(t, sb, root+"/a.txt"), false)
-		}, func(t *testing.T, root string) { want(t, root+"/a.txt", "old\n", 0o600) }},
-		{"move", func(t *testing.T, sb *sandbox.Sandbox, root string) error {
-			return files.Move(ctx, resolve(t, sb, root+"/a.txt"), resolve(t, sb, root+"/b.txt"), true)
-		}, func(t *testing.T, root string) {
-			want(t, root+"/a.txt", "old\n", 0o600)
-			want(t, root+"/b.txt", "bee\n", 0o640)
-		}},
-		{"copy over", func(t *testing.T, sb *sandbox.Sandbox, root string) error {
-			return files.Copy(ctx, resolve(t, sb, root+"/a.txt"), resolve(t, sb, root+"/b.txt"), true)
-		}, func(t *testing.T, root string) {
-			want(t, root+"/a.txt", "old\n", 0o600)
-			want(t, root+"/b.txt", "bee\n", 0o640)
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root, sb, j := setup(t, journal.Config{})
-			os.WriteFile(root+"/a.txt", []byte("old\n"), 0o600)
-			os.Chmod(root+"/a.txt", 0o600)
-			os.WriteFile(root+"/b.txt", []byte("bee\n"), 0o640)
-			os.Chmod(root+"/b.txt", 0o640)
-			if err := tc.change(t, sb, root); err != nil {
-				t.Fatal(err)
+// snapshot is every path below the roots with its type, mode, owner,
+// times and content.
+func (w *world) snapshot() map[string]string {
+	out := map[string]string{}
+	for i, r := range w.roots {
+		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
 			}
-			st := store(t, j, root)
-			es, err := st.Pick(journal.Select{Session: "s1"})
-			if err != nil || len(es) != 1 {
-				t.Fatalf("journal holds %d entries of the session (%v), want 1", len(es), err)
+			fi, err := os.Lstat(p)
+			if err != nil {
+				return nil
 			}
-			if es[0].Tool != "test" {
-				t.Errorf("entry names tool %q, want test", es[0].Tool)
+			st := fi.Sys().(*syscall.Stat_t)
+			s := fmt.Sprintf("%v %d:%d mtime=%d", fi.Mode(), st.Uid, st.Gid, fi.ModTime().UnixNano())
+			switch {
+			case fi.Mode().IsRegular():
+				b, _ := os.ReadFile(p)
+				s += fmt.Sprintf(" %x", sha256.Sum256(b))
+			case fi.Mode()&fs.ModeSymlink != 0:
+				t, _ := os.Readlink(p)
+				s += " -> " + t
 			}
-			r := j.Undo(ctx, sb, st, es, false)
-			if len(r.Skipped) > 0 {
-				t.Fatalf("undo skipped: %s", r)
-			}
-			tc.check(t, root)
+			rel, _ := filepath.Rel(r, p)
+			out[fmt.Sprintf("%d:%s", i, rel)] = s
+			return nil
 		})
 	}
+	return out
 }
 
-// TestUndoRefusedWhenChangedSince: a file changed after the journaled
-// change is named and left alone, unless forced.
-func TestUndoRefusedWhenChangedSince(t *testing.T) {
-	ctx := context.Background()
-	root, sb, j := setup(t, journal.Config{})
-	os.WriteFile(root+"/a.txt", []byte("one"), 0o644)
-	if err := files.Write(ctx, resolve(t, sb, root+"/a.txt"), []byte("two")); err != nil {
+func diff(a, b map[string]string) string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		if a[k] != b[k] {
+			out = append(out, fmt.Sprintf("%s: %q != %q", k, a[k], b[k]))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func write(t *testing.T, p, s string, mode os.FileMode, mtime time.Time) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(s), mode); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(root+"/a.txt", []byte("someone else"), 0o644)
-	st := store(t, j, root)
-	es, _ := st.Pick(journal.Select{Last: 1})
-	r := j.Undo(ctx, sb, st, es, false)
-	if len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0], root+"/a.txt") || !strings.Contains(r.Skipped[0], "changed since") {
-		t.Fatalf("undo report %q does not refuse naming the file", r)
-	}
-	want(t, root+"/a.txt", "someone else", 0o644)
-	if r := j.Undo(ctx, sb, st, es, true); len(r.Skipped) > 0 {
-		t.Fatalf("forced undo skipped: %s", r)
-	}
-	want(t, root+"/a.txt", "one", 0o644)
+	os.Chmod(p, mode)
+	os.Chtimes(p, mtime, mtime)
 }
 
-// TestUndoOfUndoRedoes: the undo is journaled; undoing it brings the
-// change back.
-func TestUndoOfUndoRedoes(t *testing.T) {
-	ctx := context.Background()
-	root, sb, j := setup(t, journal.Config{})
-	os.WriteFile(root+"/a.txt", []byte("one"), 0o644)
-	files.Write(ctx, resolve(t, sb, root+"/a.txt"), []byte("two"))
-	st := store(t, j, root)
-	for i, w := range []string{"one", "two", "one"} {
-		es, _ := st.Pick(journal.Select{Last: 1})
-		if r := j.Undo(ctx, sb, st, es, false); len(r.Skipped) > 0 {
-			t.Fatalf("undo %d skipped: %s", i, r)
-		}
-		want(t, root+"/a.txt", w, 0o644)
-	}
-}
+var old = time.Date(2020, 1, 2, 3, 4, 5, 6000, time.UTC)
 
-// TestJournalSurvivesRestart: a new Set over the same directory (fsmcp
-// started again) undoes what the old one journaled.
-func TestJournalSurvivesRestart(t *testing.T) {
-	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "j")
-	root, sb, _ := setup(t, journal.Config{Dir: dir})
-	os.WriteFile(root+"/a.txt", []byte("one"), 0o644)
-	files.Write(ctx, resolve(t, sb, root+"/a.txt"), []byte("two"))
-	j2 := journal.New(journal.Config{Dir: dir})
-	st := store(t, j2, root)
-	es, _ := st.Pick(journal.Select{Last: 1})
-	if r := j2.Undo(ctx, sb, st, es, false); len(r.Skipped) > 0 || len(r.Restored) != 1 {
-		t.Fatalf("undo after restart: %s", r)
+// fixture fills root 0 (and 1) with a tree of every kind: files small
+// and large, set-uid and set-gid modes, a sticky directory, a link, a
+// pipe, an empty directory, all with old times.
+func (w *world) fixture() {
+	r := w.roots[0]
+	write(w.t, r+"/small.txt", "small\n", 0o640, old)
+	write(w.t, r+"/big.bin", strings.Repeat("0123456789abcdef", 4096), 0o644, old)
+	write(w.t, r+"/suid", "#!/bin/sh\n", 0o4755, old)
+	write(w.t, r+"/tree/a.txt", "a\n", 0o600, old)
+	write(w.t, r+"/tree/deep/b.txt", strings.Repeat("b", 20000), 0o644, old)
+	os.Symlink("a.txt", r+"/tree/link")
+	syscall.Mkfifo(r+"/tree/pipe", 0o600)
+	os.MkdirAll(r+"/tree/empty", 0o750)
+	os.Chmod(r+"/tree", 0o2775)
+	os.MkdirAll(r+"/sticky", 0o777)
+	os.Chmod(r+"/sticky", 0o1777)
+	for _, d := range []string{"/tree/deep", "/tree/empty", "/tree", "/sticky", ""} {
+		os.Chtimes(r+d, old, old)
 	}
-	want(t, root+"/a.txt", "one", 0o644)
-}
-
-// TestJournalBounds: past --journal-size the oldest entries go first, and
-// a change larger than the whole budget is made but marked not undoable.
-func TestJournalBounds(t *testing.T) {
-	ctx := context.Background()
-	root, sb, j := setup(t, journal.Config{MaxSize: 8 << 10})
-	for i := range 20 {
-		os.WriteFile(root+"/a.txt", []byte(strings.Repeat(string(rune('a'+i)), 1000)+randomish(i)), 0o644)
-		if err := files.Write(ctx, resolve(t, sb, root+"/a.txt"), []byte("x")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st := store(t, j, root)
-	es, _ := st.Pick(journal.Select{})
-	if len(es) == 0 || len(es) >= 20 {
-		t.Fatalf("journal holds %d of 20 entries, want the newest few", len(es))
-	}
-	if !strings.Contains(st.Line(es[0]), "a.txt") || es[0].NotUndoable != "" {
-		t.Errorf("newest entry %q lost or not undoable", st.Line(es[0]))
-	}
-	if n := dirSize(t, st); n > 8<<10 {
-		t.Errorf("journal is %d bytes, over its 8KiB bound", n)
-	}
-	big := strings.Repeat("z", 20<<10)
-	os.WriteFile(root+"/big.txt", []byte(big), 0o644)
-	if err := files.Write(ctx, resolve(t, sb, root+"/big.txt"), []byte("small")); err != nil {
-		t.Fatalf("a change larger than the journal was not made: %v", err)
-	}
-	want(t, root+"/big.txt", "small", 0o644)
-	es, _ = st.Pick(journal.Select{Last: 1})
-	if es[0].Undoable() || !strings.Contains(es[0].NotUndoable, "larger than the whole journal") {
-		t.Errorf("oversized change: not_undoable = %q", es[0].NotUndoable)
-	}
-	if r := j.Undo(ctx, sb, st, es, false); len(r.Restored) != 0 || len(r.Skipped) != 1 {
-		t.Errorf("undo of an oversized change: %s", r)
+	if len(w.roots) > 1 {
+		write(w.t, w.roots[1]+"/other.txt", "other\n", 0o644, old)
+		os.Chtimes(w.roots[1], old, old)
 	}
 }
 
-func randomish(i int) string { return strings.Repeat(string(rune('A'+i)), 200) }
-
-func dirSize(t *testing.T, st *journal.Store) int64 {
-	var n int64
-	es, _ := st.Entries()
-	_ = es
-	filepath.Walk(st.Dir(), func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() && fi.Name() != "root" {
-			n += fi.Size()
-		}
-		return nil
-	})
-	return n
-}
-
-// TestJournalInsideRootRefused: a journal directory inside an allowed
-// directory is refused, and nothing is changed through it.
-func TestJournalInsideRootRefused(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+// TestEveryChangeComesBackWhole makes each kind of change through the
+// writers of package files (and the catalog), undoes it, and finds every
+// byte, mode (set-uid, set-gid, sticky), owner, time, link, pipe and
+// directory as before; then redoes it and finds the change again.
+func TestEveryChangeComesBackWhole(t *testing.T) {
+	cases := []struct {
+		name  string
+		roots int
+		do    func(w *world, ctx context.Context) error
+	}{
+		{"edit a small file", 1, func(w *world, ctx context.Context) error {
+			return files.Modify(ctx, w.path("small.txt"), 0, func(b []byte) ([]byte, error) { return append(b, "more\n"...), nil })
+		}},
+		{"edit a large file", 1, func(w *world, ctx context.Context) error {
+			return files.Modify(ctx, w.path("big.bin"), 0, func(b []byte) ([]byte, error) { return b[100:], nil })
+		}},
+		{"edit a set-uid file", 1, func(w *world, ctx context.Context) error {
+			return files.Write(ctx, w.path("suid"), []byte("#!/bin/sh\necho\n"))
+		}},
+		{"write with new parents", 1, func(w *world, ctx context.Context) error {
+			return files.Write(ctx, w.path("new/dirs/on/the/way.txt"), []byte("x"))
+		}},
+		{"mkdir -p", 1, func(w *world, ctx context.Context) error {
+			_, err := files.Mkdir(ctx, w.path("m/n/o"))
+			return err
+		}},
+		{"delete a file", 1, func(w *world, ctx context.Context) error { return files.Delete(ctx, w.path("small.txt"), false) }},
+		{"delete a link", 1, func(w *world, ctx context.Context) error { return files.Delete(ctx, w.path("tree/link"), false) }},
+		{"delete a pipe", 1, func(w *world, ctx context.Context) error { return files.Delete(ctx, w.path("tree/pipe"), false) }},
+		{"delete a tree", 1, func(w *world, ctx context.Context) error { return files.Delete(ctx, w.path("tree"), true) }},
+		{"copy a tree", 1, func(w *world, ctx context.Context) error {
+			return files.Copy(ctx, w.path("tree/deep"), w.path("copy/of/deep"), false)
+		}},
+		{"copy a file over another", 1, func(w *world, ctx context.Context) error {
+			return files.Copy(ctx, w.path("small.txt"), w.path("big.bin"), true)
+		}},
+		{"rename a tree", 1, func(w *world, ctx context.Context) error {
+			return files.Move(ctx, w.path("tree"), w.path("moved/tree"), false)
+		}},
+		{"move a file over another", 1, func(w *world, ctx context.Context) error {
+			return files.Move(ctx, w.path("small.txt"), w.path("suid"), true)
+		}},
+		{"move a tree to another root", 2, func(w *world, ctx context.Context) error {
+			dst, _ := w.sb.Resolve(filepath.Join(w.roots[1], "arrived"))
+			return files.Move(ctx, w.path("tree"), dst, false)
+		}},
+		{"chmod a set-gid directory", 1, func(w *world, ctx context.Context) error {
+			return files.Chmod(ctx, w.path("tree"), 0o755)
+		}},
+		{"chmod a set-uid file", 1, func(w *world, ctx context.Context) error {
+			return files.Chmod(ctx, w.path("suid"), 0o600)
+		}},
+		{"two files in one call", 1, func(w *world, ctx context.Context) error {
+			if err := files.Write(ctx, w.path("small.txt"), []byte("1")); err != nil {
+				return err
+			}
+			return files.Write(ctx, w.path("tree/a.txt"), []byte("2"))
+		}},
+		{"the catalog", 1, func(w *world, ctx context.Context) error {
+			_, err := catalog.Create(ctx, w.path("tree"), w.path("out/catalog.tsv"), catalog.Options{})
+			if err != nil && strings.Contains(err.Error(), "directory of output_file") {
+				os.MkdirAll(w.roots[0]+"/out", 0o755)
+				os.Chtimes(w.roots[0], old, old)
+				return fmt.Errorf("fixture: %v", err)
+			}
+			return err
+		}},
+		{"the trash, outside the roots", 1, func(w *world, ctx context.Context) error {
+			_, err := files.Trash(ctx, w.path("small.txt"), filepath.Join(filepath.Dir(w.roots[0]), "trash"), time.Now())
+			return err
+		}},
 	}
-	dir := filepath.Join(root, "state", "journal")
-	j := journal.New(journal.Config{Dir: dir, Strict: true})
-	if err := j.CheckRoots([]string{root}); err == nil || !strings.Contains(err.Error(), "lies inside an allowed directory") {
-		t.Fatalf("CheckRoots = %v, want a refusal", err)
+	if os.Getuid() == 0 {
+		cases = append(cases, struct {
+			name  string
+			roots int
+			do    func(w *world, ctx context.Context) error
+		}{"chown", 1, func(w *world, ctx context.Context) error { return files.Chown(ctx, w.path("tree/a.txt"), 65534, 65534) }})
 	}
-	if _, err := j.Store(root); err == nil {
-		t.Fatal("a journal inside its root was opened")
-	}
-	sb, _ := sandbox.New([]string{root})
-	defer sb.Close()
-	os.WriteFile(root+"/a.txt", []byte("one"), 0o644)
-	journal.Use(j)
-	defer journal.Use(nil)
-	if err := files.Write(context.Background(), resolve(t, sb, root+"/a.txt"), []byte("two")); err == nil {
-		t.Error("with --journal on, a change in a root holding the journal was made")
-	}
-	want(t, root+"/a.txt", "one", 0o644)
-	// By default that root goes unjournaled, and the journal is not made.
-	journal.Use(journal.New(journal.Config{Dir: dir}))
-	if err := files.Write(context.Background(), resolve(t, sb, root+"/a.txt"), []byte("two")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("a journal was made inside the root: %v", err)
-	}
-}
-
-// TestJournalAgeBound: entries older than --journal-age leave the journal
-// when the next change is journaled; the newest stays.
-func TestJournalAgeBound(t *testing.T) {
-	ctx := context.Background()
-	root, sb, j := setup(t, journal.Config{MaxAge: time.Nanosecond})
-	for _, c := range []string{"one", "two", "three"} {
-		if err := files.Write(ctx, resolve(t, sb, root+"/a.txt"), []byte(c)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	es, _ := store(t, j, root).Pick(journal.Select{})
-	if len(es) != 1 || es[0].After[0].Size != int64(len("three")) {
-		t.Fatalf("journal holds %d entries, want only the newest", len(es))
-	}
-}
-
-// TestJournalCleansTempsLeftByACrash: a temporary blob a killed fsmcp
-// left (an hour old) is removed when the journal is next opened; a
-// younger one, maybe another server's in progress, stays.
-func TestJournalCleansTempsLeftByACrash(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "j")
-	root, sb, j := setup(t, journal.Config{Dir: dir})
-	os.WriteFile(root+"/a.txt", []byte("one"), 0o644)
-	files.Write(context.Background(), resolve(t, sb, root+"/a.txt"), []byte("two"))
-	blobs := filepath.Join(store(t, j, root).Dir(), "blobs")
-	old, young := filepath.Join(blobs, ".tmp-old"), filepath.Join(blobs, ".tmp-young")
-	os.WriteFile(old, []byte("x"), 0o600)
-	os.WriteFile(young, []byte("x"), 0o600)
-	then := time.Now().Add(-2 * time.Hour)
-	os.Chtimes(old, then, then)
-	store(t, journal.New(journal.Config{Dir: dir}), root)
-	if _, err := os.Stat(old); !os.IsNotExist(err) {
-		t.Error("an hour-old temporary file was left")
-	}
-	if _, err := os.Stat(young); err != nil {
-		t.Error("a fresh temporary file was removed")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, c.roots, 64<<20)
+			w.fixture()
+			if c.roots > 1 { // a copy between roots takes files, directories and links
+				os.Remove(w.roots[0] + "/tree/pipe")
+				os.Chtimes(w.roots[0]+"/tree", old, old)
+			}
+			if c.name == "the catalog" {
+				os.MkdirAll(w.roots[0]+"/out", 0o755)
+				os.Chtimes(w.roots[0]+"/out", old, old)
+				os.Chtimes(w.roots[0], old, old)
+			}
+			before := w.snapshot()
+			w.step(c.name, func(ctx context.Context) error { return c.do(w, ctx) })
+			after := w.snapshot()
+			if diff(before, after) == "" {
+				t.Fatal("the change changed nothing")
+			}
+			r := w.undo(0, journal.Select{Last: 1}, journal.ForUndo)
+			if len(r.Skipped) > 0 || len(r.Restored) != 1 {
+				t.Fatalf("undo: %s", r)
+			}
+			if d := diff(before, w.snapshot()); d != "" {
+				t.Fatalf("after undo:\n%s\nundo said: %s", d, r)
+			}
+			if c.name == "the trash, outside the roots" {
+				if ents, _ := os.ReadDir(filepath.Join(filepath.Dir(w.roots[0]), "trash")); len(ents) != 0 {
+					t.Errorf("the trash still holds %d files after the undo", len(ents))
+				}
+			}
+			r = w.undo(0, journal.Select{}, journal.ForRedo)
+			if len(r.Skipped) > 0 || len(r.Restored) != 1 {
+				t.Fatalf("redo: %s", r)
+			}
+			if d := diff(after, w.snapshot()); d != "" && c.name != "the trash, outside the roots" {
+				t.Fatalf("after redo:\n%s\nredo said: %s", d, r)
+			}
+			r = w.undo(0, journal.Select{Last: 1}, journal.ForUndo)
+			if d := diff(before, w.snapshot()); d != "" {
+				t.Fatalf("after the second undo:\n%s\nundo said: %s", d, r)
+			}
+		})
 	}
 }

@@ -1,115 +1,233 @@
 package journal
 
 import (
+	"compress/flate"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-// Line is one change as a person reads it: id, time, tool, session, what
-// happened to which paths, and whether it can be undone.
-func (st *Store) Line(e *Entry) string {
-	var parts []string
-	for i, rel := range e.Paths {
-		b, a := e.Before[i], e.After[i]
-		parts = append(parts, fmt.Sprintf("%s (%s)", filepath.Join(st.root, filepath.FromSlash(rel)), sizes(b, a)))
-	}
-	s := fmt.Sprintf("%s  %s  %s", e.ID, e.Time.Local().Format(time.DateTime), or(e.Tool, "-"))
+// Line is one entry as a person reads it, on one line whatever the names
+// hold: id, time, tool, session, the command (fs_bash), what happened to
+// which paths, and whether it can be undone.
+func (e *Entry) Line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s  %s", e.ID, e.Time.Local().Format(time.DateTime), escape.Name(or(e.Tool, "-")))
 	if e.Session != "" {
-		s += "  session " + e.Session
+		b.WriteString("  session " + escape.Name(e.Session))
 	}
-	s += "  " + e.Kind + " " + strings.Join(parts, ", ")
+	if e.Command != "" {
+		c := e.Command
+		if len(c) > 200 {
+			c = c[:200] + "…"
+		}
+		b.WriteString("  $ " + escape.Name(c))
+	}
+	if len(e.Undoes) > 0 {
+		verb := "undoes"
+		if e.Redo {
+			verb = "redoes"
+		}
+		b.WriteString("  " + verb + " " + strings.Join(e.Undoes, ","))
+	}
+	b.WriteString("  " + e.pathsLine())
 	switch {
-	case e.Aborted:
-		s += "  [failed; nothing landed]"
+	case e.UndoneBy != "":
+		b.WriteString("  [undone by " + e.UndoneBy + "]")
+	case !e.Closed:
+		b.WriteString("  [cut short: fsmcp stopped during it]")
 	case e.NotUndoable != "":
-		s += "  [not undoable: " + e.NotUndoable + "]"
+		b.WriteString("  [not undoable: " + escape.Name(e.NotUndoable) + "]")
 	}
-	return s
+	for _, n := range e.Notes {
+		b.WriteString("  [" + escape.Name(n) + "]")
+	}
+	return b.String()
 }
 
-func sizes(b, a Image) string {
-	return size(b) + " -> " + size(a)
+// pathsLine says what happened to the entry's paths: the first few, and
+// how many more.
+func (e *Entry) pathsLine() string {
+	const show = 5
+	final := map[string]Image{}
+	for _, f := range e.After {
+		final[e.baseOf(f.Base)+"\x00"+f.Path] = f.Image
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, op := range e.Ops {
+		k := e.baseOf(op.Base) + "\x00" + op.Path
+		if seen[k] && op.Kind != "move" || op.Kind == "times" {
+			continue
+		}
+		seen[k] = true
+		name := escape.Name(filepath.Join(e.baseOf(op.Base), filepath.FromSlash(op.Path)))
+		var what string
+		switch op.Kind {
+		case "move":
+			what = "moved to " + escape.Name(filepath.Join(e.baseOf(op.ToBase), filepath.FromSlash(op.To)))
+		case "trash":
+			what = "moved to the trash"
+		case "meta":
+			now, ok := final[k]
+			what = fmt.Sprintf("mode %04o", op.Before.Mode)
+			if ok && now.Mode != op.Before.Mode {
+				what += fmt.Sprintf(" -> %04o", now.Mode)
+			}
+			if ok && op.Before.Owner != nil && now.Owner != nil && *op.Before.Owner != *now.Owner {
+				what += fmt.Sprintf(", owner %d:%d -> %d:%d", op.Before.Owner[0], op.Before.Owner[1], now.Owner[0], now.Owner[1])
+			}
+		default:
+			what = size(op.Before) + " -> " + size(final[k])
+		}
+		parts = append(parts, name+" ("+what+")")
+	}
+	if len(parts) > show {
+		parts = append(parts[:show], fmt.Sprintf("and %d more", len(parts)-show))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func size(im Image) string {
-	switch {
-	case !im.Exists:
+	switch im.Type {
+	case Absent:
 		return "absent"
-	case im.Dir:
+	case File:
+		return fmt.Sprintf("%d bytes", im.Size)
+	case Dir:
 		return "directory"
+	case Link:
+		return "link to " + escape.Name(im.Target)
 	}
-	return fmt.Sprintf("%d bytes", im.Size)
+	return im.Type
 }
 
 // maxDiff bounds a diff's input per side.
 const maxDiff = 1 << 20
 
-// Diff is the entry's change as a unified diff per path, from the kept
-// before-image to the after-image (the after content is read from the
-// blob store when an undo kept it, else from the file while it still
-// matches).
-func (st *Store) Diff(e *Entry, sb *sandbox.Sandbox) string {
-	current := func(rel string) ([]byte, bool) {
-		p, err := sb.Resolve(filepath.Join(st.root, filepath.FromSlash(rel)))
-		if err != nil {
-			return nil, false
-		}
-		data, err := p.ReadFile(maxDiff)
-		return data, err == nil
+// Diff is the entry's change as a unified diff per file, from the kept
+// content to what the file holds now, while it still holds what the
+// entry left. Control characters in names and lines are escaped, so a
+// diff cannot move a terminal's cursor or hide a line.
+func (e *Entry) Diff(sb *sandbox.Sandbox) string {
+	final := map[string]Image{}
+	for _, f := range e.After {
+		final[e.baseOf(f.Base)+"\x00"+f.Path] = f.Image
 	}
 	var b strings.Builder
-	for i, rel := range e.Paths {
-		name := filepath.Join(st.root, filepath.FromSlash(rel))
-		before, ok1 := st.side(e.Before[i], nil)
-		after, ok2 := st.side(e.After[i], func() ([]byte, bool) { return current(rel) })
-		if !ok1 || !ok2 {
-			fmt.Fprintf(&b, "%s: no diff (its content is not kept, or changed since)\n", name)
+	for _, op := range e.Ops {
+		if op.Kind != "state" {
 			continue
 		}
-		if isBinary(before) || isBinary(after) {
-			fmt.Fprintf(&b, "%s: binary content changed\n", name)
+		k := e.baseOf(op.Base) + "\x00" + op.Path
+		after, ok := final[k]
+		if !ok || op.Before.Type != File && after.Type != File {
+			continue
+		}
+		name := filepath.Join(e.baseOf(op.Base), filepath.FromSlash(op.Path))
+		before, ok1 := e.content(op.Before)
+		now, ok2 := e.current(sb, name, after)
+		if !ok1 || !ok2 {
+			fmt.Fprintf(&b, "%s: no diff (its content is not kept, or changed since)\n", escape.Name(name))
+			continue
+		}
+		if binary(before) || binary(now) {
+			fmt.Fprintf(&b, "%s: binary content changed\n", escape.Name(name))
 			continue
 		}
 		d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-			A: difflib.SplitLines(string(before)), B: difflib.SplitLines(string(after)),
-			FromFile: name + " (before)", ToFile: name + " (after)", Context: 3,
+			A: difflib.SplitLines(string(before)), B: difflib.SplitLines(string(now)),
+			FromFile: escape.Name(name) + " (before)", ToFile: escape.Name(name) + " (after)", Context: 3,
 		})
 		if d == "" {
-			d = fmt.Sprintf("%s: content unchanged\n", name)
+			d = escape.Name(name) + ": content unchanged\n"
 		}
-		b.WriteString(d)
+		b.WriteString(escapeText(d))
 	}
 	return b.String()
 }
 
-// side returns an image's content: none for an absent path, the blob when
-// kept, else what cur returns if its hash matches.
-func (st *Store) side(im Image, cur func() ([]byte, bool)) ([]byte, bool) {
-	if !im.Exists {
-		return nil, true
+// content reads a kept content, up to maxDiff bytes.
+func (e *Entry) content(im Image) ([]byte, bool) {
+	if im.Type != File {
+		return nil, im.Type == Absent
 	}
-	if im.Dir || im.Size > maxDiff {
+	if im.Size > maxDiff {
 		return nil, false
 	}
-	if data, err := st.blob(im.Hash); err == nil {
-		return data, true
-	}
-	if cur == nil {
+	r, err := e.store.openContent(&im)
+	if err != nil {
 		return nil, false
 	}
-	data, ok := cur()
-	if !ok || hashOf(data) != im.Hash {
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, maxDiff+1))
+	return b, err == nil
+}
+
+// current reads what name holds now if it is what the entry left.
+func (e *Entry) current(sb *sandbox.Sandbox, name string, after Image) ([]byte, bool) {
+	if after.Type != File {
+		return nil, after.Type == Absent
+	}
+	p, err := sb.Resolve(name)
+	if err != nil || after.Size > maxDiff {
+		return nil, false
+	}
+	data, err := p.ReadFile(maxDiff)
+	if err != nil || after.Hash != "" && hashOf(data) != after.Hash {
 		return nil, false
 	}
 	return data, true
 }
 
-func isBinary(b []byte) bool {
+func binary(b []byte) bool {
 	return strings.IndexByte(string(b[:min(len(b), 8000)]), 0) >= 0
+}
+
+// escapeText escapes a text's control characters but newlines and
+// tabs (ESC, BEL, carriage returns: what could move a terminal's cursor
+// or hide a line), as \xNN.
+func escapeText(s string) string {
+	var b strings.Builder
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n', c == '\t':
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			b.WriteString("\\x")
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// readTree reads a tree listing kept in a pack.
+func (store *Store) readTree(ref *packRef) ([]treeEntry, error) {
+	f, err := store.fs.Open(segPath(ref.Seg, ref.Name))
+	if err != nil {
+		return nil, fmt.Errorf("its old content is no longer in the journal")
+	}
+	defer f.Close()
+	var list []treeEntry
+	err = json.NewDecoder(flate.NewReader(io.NewSectionReader(f, ref.Off, ref.Len))).Decode(&list)
+	return list, err
 }

@@ -4,54 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-// Select picks the entries an undo or a listing concerns; the zero
-// Select picks every entry.
-type Select struct {
-	ID      string    // one change
-	Session string    // a session's changes
-	Since   time.Time // changes at or after this time
-	Last    int       // the last N changes
-}
-
-// Pick returns the entries sel names, newest first.
-func (st *Store) Pick(sel Select) ([]*Entry, error) {
-	es, err := st.Entries()
-	if err != nil {
-		return nil, err
-	}
-	sortNewestFirst(es)
-	var out []*Entry
-	for _, e := range es {
-		switch {
-		case sel.ID != "" && e.ID != sel.ID:
-			continue
-		case sel.Session != "" && e.Session != sel.Session:
-			continue
-		case !sel.Since.IsZero() && e.Time.Before(sel.Since):
-			continue
-		}
-		out = append(out, e)
-		if sel.Last > 0 && len(out) == sel.Last {
-			break
-		}
-	}
-	if sel.ID != "" && len(out) == 0 {
-		return nil, fmt.Errorf("no change %q in the journal of %s (fs_history lists them; old ones leave it past --journal-size or --journal-age)", sel.ID, st.root)
-	}
-	return out, nil
-}
-
 // Report says what an undo did.
 type Report struct {
-	Restored []string // "id path" lines
+	Restored []string // one line per entry undone
 	Skipped  []string // one sentence each
+	Partial  int      // entries undone but for what their lines name
 }
 
 func (r *Report) String() string {
@@ -60,7 +29,7 @@ func (r *Report) String() string {
 		return "nothing to undo"
 	}
 	if len(r.Restored) > 0 {
-		fmt.Fprintf(&b, "restored %d:\n", len(r.Restored))
+		fmt.Fprintf(&b, "undone %d:\n", len(r.Restored))
 		for _, s := range r.Restored {
 			fmt.Fprintf(&b, "  %s\n", s)
 		}
@@ -74,31 +43,37 @@ func (r *Report) String() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// Undo reverts the entries (newest first, as Pick returns them) in sb,
-// journaling the undo itself as kind "undo" (so undoing it redoes). An
-// entry whose file changed since (its content differs from the entry's
-// after-image) is skipped with a sentence naming the file, unless force.
-func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, st *Store, es []*Entry, force bool) *Report {
+// Undo reverts the entries (newest first, as Pick returns them) through
+// sb, as one step: ctx's step when it has one (fs_undo's call), else a
+// new one for actor. An entry whose paths no longer hold what it left
+// (someone changed them since) is skipped with a sentence naming them,
+// unless force; nothing outside sb's roots is touched. The undo is
+// journaled itself: undoing it redoes.
+func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force bool, actor Actor) *Report {
+	step := From(ctx)
+	if step == nil || step.set != s {
+		step = s.Begin(actor, sb.Roots())
+		ctx = With(ctx, step)
+		defer step.End(ctx)
+	}
 	r := &Report{}
 	for _, e := range es {
-		if !e.Undoable() {
-			why := e.NotUndoable
-			if e.Aborted {
-				why = "the change itself failed, so nothing landed"
-			}
-			r.Skipped = append(r.Skipped, fmt.Sprintf("%s (%s %s): not undoable: %s", e.ID, e.Tool, st.abs(e.Paths), why))
-			continue
-		}
-		line := fmt.Sprintf("%s %s (%s at %s)", e.ID, st.abs(e.Paths), or(e.Tool, e.Kind), e.Time.Local().Format(time.DateTime))
-		err := s.undoOne(ctx, sb, st, e, force)
+		segs := map[int]bool{e.seg: true}
+		s.pin(e.store, segs, true)
+		err := s.undoEntry(ctx, sb, e, force)
+		s.pin(e.store, segs, false)
+		line := fmt.Sprintf("%s %s (%s at %s)", e.ID, e.pathsLine(), escape.Name(or(e.Tool, "-")), e.Time.Local().Format(time.DateTime))
 		var partial *partialError
 		switch {
 		case errors.As(err, &partial):
 			r.Restored = append(r.Restored, line+"; but "+partial.Error())
+			r.Partial++
+			step.Undid([]string{e.ID}, e.IsUndo())
 		case err != nil:
-			r.Skipped = append(r.Skipped, fmt.Sprintf("%s (%s): %v", e.ID, e.Tool, err))
+			r.Skipped = append(r.Skipped, fmt.Sprintf("%s (%s): %v", e.ID, escape.Name(or(e.Tool, "-")), err))
 		default:
 			r.Restored = append(r.Restored, line)
+			step.Undid([]string{e.ID}, e.IsUndo())
 		}
 	}
 	return r
@@ -111,108 +86,393 @@ func or(a, b string) string {
 	return b
 }
 
-func (st *Store) abs(rels []string) string {
-	var out []string
-	for _, r := range rels {
-		out = append(out, filepath.Join(st.root, filepath.FromSlash(r)))
-	}
-	return strings.Join(out, ", ")
-}
-
-func (s *Set) undoOne(ctx context.Context, sb *sandbox.Sandbox, st *Store, e *Entry, force bool) error {
-	paths := make([]*sandbox.Path, len(e.Paths))
-	datas := make([][]byte, len(e.Paths))
-	changes := make([]Change, len(e.Paths))
-	for i, rel := range e.Paths {
-		abs := filepath.Join(st.root, filepath.FromSlash(rel))
-		p, err := sb.Resolve(abs)
-		if err != nil {
-			return err
-		}
-		paths[i] = p
-		b := e.Before[i]
-		if e.Meta {
-			now, _ := st.stat(p)
-			if !now.Exists {
-				return fmt.Errorf("%s is gone since; its mode and owner are not restored", abs)
-			}
-			changes[i] = Change{Path: p, Meta: true}
-			continue
-		}
-		now, _ := st.image(p, false)
-		if !force && (now.Exists != e.After[i].Exists || now.Dir != e.After[i].Dir || now.Hash != e.After[i].Hash) {
-			return fmt.Errorf("%s changed since (by someone else?); not undone — pass force to undo anyway", abs)
-		}
-		switch {
-		case !b.Exists:
-			changes[i] = Change{Path: p, Gone: true}
-		case b.Dir:
-			changes[i] = Change{Path: p, Dir: true}
-		default:
-			data, err := st.blob(b.Hash)
-			if err != nil {
-				return fmt.Errorf("the old content of %s is no longer in the journal", abs)
-			}
-			datas[i] = data
-			changes[i] = Change{Path: p, After: data}
-		}
-	}
-	m, err := s.Before(ctx, "undo "+e.ID, changes...)
-	if err != nil {
-		return err
-	}
-	quiet := Journaled(ctx)
-	var notes []string
-	for i, p := range paths {
-		b := e.Before[i]
-		var err error
-		switch {
-		case e.Meta:
-			err = p.Chmod(b.Mode.Perm())
-		case !b.Exists:
-			err = p.Remove()
-			if now, _ := p.Lstat(); now == nil {
-				err = nil
-			}
-		case b.Dir:
-			if fi, serr := p.Lstat(); serr != nil || !fi.IsDir() {
-				err = p.MkdirAll(b.Mode.Perm())
-			}
-			if err == nil {
-				err = p.Chmod(b.Mode.Perm())
-			}
-		default:
-			if Restore != nil {
-				err = Restore(quiet, p, datas[i])
-			} else {
-				err = p.WriteFile(datas[i], b.Mode.Perm())
-			}
-			if err == nil {
-				err = p.Chmod(b.Mode.Perm())
-			}
-			if err == nil && !b.MTime.IsZero() {
-				err = p.Chtimes(b.MTime, b.MTime)
-			}
-		}
-		if err == nil && b.Exists && b.Owner != nil {
-			if now, _ := st.stat(p); now.Owner != nil && *now.Owner != *b.Owner {
-				if cerr := p.Chown(b.Owner[0], b.Owner[1]); cerr != nil {
-					notes = append(notes, fmt.Sprintf("the owner of %s (uid %d, gid %d) was not restored: %v", p.Abs, b.Owner[0], b.Owner[1], sandbox.Cause(cerr)))
-				}
-			}
-		}
-		if err != nil {
-			m.Done(err)
-			return err
-		}
-	}
-	if len(notes) > 0 {
-		return &partialError{notes}
-	}
-	return nil
-}
-
 // partialError says what an undo that otherwise landed could not restore.
 type partialError struct{ notes []string }
 
 func (e *partialError) Error() string { return strings.Join(e.notes, "; ") }
+
+// undoer undoes one entry.
+type undoer struct {
+	s     *Set
+	sb    *sandbox.Sandbox
+	e     *Entry
+	ctx   context.Context // carries the undo's step
+	plain context.Context // the same without a step: the writers' own journaling is the undo's
+	notes []string
+	dirs  []dirTimes
+}
+
+type dirTimes struct {
+	p  *sandbox.Path
+	im Image
+}
+
+func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, force bool) error {
+	switch {
+	case e.UndoneBy != "":
+		return fmt.Errorf("already undone by %s (undo that to redo it)", e.UndoneBy)
+	case e.NotUndoable != "" && !force:
+		return fmt.Errorf("not undoable: %s", e.NotUndoable)
+	case len(e.Ops) == 0:
+		return errors.New("it changed nothing")
+	case !e.Closed && !force:
+		return errors.New("it was cut short (fsmcp stopped during it), so what it left is not known; pass force to undo what it recorded")
+	}
+	u := &undoer{s: s, sb: sb, e: e, ctx: ctx, plain: With(ctx, nil)}
+	// Every path must be inside the call's roots before anything changes.
+	for _, op := range e.Ops {
+		if _, err := u.resolve(op.Base, op.Path); err != nil {
+			return err
+		}
+		if op.To != "" {
+			if _, err := u.resolve(op.ToBase, op.To); err != nil {
+				return err
+			}
+		}
+	}
+	if !force {
+		if changed := u.changedSince(); len(changed) > 0 {
+			return fmt.Errorf("%s changed since (by someone else?); not undone — pass force to undo anyway", strings.Join(changed, ", "))
+		}
+	}
+	for i := len(e.Ops) - 1; i >= 0; i-- {
+		if err := u.undoOp(e.Ops[i]); err != nil {
+			return err
+		}
+	}
+	// A directory's times change as its entries come back: they are put
+	// back last, innermost first.
+	sort.SliceStable(u.dirs, func(i, j int) bool { return len(u.dirs[i].p.Rel) > len(u.dirs[j].p.Rel) })
+	for _, d := range u.dirs {
+		if fi, err := d.p.Lstat(); err == nil && fi.IsDir() {
+			d.p.Chtimes(d.im.atime(), d.im.mtime())
+		}
+	}
+	if len(u.notes) > 0 {
+		return &partialError{u.notes}
+	}
+	return nil
+}
+
+// resolve is the path of a DIR's slash path in the undo's sandbox.
+func (u *undoer) resolve(base, rel string) (*sandbox.Path, error) {
+	return u.sb.Resolve(filepath.Join(u.e.baseOf(base), filepath.FromSlash(rel)))
+}
+
+// changedSince lists the paths that no longer hold what the entry left.
+func (u *undoer) changedSince() []string {
+	metaOnly := map[string]bool{}
+	for _, op := range u.e.Ops {
+		if op.Kind == "meta" {
+			metaOnly[u.e.baseOf(op.Base)+"\x00"+op.Path] = true
+		}
+	}
+	var out []string
+	for _, f := range u.e.After {
+		p, err := u.resolve(f.Base, f.Path)
+		if err != nil {
+			continue
+		}
+		now := readFinal(p, f.Image.Manifest != "")
+		same := sameState(f.Image, now)
+		if same && metaOnly[u.e.baseOf(f.Base)+"\x00"+f.Path] {
+			same = f.Image.Mode == now.Mode && ownerEq(f.Image.Owner, now.Owner) && (f.Image.Type != File || f.Image.Nlink == now.Nlink)
+		}
+		if !same {
+			out = append(out, escape.Name(p.Abs))
+		}
+	}
+	return out
+}
+
+func ownerEq(a, b *[2]int) bool { return a == nil || b == nil || *a == *b }
+
+func (u *undoer) undoOp(op Op) error {
+	p, err := u.resolve(op.Base, op.Path)
+	if err != nil {
+		return err
+	}
+	switch op.Kind {
+	case "times":
+		u.dirs = append(u.dirs, dirTimes{p, op.Before})
+		return nil
+	case "meta":
+		return u.restoreMeta(p, op.Before)
+	case "move":
+		to, err := u.resolve(op.ToBase, op.To)
+		if err != nil {
+			return err
+		}
+		return u.moveBack(to, p)
+	case "trash":
+		if err := u.restore(p, op.Before); err != nil {
+			return err
+		}
+		u.untrash(op.Trash, op.Before)
+		return nil
+	}
+	return u.restore(p, op.Before)
+}
+
+// restoreMeta puts back a path's mode, owner and times, on the object
+// itself (refusing one with another hard link, which may lie outside).
+func (u *undoer) restoreMeta(p *sandbox.Path, b Image) error {
+	if !b.Exists() {
+		return nil
+	}
+	if err := Meta(u.ctx, p); err != nil {
+		return err
+	}
+	if b.Type == Dir {
+		u.dirs = append(u.dirs, dirTimes{p, b})
+	}
+	return u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+}
+
+// clear takes whatever p holds now into the journal (the undo's step),
+// so a redo can bring it back; a non-empty directory the entry did not
+// make is left, and named.
+func (u *undoer) clear(p *sandbox.Path, madeTree bool) (bool, error) {
+	fi, err := p.Lstat()
+	if errors.Is(err, fs.ErrNotExist) || fault.KindOf(err) == fault.NotFound {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if fi.IsDir() && !madeTree {
+		ents, err := p.ReadDir()
+		if err != nil {
+			return false, err
+		}
+		if len(ents) > 0 {
+			u.notes = append(u.notes, escape.Name(p.Abs)+" holds files the change did not make, so it was left in place")
+			return false, nil
+		}
+	}
+	taken, err := Take(u.ctx, p, "replaced")
+	if err != nil || taken {
+		return taken, err
+	}
+	if fi.IsDir() {
+		return true, p.RemoveAll()
+	}
+	return true, p.Remove()
+}
+
+// madeTree reports whether the entry made p as a whole tree and left a
+// manifest of it (an undo then removes the tree whole).
+func (u *undoer) madeTree(p *sandbox.Path) bool {
+	for _, f := range u.e.After {
+		if f.Image.Manifest != "" {
+			if q, err := u.resolve(f.Base, f.Path); err == nil && q.Abs == p.Abs {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// restore brings p back to the state b.
+func (u *undoer) restore(p *sandbox.Path, b Image) error {
+	if !b.kept() && b.Type != Absent {
+		u.notes = append(u.notes, escape.Name(p.Abs)+" was not brought back: "+or(b.Lost, "its content was not kept"))
+		return nil
+	}
+	if b.Held != "" {
+		if err := u.restoreHeld(p, b); err == nil || b.Type != File {
+			return err
+		}
+		// A file not moved back (another file system since?) is copied.
+	}
+	switch b.Type {
+	case Absent:
+		_, err := u.clear(p, u.madeTree(p))
+		return err
+	case Dir:
+		return u.restoreDir(p, b)
+	case File:
+		return u.restoreFile(p, b)
+	case Link:
+		if ok, err := u.clear(p, false); !ok || err != nil {
+			return err
+		}
+		if err := Keep(u.ctx, p); err != nil {
+			return err
+		}
+		return p.Symlink(b.Target)
+	case FIFO:
+		if ok, err := u.clear(p, false); !ok || err != nil {
+			return err
+		}
+		if err := Keep(u.ctx, p); err != nil {
+			return err
+		}
+		if err := mkfifo(p, b.perm()); err != nil {
+			return err
+		}
+		return u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+	}
+	return nil
+}
+
+// restoreHeld moves the object the journal holds back to p, whatever
+// p holds now going into the undo's own step (a redo brings it back).
+func (u *undoer) restoreHeld(p *sandbox.Path, b Image) error {
+	if ok, err := u.clear(p, false); !ok || err != nil {
+		return err
+	}
+	var err error
+	if b.Type == Dir {
+		err = MadeTree(u.ctx, p)
+	} else {
+		err = Keep(u.ctx, p)
+	}
+	if err != nil {
+		return err
+	}
+	p.Dir().MkdirAll(0o755) // its parents, recorded as made
+	if err := renameOut(u.e.store, b.Held, p); err != nil {
+		return fmt.Errorf("%s could not be moved back from the journal: %v", escape.Name(p.Abs), sandbox.Cause(err))
+	}
+	return nil
+}
+
+func (u *undoer) restoreFile(p *sandbox.Path, b Image) error {
+	store := u.e.store
+	if fi, err := p.Lstat(); err == nil && fi.IsDir() {
+		if ok, err := u.clear(p, false); !ok || err != nil {
+			return err
+		}
+	}
+	r, err := store.openContent(&b)
+	if err != nil {
+		return fmt.Errorf("%s: %v", escape.Name(p.Abs), err)
+	}
+	defer r.Close()
+	return u.s.ops.RestoreFile(u.ctx, p, r, b.Size, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+}
+
+func (u *undoer) restoreDir(p *sandbox.Path, b Image) error {
+	fi, err := p.Lstat()
+	if err == nil && !fi.IsDir() {
+		if ok, err := u.clear(p, false); !ok || err != nil {
+			return err
+		}
+		err = fs.ErrNotExist
+	}
+	switch {
+	case b.Tree != nil:
+		if err == nil {
+			if ok, err := u.clear(p, false); !ok || err != nil {
+				return err
+			}
+		}
+		if err := MadeTree(u.ctx, p); err != nil {
+			return err
+		}
+		return u.unpackTree(p, b)
+	}
+	if err != nil {
+		if err := Keep(u.ctx, p); err != nil {
+			return err
+		}
+		if err := p.Mkdir(0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	} else if err := Meta(u.ctx, p); err != nil {
+		return err
+	}
+	u.dirs = append(u.dirs, dirTimes{p, b})
+	return u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+}
+
+// moveBack renames what from holds back to to, where a change moved it.
+func (u *undoer) moveBack(from, to *sandbox.Path) error {
+	if _, err := from.Lstat(); err != nil {
+		return fmt.Errorf("%s is gone since, so it cannot be moved back to %s", escape.Name(from.Abs), escape.Name(to.Abs))
+	}
+	if _, err := to.Lstat(); err == nil {
+		return fmt.Errorf("%s exists again, so %s was not moved back onto it", escape.Name(to.Abs), escape.Name(from.Abs))
+	}
+	if err := Moved(u.ctx, from, to); err != nil {
+		return err
+	}
+	if from.Root == to.Root {
+		err := from.RenameNoReplace(to)
+		if err == nil || !errors.Is(err, errCrossDevice) {
+			return err
+		}
+	}
+	return u.s.ops.Move(u.plain, from, to)
+}
+
+// untrash removes the trash's copy of a file brought back, if it is
+// still the file that went there.
+func (u *undoer) untrash(trash string, b Image) {
+	if trash == "" {
+		return
+	}
+	dir, name := filepath.Split(trash)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	fi, err := root.Lstat(name)
+	if err != nil {
+		return
+	}
+	now := statImage(fi)
+	if sameObject(b, now) || b.Size == now.Size && b.MTime == now.MTime {
+		root.Remove(name)
+	}
+}
+
+// unpackTree makes the tree b lists at p (which exists, empty).
+func (u *undoer) unpackTree(p *sandbox.Path, b Image) error {
+	list, err := u.e.store.readTree(b.Tree)
+	if err != nil {
+		return fmt.Errorf("%s: %v", escape.Name(p.Abs), err)
+	}
+	if err := p.Mkdir(0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	u.dirs = append(u.dirs, dirTimes{p, b})
+	for _, te := range list {
+		c := p.Join(filepath.FromSlash(te.Path))
+		im := te.Image
+		switch im.Type {
+		case Dir:
+			if err := c.Mkdir(0o700); err != nil {
+				return err
+			}
+			u.dirs = append(u.dirs, dirTimes{c, im})
+			if err := u.s.ops.SetMeta(u.plain, c, Attrs{Mode: im.Mode, Owner: im.Owner, ATime: im.atime(), MTime: im.mtime()}); err != nil {
+				return err
+			}
+		case File:
+			r, err := u.e.store.openContent(&im)
+			if err != nil {
+				u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+err.Error())
+				continue
+			}
+			err = u.s.ops.RestoreFile(u.ctx, c, r, im.Size, Attrs{Mode: im.Mode, Owner: im.Owner, ATime: im.atime(), MTime: im.mtime()})
+			r.Close()
+			if err != nil {
+				return err
+			}
+		case Link:
+			if err := c.Symlink(im.Target); err != nil {
+				return err
+			}
+		case FIFO:
+			if err := mkfifo(c, im.perm()); err != nil {
+				return err
+			}
+		default:
+			u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+or(im.Lost, "it was not kept"))
+		}
+	}
+	return u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,7 +60,18 @@ type Root struct {
 	names []string
 	fs    *os.Root
 	owned bool // closed by the Sandbox that opened it
+	// base is the directory the user named (a DIR, or a root a client
+	// gave) that this root lies in, and baseRel this root's slash path
+	// below it: a root narrowed to a subdirectory still answers to the
+	// DIR it came from, so what is kept per DIR (the change journal)
+	// does not split by a client's narrowing.
+	base, baseRel string
 }
+
+// Base returns the directory the user named that this root lies in, and
+// the slash path of this root below it ("." when the root is that
+// directory).
+func (r *Root) Base() (dir, rel string) { return r.base, r.baseRel }
 
 // FS is the root's os.Root handle: all I/O below it is contained.
 func (r *Root) FS() *os.Root { return r.fs }
@@ -117,7 +129,7 @@ func openRoot(dir string) (*Root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("allowed directory %s: %w", dir, Cause(err))
 	}
-	r := &Root{Path: real, fs: h, owned: true}
+	r := &Root{Path: real, fs: h, owned: true, base: real, baseRel: "."}
 	r.addName(real, abs)
 	return r, nil
 }
@@ -207,8 +219,19 @@ func (s *Sandbox) openBelow(d string) (*Root, error) {
 		return nil, err
 	}
 	r := &Root{Path: real, fs: h, owned: true}
+	r.base, r.baseRel = s.baseOf(real)
 	r.addName(real, p.Abs)
 	return r, nil
+}
+
+// baseOf returns the named directory and relative path of real, a real
+// path inside one of s's roots.
+func (s *Sandbox) baseOf(real string) (dir, rel string) {
+	rp, err := s.Resolve(real)
+	if err != nil {
+		return real, "."
+	}
+	return rp.Root.base, path.Join(rp.Root.baseRel, rp.Rel)
 }
 
 // openVia opens the directory abs names, through the root that holds its
@@ -248,7 +271,7 @@ func sameDir(h *os.Root, real, client string) error {
 func (s *Sandbox) Extend(dirs []string) (*Sandbox, error) {
 	out := &Sandbox{}
 	for _, r := range s.roots {
-		out.roots = append(out.roots, &Root{Path: r.Path, names: r.names, fs: r.fs})
+		out.roots = append(out.roots, &Root{Path: r.Path, names: r.names, fs: r.fs, base: r.base, baseRel: r.baseRel})
 	}
 	for _, d := range dirs {
 		if !filepath.IsAbs(d) {

@@ -43,6 +43,8 @@ type Config struct {
 	// Profiles are the tables served, their union (profiles.Lookup); the
 	// tables are checked to go together once, when they are registered.
 	Profiles []*toolkit.Table
+	// Journal keeps what each call changes (nil: --journal off).
+	Journal toolkit.Journal
 }
 
 // Server is an MCP server over one sandbox.
@@ -65,6 +67,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		Log:      log,
 		Sessions: toolkit.NewSessions(),
 		Searcher: cfg.Searcher,
+		Journal:  cfg.Journal,
 	}
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())

@@ -8,6 +8,7 @@
 package toolkit
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -73,6 +74,16 @@ type Env struct {
 	// Searcher serves grep and glob: backend.Select(--search-backend,
 	// fallback.New()). The server fills it in when nil.
 	Searcher backend.Searcher
+	// Journal keeps what each call changes, for undo (nil: none).
+	Journal Journal
+}
+
+// Journal begins the change journal's step for one call: the writers the
+// call reaches report to the context it returns, and end finishes the
+// step, returning sentences the answer carries (what was not kept).
+// journal.Set implements it.
+type Journal interface {
+	BeginCall(ctx context.Context, tool, session, client string, roots []string) (_ context.Context, end func() []string)
 }
 
 // Var returns the environment variable key ("" without Getenv).

@@ -193,6 +193,17 @@ func NewMethod[P interface {
 }, R mcp.Result, T any](name string, h func(ctx context.Context, env *Env, ss *mcp.ServerSession, params P) (R, error)) Method {
 	return Method{Name: name, register: func(s *mcp.Server, env *Env, tab *Table) error {
 		return mcp.AddReceivingCustomMethod(s, name, func(ctx context.Context, ss *mcp.ServerSession, params P) (R, error) {
+			// One call of a method is one entry of the change journal,
+			// as a tool call is.
+			if env.Journal != nil {
+				client := ""
+				if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+					client = ip.ClientInfo.Name
+				}
+				var end func() []string
+				ctx, end = env.Journal.BeginCall(ctx, name, ss.ID(), client, env.Default.Roots())
+				defer end()
+			}
 			res, err := h(ctx, env, ss, params)
 			if err != nil && tab.Errors != nil {
 				err = tab.Errors(err)

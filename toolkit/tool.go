@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/journal"
 )
 
 // Tool is one MCP tool of a profile: its definition and how to serve it.
@@ -234,6 +233,17 @@ func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.Call
 	return res, nil, cause
 }
 
+// clientName is the name the client gave at initialize ("" if none).
+func clientName(req *mcp.CallToolRequest) string {
+	if req.Session == nil {
+		return ""
+	}
+	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+		return p.ClientInfo.Name
+	}
+	return ""
+}
+
 // run serves the call in its sandbox; ignored are the arguments dropped
 // under ReportExtra.
 func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (res *mcp.CallToolResult, ignored []string, err error) {
@@ -253,9 +263,18 @@ func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRe
 	if req.Session != nil {
 		session = req.Session.ID()
 	}
-	// The change journal names the tool and session of what it records.
-	ctx = journal.WithActor(ctx, req.Params.Name, session)
+	// One call is one entry of the change journal.
+	var end func() []string
+	if env.Journal != nil {
+		ctx, end = env.Journal.BeginCall(ctx, req.Params.Name, session, clientName(req), sb.Roots())
+	}
 	res, err = t.handle(ctx, c, req)
+	if end != nil {
+		// Its own content item: a drop-in's answer (JSON text) stays whole.
+		if notes := end(); len(notes) > 0 && res != nil {
+			res.Content = append(res.Content, &mcp.TextContent{Text: strings.Join(notes, "\n")})
+		}
+	}
 	if err != nil && tab.Explain != nil {
 		err = tab.Explain(c, err)
 	}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
@@ -16,35 +19,42 @@ import (
 // errJournalOff answers fs_history and fs_undo when there is no journal.
 var errJournalOff = errors.New("the change journal is off (fsmcp was started with --journal off), so there is no history and nothing to undo")
 
-// journalStore finds the journal of the root that holds path (the first
-// root when path is empty).
-func journalStore(c *toolkit.Call, path string) (*journal.Set, *journal.Store, error) {
-	if path == "" {
+// journalStore finds the journal of the DIR that holds path (the first
+// root when path is empty), and the slash path below that DIR the call
+// concerns.
+func journalStore(ctx context.Context, c *toolkit.Call, p string) (*journal.Set, *journal.Store, string, error) {
+	if p == "" {
 		roots, err := c.Roots()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
-		path = roots[0]
+		p = roots[0]
 	}
-	p, err := c.Resolve(path)
+	sp, err := c.Resolve(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	j := journal.Active()
+	// A name through a link out of the root is refused as the file tools
+	// refuse it (it may name the journal itself).
+	if _, err := sp.Target(); err != nil && fault.KindOf(err) != fault.NotFound {
+		return nil, nil, "", err
+	}
+	j := journal.From(ctx).Set()
 	if j == nil {
-		return nil, nil, errJournalOff
+		return nil, nil, "", errJournalOff
 	}
-	st, err := j.StoreFor(p)
+	base, rel := sp.Root.Base()
+	st, err := j.Store(base)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	return j, st, nil
+	return j, st, path.Join(rel, sp.Rel), nil
 }
 
 type historyIn struct {
 	Path    string `json:"path,omitempty" jsonschema:"An allowed directory, or a path in one, whose changes to list (default: the first allowed directory)"`
 	ID      string `json:"id,omitempty" jsonschema:"One change's id: show it with its unified diff"`
-	Session string `json:"session,omitempty" jsonschema:"Only this session's changes"`
+	Session string `json:"session,omitempty" jsonschema:"Only this session's changes (the label history shows)"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"At most this many changes, newest first (default 20)"`
 }
 
@@ -52,31 +62,31 @@ type historyIn struct {
 func History() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{
 		Name: "fs_history",
-		Description: "List the recent file changes fsmcp made (newest first: id, time, tool, session, paths, sizes before -> after), " +
-			"or, given id, that change with its unified diff. Every write, edit, delete, move and copy of every tool is journaled; " +
-			"fs_bash's changes are not. Undo one with fs_undo.",
+		Description: "List the recent file changes made through fsmcp, newest first: id, time, tool, session, the command for fs_bash, " +
+			"what happened to which paths, and whether it was undone; given id, that change with its unified diff. " +
+			"Every change of every tool and every fs_bash command is journaled. Undo one with fs_undo.",
 		Annotations: toolkit.ReadOnly("Change history"),
 	}, func(ctx context.Context, c *toolkit.Call, in historyIn) (*mcp.CallToolResult, error) {
-		_, st, err := journalStore(c, in.Path)
+		_, st, within, err := journalStore(ctx, c, in.Path)
 		if err != nil {
 			return nil, err
 		}
-		sel := journal.Select{ID: in.ID, Session: in.Session, Last: in.Limit}
+		sel := journal.Select{ID: in.ID, Session: in.Session, Last: in.Limit, Within: within}
 		if sel.Last <= 0 {
 			sel.Last = 20
 		}
-		es, err := st.Pick(sel)
+		es, err := st.Pick(sel, journal.ForListing)
 		if err != nil {
 			return nil, err
 		}
 		if len(es) == 0 {
-			return toolkit.Text(fmt.Sprintf("No changes journaled in %s", st.Root())), nil
+			return toolkit.Text(fmt.Sprintf("No changes journaled in %s", escape.Name(st.Root()))), nil
 		}
 		var b strings.Builder
 		for _, e := range es {
-			b.WriteString(st.Line(e) + "\n")
+			b.WriteString(e.Line() + "\n")
 			if in.ID != "" {
-				b.WriteString(st.Diff(e, c.Sandbox))
+				b.WriteString(e.Diff(c.Sandbox))
 			}
 		}
 		return toolkit.Text(strings.TrimRight(b.String(), "\n")), nil
@@ -85,22 +95,27 @@ func History() toolkit.Tool {
 
 type undoIn struct {
 	Path    string `json:"path,omitempty" jsonschema:"An allowed directory, or a path in one, whose changes to undo (default: the first allowed directory)"`
-	ID      string `json:"id,omitempty" jsonschema:"Undo this one change (ids from fs_history)"`
-	Session string `json:"session,omitempty" jsonschema:"Undo every change of this session"`
+	ID      string `json:"id,omitempty" jsonschema:"Undo this one change (ids from fs_history); the id of an undo redoes what it undid"`
+	Last    int    `json:"last,omitempty" jsonschema:"Undo the last N changes not undone yet, newest first"`
+	Session string `json:"session,omitempty" jsonschema:"Undo every change of this session (the label history shows)"`
 	Since   string `json:"since,omitempty" jsonschema:"Undo every change made within this long, e.g. 10m or 2h"`
-	Force   bool   `json:"force,omitempty" jsonschema:"Undo even files changed since by someone else (default false: they are skipped and named)"`
+	Force   bool   `json:"force,omitempty" jsonschema:"Undo even files changed since by someone else (default false: such a change is skipped and they are named)"`
 }
 
 // Undo is fs_undo: revert journaled changes, newest first.
 func Undo() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{
 		Name: "fs_undo",
-		Description: "Undo file changes fsmcp made: one change (id), a session's changes (session) or every change since a time (since: 10m, 2h), " +
-			"newest first, restoring content, mode and modification time. A file that changed since is skipped and named unless force. " +
-			"The undo is itself journaled: undoing it redoes. fs_bash's changes are not journaled and cannot be undone.",
+		Description: "Undo changes made through fsmcp, file tools and fs_bash commands alike: one change (id), the last N (last), " +
+			"a session's (session) or every change since a time (since: 10m, 2h), newest first, restoring contents, directory trees, " +
+			"links, modes, owners and times. A change whose files changed since is skipped and they are named, unless force. " +
+			"The undo is itself journaled: undoing its id redoes.",
 		Annotations: toolkit.Writes("Undo changes", true, false),
 	}, func(ctx context.Context, c *toolkit.Call, in undoIn) (*mcp.CallToolResult, error) {
-		sel := journal.Select{ID: in.ID, Session: in.Session}
+		sel := journal.Select{ID: in.ID, Session: in.Session, Last: in.Last}
+		if in.Last < 0 {
+			return nil, toolkit.InvalidParams("invalid arguments: last must be a positive number")
+		}
 		if in.Since != "" {
 			d, err := time.ParseDuration(in.Since)
 			if err != nil || d <= 0 {
@@ -109,17 +124,18 @@ func Undo() toolkit.Tool {
 			sel.Since = time.Now().Add(-d)
 		}
 		if sel == (journal.Select{}) {
-			return nil, errors.New("say what to undo: id, session or since")
+			return nil, errors.New("say what to undo: id, last, session or since")
 		}
-		j, st, err := journalStore(c, in.Path)
+		j, st, within, err := journalStore(ctx, c, in.Path)
 		if err != nil {
 			return nil, err
 		}
-		es, err := st.Pick(sel)
+		sel.Within = within
+		es, err := st.Pick(sel, journal.ForUndo)
 		if err != nil {
 			return nil, err
 		}
-		r := j.Undo(ctx, c.Sandbox, st, es, in.Force)
+		r := j.Undo(ctx, c.Sandbox, es, in.Force, journal.Actor{Tool: "fs_undo"})
 		if len(r.Restored) == 0 && len(r.Skipped) > 0 {
 			return nil, errors.New(r.String())
 		}

@@ -1,12 +1,9 @@
-package files
+package filelock
 
 import (
-	"io/fs"
 	"os"
 
 	"golang.org/x/sys/windows"
-
-	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 // lockLow and lockHigh place the one locked byte: far past any file's end,
@@ -19,8 +16,8 @@ func lockRange(f *os.File, flags uint32) error {
 	return windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, &ol)
 }
 
-// tryLockFD takes the exclusive lock on f if it is free.
-func tryLockFD(f *os.File) (bool, error) {
+// TryLock takes the exclusive lock on f if it is free.
+func TryLock(f *os.File) (bool, error) {
 	err := lockRange(f, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY)
 	if err == windows.ERROR_LOCK_VIOLATION || err == windows.ERROR_IO_PENDING {
 		return false, nil
@@ -28,21 +25,12 @@ func tryLockFD(f *os.File) (bool, error) {
 	return err == nil, err
 }
 
-// lockFD waits for the exclusive lock on f (the handle is synchronous, so
+// Lock waits for the exclusive lock on f (the handle is synchronous, so
 // LockFileEx returns once it is had).
-func lockFD(f *os.File) error { return lockRange(f, windows.LOCKFILE_EXCLUSIVE_LOCK) }
+func Lock(f *os.File) error { return lockRange(f, windows.LOCKFILE_EXCLUSIVE_LOCK) }
 
-func unlockFD(f *os.File) {
+// Unlock releases the lock.
+func Unlock(f *os.File) {
 	ol := windows.Overlapped{Offset: lockLow, OffsetHigh: lockHigh}
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
-}
-
-// fileKey identifies the file by volume and file index, so a symlink or
-// another spelling shares the key; by its resolved name if that fails.
-func fileKey(f *os.File, _ fs.FileInfo, t *sandbox.Path) any {
-	var info windows.ByHandleFileInformation
-	if err := windows.GetFileInformationByHandle(windows.Handle(f.Fd()), &info); err == nil {
-		return [3]uint32{info.VolumeSerialNumber, info.FileIndexHigh, info.FileIndexLow}
-	}
-	return t.Root.Path + "/" + t.Rel
 }

@@ -1,0 +1,251 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+
+	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/internal/escape"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// How much of a path's state a capture keeps.
+const (
+	seenMeta = 1 // mode, owner, times
+	seenFull = 2 // and the content
+)
+
+// Keep records p's state before its content or type changes (a write,
+// a truncation, a file or directory made where nothing was). Missing
+// parent directories are recorded too, so an undo removes what was made
+// on the way.
+func Keep(ctx context.Context, p *sandbox.Path) error { return From(ctx).capture(p, capKeep) }
+
+// Gone records p's state before it is removed or replaced by a rename; a
+// file's content is hard-linked into the journal where it can be (it
+// leaves the tree, so it cannot change there), else copied.
+func Gone(ctx context.Context, p *sandbox.Path) error { return From(ctx).capture(p, capGone) }
+
+// Replaced records p's state before a new file takes its name (a write
+// through a temporary file): a larger file is hard-linked into the
+// journal, since the old inode leaves the tree unchanged; a small one is
+// copied into the log, where it takes no block of its own.
+func Replaced(ctx context.Context, p *sandbox.Path) error {
+	return From(ctx).capture(p, capReplace)
+}
+
+// Meta records p's mode, owner and times before only they change.
+func Meta(ctx context.Context, p *sandbox.Path) error { return From(ctx).capture(p, capMeta) }
+
+// MadeTree records that p did not exist before a whole tree is made
+// there at once (a directory copy): the step's end sums the tree, and an
+// undo removes it only while it is what the copy made.
+func MadeTree(ctx context.Context, p *sandbox.Path) error {
+	st := From(ctx)
+	if err := st.capture(p, capKeep); err != nil || !st.active() {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if store, rel, err := st.where(p); err == nil {
+		st.trees[key(store, rel)] = true
+	}
+	return nil
+}
+
+type capHow int
+
+const (
+	capKeep capHow = iota
+	capGone
+	capMeta
+	capReplace
+)
+
+// capture records p's first state in the step.
+func (st *Step) capture(p *sandbox.Path, how capHow) error {
+	if st == nil || st.set == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.active() {
+		st.touched = true
+		return nil
+	}
+	store, rel, err := st.where(p)
+	if err == nil {
+		err = st.begin(store)
+	}
+	if err == nil {
+		err = st.parents(store, rel, p)
+	}
+	if err == nil {
+		err = st.dirTimes(store, p)
+	}
+	if err != nil {
+		return st.failed(p, err)
+	}
+	k := key(store, rel)
+	level := seenFull
+	if how == capMeta {
+		level = seenMeta
+	}
+	if st.seen[k] >= level {
+		st.final(store, rel, p)
+		return nil
+	}
+	im, err := st.readState(store, p, how)
+	if err != nil {
+		return st.failed(p, err)
+	}
+	kind := "state"
+	if how == capMeta {
+		kind = "meta"
+	}
+	if err := st.writeOp(store, Op{Kind: kind, Path: rel, Before: im}); err != nil {
+		return st.failed(p, err)
+	}
+	st.seen[k] = level
+	st.final(store, rel, p)
+	return nil
+}
+
+// failed is the error of a change that could not be journaled: for a
+// tool, the change is not made.
+func (st *Step) failed(p *sandbox.Path, err error) error {
+	var nk *NotKeptError
+	if errors.As(err, &nk) {
+		return err
+	}
+	return fmt.Errorf("cannot journal the change of %s, so it was not made: %v", escape.Name(p.Abs), sandbox.Cause(err))
+}
+
+// parents records p's missing ancestors as absent, the outermost first,
+// so that an undo (which goes backwards) removes the innermost first.
+func (st *Step) parents(store *Store, rel string, p *sandbox.Path) error {
+	var missing []*sandbox.Path
+	for d := p.Dir(); !p.IsRoot() && !d.IsRoot(); d = d.Dir() {
+		if _, err := d.Lstat(); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if len(missing) > 0 {
+		if err := st.dirTimes(store, missing[len(missing)-1]); err != nil {
+			return err
+		}
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		d := missing[i]
+		_, brel := d.Root.Base()
+		drel := path.Join(brel, d.Rel)
+		k := key(store, drel)
+		if st.seen[k] == seenFull {
+			continue
+		}
+		if err := st.writeOp(store, Op{Kind: "state", Path: drel}); err != nil {
+			return err
+		}
+		st.seen[k] = seenFull
+		st.final(store, drel, d)
+	}
+	return nil
+}
+
+// dirTimes records the times of p's directory, which an entry made or
+// removed there changes: an undo puts them back last.
+func (st *Step) dirTimes(store *Store, p *sandbox.Path) error {
+	if p.IsRoot() {
+		return nil
+	}
+	d := p.Dir()
+	_, brel := d.Root.Base()
+	drel := path.Join(brel, d.Rel)
+	k := "times\x00" + key(store, drel)
+	if st.seen[k] != 0 || st.seen[key(store, drel)] != 0 {
+		return nil
+	}
+	fi, err := d.Lstat()
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	st.seen[k] = seenMeta
+	return st.writeOp(store, Op{Kind: "times", Path: drel, Before: statImage(fi)})
+}
+
+// readState reads p's state; how says whether its content is kept, and
+// how (a copy, or the file itself linked into the journal).
+func (st *Step) readState(store *Store, p *sandbox.Path, how capHow) (Image, error) {
+	fi, err := p.Lstat()
+	if errors.Is(err, fs.ErrNotExist) || fault.KindOf(err) == fault.NotFound {
+		return Image{}, nil
+	}
+	if err != nil {
+		return Image{}, err
+	}
+	im := statImage(fi)
+	if how == capMeta {
+		return im, nil
+	}
+	switch im.Type {
+	case File:
+		hold := how == capGone || how == capReplace && im.Size > inlineMax
+		if hold && im.Nlink <= 1 && st.holdLink(p, &im) {
+			return im, nil
+		}
+		return im, st.keepContent(p, &im)
+	case Link:
+		im.Target, err = p.Readlink()
+		return im, err
+	case Other:
+		im.Lost = "a socket or device is not kept"
+		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
+	}
+	return im, nil
+}
+
+// NotKeptError refuses a change the journal cannot keep, the first time
+// it is asked for: the same call again makes it, for good.
+type NotKeptError struct {
+	Path, Verb  string
+	Size, Bound int64
+}
+
+func (e *NotKeptError) Error() string {
+	return fmt.Sprintf("not %s: %s holds %s, more than the change journal keeps for one change (half of --journal-size %s), so this could not be undone. "+
+		"Call again with the same arguments to go ahead for good, or move it elsewhere inside the allowed directories instead",
+		e.Verb, e.Path, human(e.Size), human(e.Bound))
+}
+func (e *NotKeptError) Kind() fault.Kind { return fault.TooLarge }
+func (e *NotKeptError) Where() string    { return e.Path }
+
+// human is a byte count as a person reads it.
+func human(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// room decides whether n more bytes may be kept for p. Over the step's
+// cap a tool's change is refused the first time (the same call again
+// goes ahead unkept); a shell command's goes ahead, noted.
+func (st *Step) room(p *sandbox.Path, n int64, verb string) (bool, error) {
+	if st.kept+n <= st.cap() {
+		return true, nil
+	}
+	if st.durable && !st.set.confirmed(st.label+"\x00"+st.actor.Tool+"\x00"+p.Abs) {
+		return false, &NotKeptError{Path: escape.Name(p.Abs), Verb: verb, Size: n, Bound: st.set.cfg.MaxSize}
+	}
+	st.lose(fmt.Sprintf("%s (%s) was more than the journal keeps for one change", escape.Name(p.Abs), human(n)))
+	return false, nil
+}

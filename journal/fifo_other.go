@@ -1,0 +1,17 @@
+//go:build !linux
+
+package journal
+
+import (
+	"errors"
+	"os"
+
+	"github.com/fsmcp/fsmcp/internal/escape"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// mkfifo is not done here: there is no mkfifoat to make a pipe relative
+// to a directory's handle.
+func mkfifo(p *sandbox.Path, _ os.FileMode) error {
+	return errors.New("the named pipe " + escape.Name(p.Abs) + " is not brought back on this system")
+}

@@ -1,0 +1,84 @@
+//go:build linux || darwin
+
+package journal
+
+import (
+	"os"
+	"path"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+const (
+	oNoFollow = syscall.O_NOFOLLOW
+	oNonblock = syscall.O_NONBLOCK
+	// renameNoReplace asks renameat2 to refuse an existing target.
+	renameNoReplace = 1
+)
+
+// linkInto hard-links the file p names (not following a final link) to
+// name in store's directory.
+func linkInto(p *sandbox.Path, store *Store, name string) error {
+	from, err := p.Root.FS().Open(path.Dir(p.Rel))
+	if err != nil {
+		return err
+	}
+	defer from.Close()
+	to, err := store.fs.Open(path.Dir(name))
+	if err != nil {
+		return err
+	}
+	defer to.Close()
+	return unix.Linkat(int(from.Fd()), path.Base(p.Rel), int(to.Fd()), path.Base(name), 0)
+}
+
+// renameInto moves what p names to name in store's directory; renameOut
+// moves it back, refusing to replace anything there.
+func renameInto(p *sandbox.Path, store *Store, name string) error {
+	return renameBetween(p.Root.FS(), p.Rel, store.fs, name, 0)
+}
+
+func renameOut(store *Store, name string, p *sandbox.Path) error {
+	return renameBetween(store.fs, name, p.Root.FS(), p.Rel, renameNoReplace)
+}
+
+func renameBetween(fromFS *os.Root, from string, toFS *os.Root, to string, flags uint) error {
+	fd, err := fromFS.Open(path.Dir(from))
+	if err != nil {
+		return err
+	}
+	defer fd.Close()
+	td, err := toFS.Open(path.Dir(to))
+	if err != nil {
+		return err
+	}
+	defer td.Close()
+	err = renameat2(int(fd.Fd()), path.Base(from), int(td.Fd()), path.Base(to), flags)
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
+}
+
+// blocksOf is the disk p's object takes.
+func blocksOf(p *sandbox.Path) int64 {
+	fi, err := p.Lstat()
+	if err != nil {
+		return 0
+	}
+	return diskUsage(fi)
+}
+
+func diskUsage(fi os.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Blocks) * 512
+	}
+	return fi.Size()
+}
+
+// errCrossDevice is the error of a rename between file systems.
+var errCrossDevice = syscall.EXDEV
+

@@ -1,0 +1,165 @@
+package journal
+
+import (
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fsmcp/fsmcp/filelock"
+)
+
+// addHeld counts n bytes of objects moved or linked into segment seg:
+// they are not in its files' sizes.
+func (st *Store) addHeld(seg int, n int64) {
+	st.locked(func() error {
+		f, err := st.fs.OpenFile(segPath(seg, "held.usage"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		f.WriteString(strconv.FormatInt(n, 10) + "\n")
+		return f.Close()
+	})
+}
+
+// diskOf is the disk segment n takes: its files' blocks, and the objects
+// held in it.
+func (st *Store) diskOf(n int) int64 {
+	dir := segPath(n, "")
+	d, err := st.fs.Open(dir)
+	if err != nil {
+		return 0
+	}
+	ents, _ := d.ReadDir(-1)
+	d.Close()
+	var total int64
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			total += diskUsage(fi)
+		}
+	}
+	if b, err := st.fs.ReadFile(segPath(n, "held.usage")); err == nil {
+		for _, l := range strings.Fields(string(b)) {
+			v, _ := strconv.ParseInt(l, 10, 64)
+			total += v
+		}
+	}
+	return total
+}
+
+// Usage is the disk the journal takes, in bytes.
+func (st *Store) Usage() int64 {
+	var n int64
+	for _, s := range st.segments() {
+		n += st.diskOf(s)
+	}
+	return n
+}
+
+// lastWrite is when segment n was last appended to.
+func (st *Store) lastWrite(n int) time.Time {
+	fi, err := st.fs.Stat(segPath(n, logName))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// pinned reports the segments a step is writing, in this process or
+// another (a pin whose lock is free belongs to a process that is gone:
+// it is removed).
+func (st *Store) pinned() map[int]bool {
+	out := map[int]bool{}
+	d, err := st.fs.Open(pinDir)
+	if err != nil {
+		return out
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, name := range names {
+		f, err := st.fs.OpenFile(path.Join(pinDir, name), os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		b := make([]byte, 16)
+		k, _ := f.Read(b)
+		seg, _ := strconv.Atoi(strings.TrimSpace(string(b[:k])))
+		free, _ := filelock.TryLock(f)
+		f.Close()
+		if free {
+			st.fs.Remove(path.Join(pinDir, name))
+			continue
+		}
+		out[seg] = true
+	}
+	return out
+}
+
+// pin keeps segs from pruning while an undo reads them.
+func (s *Set) pin(st *Store, segs map[int]bool, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pins == nil {
+		s.pins = map[*Store]map[int]int{}
+	}
+	if s.pins[st] == nil {
+		s.pins[st] = map[int]int{}
+	}
+	for n := range segs {
+		if on {
+			s.pins[st][n]++
+		} else if s.pins[st][n]--; s.pins[st][n] <= 0 {
+			delete(s.pins[st], n)
+		}
+	}
+}
+
+// prune removes the oldest segments of the Set's journals while they
+// take more disk than the bound, or are older than the age; a segment a
+// step writes or an undo reads stays.
+func (s *Set) prune() {
+	type seg struct {
+		st   *Store
+		n    int
+		disk int64
+		last time.Time
+	}
+	s.mu.Lock()
+	stores := make([]*Store, 0, len(s.stores))
+	for _, st := range s.stores {
+		stores = append(stores, st)
+	}
+	s.mu.Unlock()
+	var all []seg
+	var total int64
+	for _, st := range stores {
+		pinned := st.pinned()
+		s.mu.Lock()
+		for n := range s.pins[st] {
+			pinned[n] = true
+		}
+		s.mu.Unlock()
+		for _, n := range st.segments() {
+			d := st.diskOf(n)
+			total += d
+			if !pinned[n] {
+				all = append(all, seg{st, n, d, st.lastWrite(n)})
+			}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].last.Before(all[j].last) })
+	old := time.Now().Add(-s.cfg.MaxAge)
+	for _, g := range all {
+		if total <= s.cfg.MaxSize && !g.last.Before(old) {
+			break
+		}
+		g.st.locked(func() error { return g.st.fs.RemoveAll(segPath(g.n, "")) })
+		total -= g.disk
+	}
+}
+

@@ -1,0 +1,303 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsmcp/fsmcp/filelock"
+	"github.com/fsmcp/fsmcp/internal/escape"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// Actor is who a step changes things for.
+type Actor struct {
+	Tool    string // the tool, or "fsmcp undo"
+	Session string // the session's id ("" on stdio); only a label of it is kept
+	Client  string // the client's name, if it gave one
+	Command string // a shell command's text
+}
+
+// Step is one entry being made: everything one tool call or one shell
+// command changes. Its first change writes the entry's beginning; each
+// change after writes what the path held first; End writes what each
+// path holds when the step is over. A Step is safe for concurrent use
+// (the shell's supervisor reports from several processes at once).
+type Step struct {
+	set     *Set
+	actor   Actor
+	label   string
+	undoes  []string
+	redo    bool
+	off     string // why nothing is journaled ("" when it is)
+	durable bool   // each change is on disk before it is made (tools); else at End (the shell)
+
+	mu       sync.Mutex
+	home     *Store
+	seg      int
+	id       string
+	pin      *os.File
+	pack     *os.File
+	packSize int64
+	seen     map[string]int // paths whose first state is recorded: seenMeta or seenFull
+	finals   []*sandbox.Path
+	trees    map[string]bool // paths made as a whole tree: their manifest is read at the end
+	finSeen  map[string]bool
+	others   map[string]*Store // other DIRs' journals the step touches
+	kept     int64
+	lost     []string // what was not kept, one sentence each
+	notes    []string
+	ended    bool
+	touched  bool // asked to record a change while off
+	heldN    int  // objects moved into the journal so far
+}
+
+type stepKey struct{}
+
+// Begin starts a step for actor in a call whose roots are roots. A step
+// whose roots hold the journal directory journals nothing (a tool could
+// forge what an undo trusts), and says so when it ends.
+func (s *Set) Begin(a Actor, roots []string) *Step {
+	st := &Step{set: s, actor: a, durable: a.Command == ""}
+	if s == nil {
+		return st
+	}
+	st.label = s.Label(a.Session, a.Client)
+	if r := s.inside(roots); r != "" {
+		st.off = fmt.Sprintf("not journaled: the change journal lies inside the allowed directory %s, where tools could reach it", escape.Name(r))
+	}
+	return st
+}
+
+// With returns ctx carrying st: the writers below report to it.
+func With(ctx context.Context, st *Step) context.Context {
+	return context.WithValue(ctx, stepKey{}, st)
+}
+
+// From returns the step ctx carries, or nil.
+func From(ctx context.Context) *Step {
+	if ctx == nil {
+		return nil
+	}
+	st, _ := ctx.Value(stepKey{}).(*Step)
+	return st
+}
+
+// Set returns the journal the step writes to (nil: none).
+func (st *Step) Set() *Set {
+	if st == nil {
+		return nil
+	}
+	return st.set
+}
+
+// active reports whether the step journals anything.
+func (st *Step) active() bool { return st != nil && st.set != nil && st.off == "" && !st.ended }
+
+// where returns the journal and slash path of p below its DIR.
+func (st *Step) where(p *sandbox.Path) (*Store, string, error) {
+	base, rel := p.Root.Base()
+	store, err := st.set.Store(base)
+	if err != nil {
+		return nil, "", err
+	}
+	return store, path.Join(rel, p.Rel), nil
+}
+
+// key names a path of a DIR for the step's bookkeeping.
+func key(store *Store, rel string) string { return store.base + "\x00" + rel }
+
+// begin writes the entry's beginning in store's journal the first time
+// the step changes anything (st.mu held).
+func (st *Step) begin(store *Store) error {
+	if st.home != nil {
+		if store != st.home && st.others[store.base] == nil {
+			if st.others == nil {
+				st.others = map[string]*Store{}
+			}
+			st.others[store.base] = store
+		}
+		return nil
+	}
+	store.mu.Lock()
+	var err error
+	err = store.locked(func() error {
+		st.seg, err = store.openSegment()
+		return err
+	})
+	st.id = store.nextID()
+	store.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	st.home = store
+	st.seen, st.finSeen, st.trees = map[string]int{}, map[string]bool{}, map[string]bool{}
+	// The pin tells pruning, in this process and others, that the
+	// segment is being written.
+	if f, err := store.fs.OpenFile(pinDir+"/"+st.id, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
+		f.WriteString(fmt.Sprint(st.seg))
+		filelock.Lock(f)
+		st.pin = f
+	}
+	r := &record{T: "b", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Command: st.actor.Command}
+	return store.append(st.seg, st.durable, r)
+}
+
+// writeOp records op (its DIR's journal is store) before the change
+// lands.
+func (st *Step) writeOp(store *Store, op Op) error {
+	if store != st.home {
+		op.Base = store.base
+	}
+	return st.home.append(st.seg, st.durable, &record{T: "o", ID: st.id, Op: &op})
+}
+
+// final adds p to the paths read when the step ends.
+func (st *Step) final(store *Store, rel string, p *sandbox.Path) {
+	k := key(store, rel)
+	if !st.finSeen[k] {
+		st.finSeen[k] = true
+		st.finals = append(st.finals, p)
+	}
+}
+
+// forget drops what the step knows of paths at or below rel (a rename
+// moved them: what comes there next is recorded afresh).
+func (st *Step) forget(store *Store, rel string) {
+	prefix := key(store, rel)
+	for k := range st.seen {
+		if k == prefix || strings.HasPrefix(k, prefix+"/") {
+			delete(st.seen, k)
+		}
+	}
+}
+
+// cap is the most one step keeps: half the bound, so that no one change
+// pushes most of the history out.
+func (st *Step) cap() int64 { return st.set.cfg.MaxSize / 2 }
+
+// lose notes that something of the step was not kept.
+func (st *Step) lose(what string) {
+	if len(st.lost) < 20 {
+		st.lost = append(st.lost, what)
+	} else if len(st.lost) == 20 {
+		st.lost = append(st.lost, "and more")
+	}
+}
+
+// Note adds a sentence the step's answer and history carry.
+func (st *Step) Note(s string) {
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	st.notes = append(st.notes, s)
+	st.mu.Unlock()
+}
+
+// End finishes the step: what each path it changed holds now is written,
+// then the journal is pruned to its bounds. It returns sentences for the
+// call's answer: what was not kept, and why nothing was journaled where
+// that is so.
+func (st *Step) End(ctx context.Context) []string {
+	if st == nil || st.set == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ended {
+		return nil
+	}
+	st.ended = true
+	if st.home == nil {
+		if st.off != "" && st.touched {
+			return []string{st.off}
+		}
+		return nil
+	}
+	var after []Final
+	for _, p := range st.finals {
+		store, rel, err := st.where(p)
+		if err != nil {
+			continue
+		}
+		im := readFinal(p, st.trees[key(store, rel)])
+		f := Final{Path: rel, Image: im}
+		if store != st.home {
+			f.Base = store.base
+		}
+		after = append(after, f)
+	}
+	var recs []*record
+	for len(after) > 0 {
+		n := min(len(after), 500)
+		recs = append(recs, &record{T: "a", ID: st.id, After: after[:n]})
+		after = after[n:]
+	}
+	end := &record{T: "e", ID: st.id, Notes: st.notes, Undoes: st.undoes, Redo: st.redo}
+	if len(st.lost) > 0 {
+		end.NotUndoable = "not everything it changed was kept: " + strings.Join(st.lost, "; ")
+	}
+	recs = append(recs, end)
+	if st.pack != nil {
+		st.pack.Sync()
+		st.pack.Close()
+	}
+	st.home.append(st.seg, true, recs...)
+	// The other DIRs' journals list the entry too (a move between DIRs).
+	for _, o := range st.others {
+		var n int
+		o.mu.Lock()
+		err := o.locked(func() (err error) {
+			n, err = o.openSegment()
+			return err
+		})
+		o.mu.Unlock()
+		if err == nil {
+			o.append(n, true, &record{T: "s", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Home: st.home.base})
+		}
+	}
+	if st.pin != nil {
+		st.home.fs.Remove(pinDir + "/" + st.id)
+		st.pin.Close()
+	}
+	st.set.prune()
+	var out []string
+	if len(st.lost) > 0 {
+		out = append(out, "[journal: "+end.NotUndoable+"; this change cannot be undone]")
+	}
+	return out
+}
+
+// Undid records that the step undoes the entries ids (redo: they are
+// undos themselves).
+func (st *Step) Undid(ids []string, redo bool) {
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	st.undoes = append(st.undoes, ids...)
+	st.redo = st.redo || redo
+	st.mu.Unlock()
+}
+
+// ID is the entry's id once the step changed something ("" before).
+func (st *Step) ID() string {
+	if st == nil {
+		return ""
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.id
+}
+
+// BeginCall starts the step of one tool call (toolkit.Journal): ctx
+// carries it to the writers, end finishes it.
+func (s *Set) BeginCall(ctx context.Context, tool, session, client string, roots []string) (context.Context, func() []string) {
+	st := s.Begin(Actor{Tool: tool, Session: session, Client: client}, roots)
+	return With(ctx, st), func() []string { return st.End(ctx) }
+}

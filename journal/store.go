@@ -1,0 +1,282 @@
+package journal
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsmcp/fsmcp/filelock"
+)
+
+// Store is the journal of one DIR: a directory (0700) holding
+//
+//	root            the DIR's real path
+//	bound           the bounds the last server used (for fsmcp undo)
+//	lock            the lock appends and pruning take across processes
+//	seg/N/log       entries, as JSON lines, oldest segment first
+//	seg/N/ID.pack   a step's larger contents
+//	seg/N/held/     objects moved or linked into the journal
+//	pins/ID         held locked by the process while its step is open
+//
+// Pruning removes whole segments, oldest first.
+type Store struct {
+	set  *Set
+	dir  string
+	base string
+	fs   *os.Root
+
+	mu     sync.Mutex
+	lastID int64
+	usage  map[int]int64 // disk per segment, once measured
+}
+
+const (
+	segDir  = "seg"
+	pinDir  = "pins"
+	logName = "log"
+	heldDir = "held"
+)
+
+func openStore(s *Set, dir, base string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the change journal %s: %v; pass --journal off to run without it", dir, err)
+	}
+	os.Chmod(s.cfg.Dir, 0o700) // MkdirAll leaves an existing one as it was
+	fsys, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the change journal %s: %v; pass --journal off to run without it", dir, err)
+	}
+	fsys.Chmod(".", 0o700)
+	for _, d := range []string{segDir, pinDir} {
+		fsys.Mkdir(d, 0o700)
+	}
+	if b, err := fsys.ReadFile("root"); err != nil || strings.TrimSpace(string(b)) != base {
+		fsys.WriteFile("root", []byte(base+"\n"), 0o600)
+	}
+	return &Store{set: s, dir: dir, base: base, fs: fsys}, nil
+}
+
+// Root is the real path of the DIR this journal is for.
+func (st *Store) Root() string { return st.base }
+
+// Dir is the journal's directory.
+func (st *Store) Dir() string { return st.dir }
+
+// bound is what the bound file holds.
+type bound struct {
+	MaxSize int64 `json:"max_size"`
+	MaxAge  int64 `json:"max_age_seconds"`
+}
+
+// WriteBound records the Set's bounds, so that fsmcp undo and history,
+// run from a terminal, use the server's and not their own defaults.
+func (st *Store) WriteBound() {
+	b, _ := json.Marshal(bound{st.set.cfg.MaxSize, int64(st.set.cfg.MaxAge / time.Second)})
+	st.fs.WriteFile("bound", b, 0o600)
+}
+
+// ReadBound returns the bounds the last server recorded for the DIR's
+// journal under dir.
+func ReadBound(dir, base string) (size int64, age time.Duration, ok bool) {
+	b, err := os.ReadFile(storeDir(dir, base) + "/bound")
+	var v bound
+	if err != nil || json.Unmarshal(b, &v) != nil || v.MaxSize <= 0 {
+		return 0, 0, false
+	}
+	return v.MaxSize, time.Duration(v.MaxAge) * time.Second, true
+}
+
+// locked runs fn under the cross-process lock.
+func (st *Store) locked(fn func() error) error {
+	f, err := st.fs.OpenFile("lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := filelock.Lock(f); err != nil {
+		return err
+	}
+	return fn()
+}
+
+// segments lists the segment numbers, oldest first.
+func (st *Store) segments() []int {
+	d, err := st.fs.Open(segDir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	var out []int
+	for _, n := range names {
+		if i, err := strconv.Atoi(n); err == nil && i > 0 {
+			out = append(out, i)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+func segPath(n int, name string) string {
+	return path.Join(segDir, fmt.Sprintf("%08d", n), name)
+}
+
+// segLimit is how large a segment grows before a new step starts the
+// next: a thirty-second of the bound, at least 1 MiB, so pruning frees
+// the disk in steps small beside the whole.
+func (st *Store) segLimit() int64 { return max(1<<20, st.set.cfg.MaxSize/32) }
+
+// openSegment returns the segment a new step writes to: the newest, or a
+// new one when the newest is full (st.mu and the lock held).
+func (st *Store) openSegment() (int, error) {
+	segs := st.segments()
+	n := 1
+	if len(segs) > 0 {
+		n = segs[len(segs)-1]
+		if st.diskOf(n) >= st.segLimit() {
+			n++
+		}
+	}
+	if err := st.fs.MkdirAll(segPath(n, heldDir), 0o700); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// nextID is a short increasing id, unique across processes sharing the
+// journal as far as their clocks tick apart (microseconds).
+func (st *Store) nextID() string {
+	id := time.Now().UnixMicro()
+	if id <= st.lastID {
+		id = st.lastID + 1
+	}
+	st.lastID = id
+	return strconv.FormatInt(id, 36)
+}
+
+// record is one line of a segment's log.
+type record struct {
+	T  string `json:"t"` // b begin, o op, a after, e end, s see
+	ID string `json:"id"`
+	// b
+	Time    time.Time `json:"time,omitzero"`
+	Tool    string    `json:"tool,omitempty"`
+	Session string    `json:"session,omitempty"`
+	Command string    `json:"command,omitempty"`
+	Undoes  []string  `json:"undoes,omitempty"`
+	Redo    bool      `json:"redo,omitempty"`
+	// o
+	Op *Op `json:"op,omitempty"`
+	// a
+	After []Final `json:"after,omitempty"`
+	// e
+	Notes       []string `json:"notes,omitempty"`
+	NotUndoable string   `json:"not_undoable,omitempty"`
+	// s: the entry lives in the journal of this DIR
+	Home string `json:"home,omitempty"`
+}
+
+// Final is what a path held when its step ended.
+type Final struct {
+	Base  string `json:"base,omitempty"` // the DIR, when not the entry's own
+	Path  string `json:"p"`
+	Image Image  `json:"i"`
+}
+
+// append writes recs to segment n's log; sync flushes them to disk
+// before it returns.
+func (st *Store) append(n int, sync bool, recs ...*record) error {
+	var buf []byte
+	for _, r := range recs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	return st.locked(func() error {
+		f, err := st.fs.OpenFile(segPath(n, logName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(buf); err != nil {
+			f.Close()
+			return err
+		}
+		if sync {
+			if err := f.Sync(); err != nil {
+				f.Close()
+				return err
+			}
+		}
+		return f.Close()
+	})
+}
+
+// Entries reads the log, oldest first. A torn line (a crash mid-append)
+// is skipped; a step that never ended (fsmcp was killed) is there, not
+// Closed.
+func (st *Store) Entries() ([]*Entry, error) {
+	var out []*Entry
+	byID := map[string]*Entry{}
+	for _, n := range st.segments() {
+		f, err := st.fs.Open(segPath(n, logName))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 256<<20)
+		for sc.Scan() {
+			var r record
+			if json.Unmarshal(sc.Bytes(), &r) != nil || r.ID == "" {
+				continue
+			}
+			e := byID[r.ID]
+			if r.T == "b" || r.T == "s" {
+				if e != nil {
+					continue
+				}
+				e = &Entry{ID: r.ID, Time: r.Time, Tool: r.Tool, Session: r.Session, Command: r.Command, seg: n, store: st, Home: r.Home}
+				byID[r.ID] = e
+				out = append(out, e)
+				continue
+			}
+			if e == nil {
+				continue // its beginning was pruned
+			}
+			switch r.T {
+			case "o":
+				if r.Op != nil {
+					e.Ops = append(e.Ops, *r.Op)
+				}
+			case "a":
+				e.After = append(e.After, r.After...)
+			case "e":
+				e.Closed = true
+				e.Undoes, e.Redo = r.Undoes, r.Redo
+				e.Notes = append(e.Notes, r.Notes...)
+				if r.NotUndoable != "" {
+					e.NotUndoable = r.NotUndoable
+				}
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

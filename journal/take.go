@@ -1,0 +1,374 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+
+	"github.com/fsmcp/fsmcp/internal/escape"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// Take removes p by moving it into the journal, whole (a file, a link or
+// a directory tree, as a trash would): instant where the journal is on
+// p's file system. It reports false when p was not moved: then its state
+// is recorded (the tree copied into the journal, or noted as not kept)
+// and the caller removes it. verb words a refusal ("deleted", "replaced").
+func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
+	st := From(ctx)
+	if st == nil || st.set == nil {
+		return false, nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.active() {
+		st.touched = true
+		return false, nil
+	}
+	store, rel, err := st.where(p)
+	if err == nil {
+		err = st.begin(store)
+	}
+	if err == nil {
+		err = st.dirTimes(store, p)
+	}
+	if err != nil {
+		return false, st.failed(p, err)
+	}
+	fi, err := p.Lstat()
+	if err != nil {
+		return false, nil // the caller's own removal says what is wrong
+	}
+	k := key(store, rel)
+	if st.seen[k] == seenFull {
+		// Its state before the step is recorded already (the step made
+		// it, or changed it and keeps the old content): nothing to keep.
+		st.final(store, rel, p)
+		return false, nil
+	}
+	im := statImage(fi)
+	use := diskUsage(fi)
+	switch im.Type {
+	case Dir:
+		use = treeUsage(p)
+	case Link:
+		if im.Target, err = p.Readlink(); err != nil {
+			return false, st.failed(p, err)
+		}
+	}
+	ok, err := st.room(p, use, verb)
+	if err != nil {
+		return false, err
+	}
+	taken := false
+	switch {
+	case !ok:
+		im.Lost = "it was more than the journal keeps for one change"
+	default:
+		name := st.heldName()
+		if err := renameInto(p, st.home, name); err == nil {
+			im.Held, im.Usage, taken = name, use, true
+			st.kept += use
+			st.home.addHeld(st.seg, use)
+		} else if err := st.copyObject(p, &im); err != nil {
+			return false, st.failed(p, err)
+		}
+	}
+	if err := st.writeOp(store, Op{Kind: "state", Path: rel, Before: im}); err != nil {
+		if taken {
+			renameOut(st.home, im.Held, p)
+		}
+		return false, st.failed(p, err)
+	}
+	st.seen[k] = seenFull
+	st.final(store, rel, p)
+	return taken, nil
+}
+
+// copyObject keeps what p holds by copying it: a file's content, a
+// link's target, a directory's whole tree.
+func (st *Step) copyObject(p *sandbox.Path, im *Image) error {
+	switch im.Type {
+	case File:
+		return st.keepContent(p, im)
+	case Link:
+		if im.Target != "" {
+			return nil
+		}
+		t, err := p.Readlink()
+		im.Target = t
+		return err
+	case Dir:
+		return st.packTree(p, im)
+	case Other:
+		im.Lost = "a socket or device is not kept"
+		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
+	}
+	return nil
+}
+
+// treeEntry is one path of a tree copied into the journal.
+type treeEntry struct {
+	Path  string `json:"p"` // slash path below the tree's top
+	Image Image  `json:"i"`
+}
+
+// packTree copies the directory tree at p into the step's pack: each
+// file's content, then the listing of every path with its state.
+func (st *Step) packTree(p *sandbox.Path, im *Image) error {
+	var list []treeEntry
+	var walk func(d *sandbox.Path, rel string) error
+	walk = func(d *sandbox.Path, rel string) error {
+		ents, err := d.ReadDir()
+		if err != nil {
+			return err
+		}
+		for _, de := range ents {
+			c := d.Join(de.Name())
+			fi, err := c.Lstat()
+			if err != nil {
+				return err
+			}
+			cim := statImage(fi)
+			crel := path.Join(rel, de.Name())
+			if cim.Type == Dir {
+				list = append(list, treeEntry{crel, cim})
+				if err := walk(c, crel); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := st.copyObject(c, &cim); err != nil {
+				return err
+			}
+			if cim.Lost != "" {
+				im.Lost = "not all of its tree was kept"
+			}
+			list = append(list, treeEntry{crel, cim})
+		}
+		return nil
+	}
+	if err := walk(p, "."); err != nil {
+		return err
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	ref, _, err := st.packFrom(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	im.Tree = ref
+	st.kept += ref.Len
+	return nil
+}
+
+// treeUsage is the disk a tree takes.
+func treeUsage(p *sandbox.Path) int64 {
+	var n int64
+	var walk func(d *sandbox.Path)
+	walk = func(d *sandbox.Path) {
+		ents, err := d.ReadDir()
+		if err != nil {
+			return
+		}
+		for _, de := range ents {
+			c := d.Join(de.Name())
+			fi, err := c.Lstat()
+			if err != nil {
+				continue
+			}
+			n += diskUsage(fi)
+			if fi.IsDir() {
+				walk(c)
+			}
+		}
+	}
+	walk(p)
+	return n
+}
+
+// Moved records that src is about to be renamed to dst: an undo renames
+// it back. What dst held is kept as for a removal; dst's missing parents
+// are recorded as made.
+func Moved(ctx context.Context, src, dst *sandbox.Path) error {
+	st := From(ctx)
+	if st == nil || st.set == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.active() {
+		st.touched = true
+		return nil
+	}
+	ss, srel, err := st.where(src)
+	var ds *Store
+	var drel string
+	if err == nil {
+		ds, drel, err = st.where(dst)
+	}
+	if err == nil {
+		err = st.begin(ss)
+	}
+	if err == nil {
+		err = st.begin(ds)
+	}
+	if err == nil {
+		err = st.parents(ds, drel, dst)
+	}
+	if err == nil {
+		err = st.dirTimes(ss, src)
+	}
+	if err == nil {
+		err = st.dirTimes(ds, dst)
+	}
+	if err != nil {
+		return st.failed(src, err)
+	}
+	if _, err := dst.Lstat(); err == nil && st.seen[key(ds, drel)] != seenFull {
+		im, err := st.readState(ds, dst, capGone)
+		if err == nil {
+			err = st.writeOp(ds, Op{Kind: "state", Path: drel, Before: im})
+		}
+		if err != nil {
+			return st.failed(dst, err)
+		}
+	}
+	fi, err := src.Lstat()
+	if err != nil {
+		return nil // the rename itself fails and says why
+	}
+	op := Op{Kind: "move", Path: srel, To: drel, Before: statImage(fi)}
+	if ds != st.home {
+		op.ToBase = ds.base
+	}
+	if err := st.writeOp(ss, op); err != nil {
+		return st.failed(src, err)
+	}
+	st.forget(ss, srel)
+	st.forget(ds, drel)
+	st.final(ss, srel, src)
+	st.final(ds, drel, dst)
+	return nil
+}
+
+// Trashed records that the file p is about to be moved out of the roots
+// to trash (an absolute path: LocalCowork's trash). Its content is kept
+// as for a removal; an undo brings it back and takes the trash's copy
+// out again.
+func Trashed(ctx context.Context, p *sandbox.Path, trash string) error {
+	st := From(ctx)
+	if st == nil || st.set == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.active() {
+		st.touched = true
+		return nil
+	}
+	store, rel, err := st.where(p)
+	if err == nil {
+		err = st.begin(store)
+	}
+	if err == nil {
+		err = st.dirTimes(store, p)
+	}
+	if err != nil {
+		return st.failed(p, err)
+	}
+	im, err := st.readState(store, p, capGone)
+	if err == nil {
+		err = st.writeOp(store, Op{Kind: "trash", Path: rel, Trash: trash, Before: im})
+	}
+	if err != nil {
+		return st.failed(p, err)
+	}
+	st.seen[key(store, rel)] = seenFull
+	st.final(store, rel, p)
+	return nil
+}
+
+// readFinal reads what p holds at a step's end: its state, a file's
+// content hash (up to hashMax bytes), a link's target, and with tree a
+// directory's manifest.
+func readFinal(p *sandbox.Path, tree bool) Image {
+	fi, err := p.Lstat()
+	if err != nil {
+		return Image{}
+	}
+	im := statImage(fi)
+	switch im.Type {
+	case File:
+		if im.Size <= hashMax {
+			im.Hash = hashFile(p)
+		}
+	case Link:
+		im.Target, _ = p.Readlink()
+	case Dir:
+		if tree {
+			im.Manifest = manifest(p)
+		}
+	}
+	return im
+}
+
+// hashMax is the largest file whose content hash a step's end reads;
+// past it, size and time stand for the content.
+const hashMax = 256 << 20
+
+func hashFile(p *sandbox.Path) string {
+	f, err := p.OpenFile(os.O_RDONLY|oNoFollow|oNonblock, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, hashMax+1)); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// manifest sums a tree: every path's name, type, size, mode and
+// modification time, in order.
+func manifest(p *sandbox.Path) string {
+	h := sha256.New()
+	var walk func(d *sandbox.Path, rel string)
+	walk = func(d *sandbox.Path, rel string) {
+		ents, err := d.ReadDir()
+		if err != nil {
+			fmt.Fprintf(h, "%s\x00unreadable\n", rel)
+			return
+		}
+		sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+		for _, de := range ents {
+			c := d.Join(de.Name())
+			fi, err := c.Lstat()
+			if err != nil {
+				continue
+			}
+			im := statImage(fi)
+			crel := path.Join(rel, de.Name())
+			fmt.Fprintf(h, "%s\x00%s\x00%d\x00%o\x00%d\n", crel, im.Type, im.Size, im.Mode, im.MTime)
+			if im.Type == Dir {
+				walk(c, crel)
+			}
+		}
+	}
+	walk(p, ".")
+	return hex.EncodeToString(h.Sum(nil))
+}
+
