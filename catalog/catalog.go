@@ -41,8 +41,8 @@ import (
 	"github.com/sourcegraph/conc/stream"
 
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 

@@ -47,7 +47,7 @@ type Entry struct {
 
 	reinstated bool // undone once, then brought back by a redo
 	seg        int
-	store *Store
+	store      *Store
 }
 
 // Undoable reports whether the entry can be undone now.

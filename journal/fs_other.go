@@ -34,4 +34,3 @@ func diskUsage(fi os.FileInfo) int64 { return fi.Size() }
 
 // errCrossDevice never matches here: a rename error is the rename's.
 var errCrossDevice = errors.New("cross-device rename")
-

@@ -81,4 +81,3 @@ func diskUsage(fi os.FileInfo) int64 {
 
 // errCrossDevice is the error of a rename between file systems.
 var errCrossDevice = syscall.EXDEV
-

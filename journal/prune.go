@@ -162,4 +162,3 @@ func (s *Set) prune() {
 		total -= g.disk
 	}
 }
-

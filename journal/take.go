@@ -371,4 +371,3 @@ func manifest(p *sandbox.Path) string {
 	walk(p, ".")
 	return hex.EncodeToString(h.Sum(nil))
 }
-
