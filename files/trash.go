@@ -48,8 +48,26 @@ func Trash(ctx context.Context, p *sandbox.Path, trashDir string, now time.Time,
 	defer trash.Close()
 	name := strconv.FormatInt(now.UnixMilli(), 10) + "_" + filepath.Base(p.Abs)
 	dest = filepath.Join(filepath.Clean(trashDir), name)
-	if err := journal.Trashed(ctx, p, dest); err != nil {
-		return "", err
+	// A trash inside the roots is a move there (an undo moves the file
+	// back); one outside them, a removal the journal keeps, and its undo
+	// takes the trash's copy out again.
+	inside := false
+	for _, sb := range within {
+		if sb == nil {
+			continue
+		}
+		if tp, err := sb.Resolve(dest); err == nil {
+			if err := journal.Moved(ctx, p, tp); err != nil {
+				return "", err
+			}
+			inside = true
+			break
+		}
+	}
+	if !inside {
+		if err := journal.Trashed(ctx, p, dest); err != nil {
+			return "", err
+		}
 	}
 	moved, err := renameIntoTrash(p, trash, name)
 	switch {

@@ -151,7 +151,9 @@ func (r *readCloser) Close() error { return r.close() }
 // heldName is a fresh name for an object moved into the step's segment.
 func (st *Step) heldName() string {
 	st.heldN++
-	return path.Join(segPath(st.seg, heldDir), fmt.Sprintf("%s-%d", st.id, st.heldN))
+	dir := segPath(st.seg, heldDir)
+	st.home.fs.Mkdir(dir, 0o700)
+	return path.Join(dir, fmt.Sprintf("%s-%d", st.id, st.heldN))
 }
 
 // holdLink hard-links the file p names into the journal (it is about to

@@ -46,6 +46,7 @@ type Entry struct {
 	UndoneBy string
 
 	reinstated bool // undone once, then brought back by a redo
+	noop       bool // it left everything as it found it
 	seg        int
 	store      *Store
 }

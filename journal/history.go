@@ -40,7 +40,9 @@ func (st *Store) History() ([]*Entry, error) {
 	}
 	out := es[:0]
 	for _, e := range es {
-		if e.Home == "" || e.Home == st.base { // a stub whose home is gone is dropped
+		// A stub whose home is gone, and an entry that changed nothing,
+		// are not history.
+		if (e.Home == "" || e.Home == st.base) && !e.noop {
 			out = append(out, e)
 		}
 	}

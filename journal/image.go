@@ -162,3 +162,24 @@ func sameState(was, now Image) bool {
 	}
 	return true
 }
+
+// unchanged reports whether a path still holds exactly what it held
+// before a step: same type, mode and owner, and the same content (by
+// hash, or the very same inode unmodified).
+func unchanged(before, now Image) bool {
+	if before.Type != now.Type || before.Mode != now.Mode || !ownerEq(before.Owner, now.Owner) {
+		return false
+	}
+	switch before.Type {
+	case File:
+		if before.Hash != "" && now.Hash != "" {
+			return before.Hash == now.Hash && before.MTime == now.MTime
+		}
+		return sameObject(before, now) && before.Size == now.Size && before.MTime == now.MTime
+	case Link:
+		return before.Target == now.Target
+	case Dir:
+		return before.MTime == now.MTime
+	}
+	return true
+}

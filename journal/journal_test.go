@@ -5,6 +5,7 @@ package journal_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -301,3 +302,111 @@ func TestEveryChangeComesBackWhole(t *testing.T) {
 		})
 	}
 }
+
+// du is the disk a directory tree takes, as du counts it.
+func du(t *testing.T, dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if fi, err := os.Lstat(p); err == nil {
+			n += fi.Sys().(*syscall.Stat_t).Blocks * 512
+		}
+		return nil
+	})
+	return n
+}
+
+// TestBoundIsTheDiskUsed: a thousand small edits under a 256 KiB bound
+// keep the journal's directory within the bound as du counts it, and
+// every change history still lists comes back when all are undone.
+func TestBoundIsTheDiskUsed(t *testing.T) {
+	const bound = 256 << 10
+	w := newWorld(t, 1, bound)
+	for i := range 10 {
+		write(t, filepath.Join(w.roots[0], fmt.Sprintf("f%d.txt", i)), strings.Repeat("x", 300), 0o644, old)
+	}
+	for i := range 1000 {
+		p := w.path(fmt.Sprintf("f%d.txt", i%10))
+		w.step("fs_edit", func(ctx context.Context) error {
+			return files.Modify(ctx, p, 0, func(b []byte) ([]byte, error) { return append(b, byte('a'+i%26)), nil })
+		})
+		if i%100 == 99 {
+			if got := du(t, w.store(0).Dir()); got > bound {
+				t.Fatalf("after %d edits the journal takes %d bytes, over the bound %d", i+1, got, bound)
+			}
+		}
+	}
+	if got, want := w.store(0).Usage(), du(t, w.store(0).Dir()); got != want {
+		t.Errorf("the journal counts %d bytes, du %d", got, want)
+	}
+	es, err := w.store(0).Pick(journal.Select{}, journal.ForUndo)
+	if err != nil || len(es) < 100 {
+		t.Fatalf("history keeps %d changes of 1000 under %d bytes: %v", len(es), bound, err)
+	}
+	listed := len(es)
+	r := w.j.Undo(context.Background(), w.sb, es, false, journal.Actor{Tool: "test undo"})
+	if len(r.Skipped) > 0 || len(r.Restored) != listed || r.Partial > 0 {
+		t.Fatalf("undo of the %d changes listed: %d restored, %d partial, skipped: %v", listed, len(r.Restored), r.Partial, r.Skipped[:min(3, len(r.Skipped))])
+	}
+	t.Logf("%d of 1000 edits kept in %d bytes (bound %d)", listed, du(t, w.store(0).Dir()), bound)
+}
+
+// TestOneBigChangeIsRefusedFirstAndEvictsNothing: a delete of a tree
+// larger than half the bound is refused with a sentence saying so; the
+// same call again deletes it, for good, without pushing older history
+// out; history says it cannot be undone.
+func TestOneBigChangeIsRefusedFirstAndEvictsNothing(t *testing.T) {
+	const bound = 1 << 20
+	w := newWorld(t, 1, bound)
+	write(t, filepath.Join(w.roots[0], "small.txt"), "one", 0o644, old)
+	w.step("fs_write", func(ctx context.Context) error { return files.Write(ctx, w.path("small.txt"), []byte("two")) })
+	for i := range 8 {
+		write(t, filepath.Join(w.roots[0], "big", fmt.Sprintf("%d.bin", i)), strings.Repeat(fmt.Sprint(i), 100<<10), 0o644, old)
+	}
+	st := w.j.Begin(journal.Actor{Tool: "fs_delete", Session: "secret-session-id"}, w.sb.Roots())
+	ctx := journal.With(context.Background(), st)
+	err := files.Delete(ctx, w.path("big"), true)
+	st.End(ctx)
+	var nk *journal.NotKeptError
+	if !errorsAs(err, &nk) || !strings.Contains(err.Error(), "Call again with the same arguments") {
+		t.Fatalf("the first delete of an 800 KiB tree under a 1 MiB journal: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.roots[0], "big", "7.bin")); err != nil {
+		t.Fatal("the refused delete removed something")
+	}
+	notes := w.step("fs_delete", func(ctx context.Context) error { return files.Delete(ctx, w.path("big"), true) })
+	if _, err := os.Stat(filepath.Join(w.roots[0], "big")); err == nil {
+		t.Fatal("the confirmed delete did not delete")
+	}
+	if len(notes) == 0 || !strings.Contains(notes[0], "cannot be undone") {
+		t.Errorf("the confirmed delete's answer does not say it is final: %q", notes)
+	}
+	es, _ := w.store(0).Pick(journal.Select{}, journal.ForListing)
+	var lines []string
+	for _, e := range es {
+		lines = append(lines, e.Line())
+	}
+	all := strings.Join(lines, "\n")
+	if !strings.Contains(all, "fs_write") || !strings.Contains(all, "not undoable") {
+		t.Fatalf("history after the big delete:\n%s", all)
+	}
+	// The last change cannot be undone, and the undo says so rather than
+	// undoing the one before in its place.
+	r := w.undo(0, journal.Select{Last: 1}, journal.ForUndo)
+	if len(r.Restored) != 0 || len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0], "not undoable") {
+		t.Fatalf("undo --last 1 after an unkept delete: %s", r)
+	}
+	r = w.undo(0, journal.Select{Last: 2}, journal.ForUndo)
+	if len(r.Restored) != 1 || !strings.Contains(r.Restored[0], "small.txt") || readFile(t, filepath.Join(w.roots[0], "small.txt")) != "one" {
+		t.Fatalf("undo --last 2 after an unkept delete: %s", r)
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	b, _ := os.ReadFile(name)
+	return string(b)
+}
+
+func errorsAs(err error, target any) bool { return err != nil && errors.As(err, target) }

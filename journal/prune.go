@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"sort"
@@ -15,7 +16,7 @@ import (
 // they are not in its files' sizes.
 func (st *Store) addHeld(seg int, n int64) {
 	st.locked(func() error {
-		f, err := st.fs.OpenFile(segPath(seg, "held.usage"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := st.fs.OpenFile(segPath(seg, usageName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return err
 		}
@@ -24,26 +25,19 @@ func (st *Store) addHeld(seg int, n int64) {
 	})
 }
 
-// diskOf is the disk segment n takes: its files' blocks, and the objects
-// held in it.
-func (st *Store) diskOf(n int) int64 {
-	dir := segPath(n, "")
-	d, err := st.fs.Open(dir)
-	if err != nil {
-		return 0
-	}
-	ents, _ := d.ReadDir(-1)
-	d.Close()
+// diskOf is the disk segment n takes.
+func (st *Store) diskOf(n int) int64 { return st.segDisk(n, st.segmentFiles()[n]) }
+
+// segDisk is the disk segment n takes: its files' blocks (its held
+// directory's own included), and the objects held in it.
+func (st *Store) segDisk(n int, files []fs.DirEntry) int64 {
 	var total int64
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
+	for _, e := range files {
 		if fi, err := e.Info(); err == nil {
 			total += diskUsage(fi)
 		}
 	}
-	if b, err := st.fs.ReadFile(segPath(n, "held.usage")); err == nil {
+	if b, err := st.fs.ReadFile(segPath(n, usageName)); err == nil {
 		for _, l := range strings.Fields(string(b)) {
 			v, _ := strconv.ParseInt(l, 10, 64)
 			total += v
@@ -52,11 +46,30 @@ func (st *Store) diskOf(n int) int64 {
 	return total
 }
 
-// Usage is the disk the journal takes, in bytes.
+// removeSegment removes segment n's files and what it holds.
+func (st *Store) removeSegment(n int, files []fs.DirEntry) {
+	for _, e := range files {
+		st.fs.RemoveAll(path.Join(segDir, e.Name()))
+	}
+}
+
+// Usage is the disk the journal takes, in bytes: its segments and its
+// own small files and directories.
 func (st *Store) Usage() int64 {
-	var n int64
+	n := st.overhead()
 	for _, s := range st.segments() {
 		n += st.diskOf(s)
+	}
+	return n
+}
+
+// overhead is the disk of what a journal holds besides its segments.
+func (st *Store) overhead() int64 {
+	var n int64
+	for _, name := range []string{".", "root", "bound", "lock", pinDir, segDir} {
+		if fi, err := st.fs.Lstat(name); err == nil {
+			n += diskUsage(fi)
+		}
 	}
 	return n
 }
@@ -124,10 +137,11 @@ func (s *Set) pin(st *Store, segs map[int]bool, on bool) {
 // step writes or an undo reads stays.
 func (s *Set) prune() {
 	type seg struct {
-		st   *Store
-		n    int
-		disk int64
-		last time.Time
+		st    *Store
+		n     int
+		disk  int64
+		last  time.Time
+		files []fs.DirEntry
 	}
 	s.mu.Lock()
 	stores := make([]*Store, 0, len(s.stores))
@@ -138,17 +152,18 @@ func (s *Set) prune() {
 	var all []seg
 	var total int64
 	for _, st := range stores {
+		total += st.overhead()
 		pinned := st.pinned()
 		s.mu.Lock()
 		for n := range s.pins[st] {
 			pinned[n] = true
 		}
 		s.mu.Unlock()
-		for _, n := range st.segments() {
-			d := st.diskOf(n)
+		for n, files := range st.segmentFiles() {
+			d := st.segDisk(n, files)
 			total += d
 			if !pinned[n] {
-				all = append(all, seg{st, n, d, st.lastWrite(n)})
+				all = append(all, seg{st, n, d, st.lastWrite(n), files})
 			}
 		}
 	}
@@ -158,7 +173,7 @@ func (s *Set) prune() {
 		if total <= s.cfg.MaxSize && !g.last.Before(old) {
 			break
 		}
-		g.st.locked(func() error { return g.st.fs.RemoveAll(segPath(g.n, "")) })
+		g.st.locked(func() error { g.st.removeSegment(g.n, g.files); return nil })
 		total -= g.disk
 	}
 }

@@ -54,6 +54,7 @@ type Step struct {
 	ended    bool
 	touched  bool // asked to record a change while off
 	heldN    int  // objects moved into the journal so far
+	ops      []Op // what the step wrote, contents left out
 }
 
 type stepKey struct{}
@@ -153,7 +154,12 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	if store != st.home {
 		op.Base = store.base
 	}
-	return st.home.append(st.seg, st.durable, &record{T: "o", ID: st.id, Op: &op})
+	if err := st.home.append(st.seg, st.durable, &record{T: "o", ID: st.id, Op: &op}); err != nil {
+		return err
+	}
+	op.Before.Data = nil // kept in the log; the step needs only the state
+	st.ops = append(st.ops, op)
+	return nil
 }
 
 // final adds p to the paths read when the step ends.
@@ -232,13 +238,14 @@ func (st *Step) End(ctx context.Context) []string {
 		}
 		after = append(after, f)
 	}
+	noop := st.noop(after)
 	var recs []*record
 	for len(after) > 0 {
 		n := min(len(after), 500)
 		recs = append(recs, &record{T: "a", ID: st.id, After: after[:n]})
 		after = after[n:]
 	}
-	end := &record{T: "e", ID: st.id, Notes: st.notes, Undoes: st.undoes, Redo: st.redo}
+	end := &record{T: "e", ID: st.id, Notes: st.notes, Undoes: st.undoes, Redo: st.redo, Noop: noop}
 	if len(st.lost) > 0 {
 		end.NotUndoable = "not everything it changed was kept: " + strings.Join(st.lost, "; ")
 	}
@@ -283,6 +290,31 @@ func (st *Step) Undid(ids []string, redo bool) {
 	st.undoes = append(st.undoes, ids...)
 	st.redo = st.redo || redo
 	st.mu.Unlock()
+}
+
+// noop reports whether the step left every path as it found it (its
+// changes failed, or undid themselves): such an entry is not listed.
+func (st *Step) noop(after []Final) bool {
+	if len(st.undoes) > 0 || len(st.lost) > 0 {
+		return false
+	}
+	final := map[string]Image{}
+	for _, f := range after {
+		final[f.Base+"\x00"+f.Path] = f.Image
+	}
+	for _, op := range st.ops {
+		if op.Kind == "times" {
+			continue
+		}
+		if op.Kind != "state" && op.Kind != "meta" {
+			return false
+		}
+		now, ok := final[op.Base+"\x00"+op.Path]
+		if !ok || !unchanged(op.Before, now) {
+			return false
+		}
+	}
+	return true
 }
 
 // ID is the entry's id once the step changed something ("" before).

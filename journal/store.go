@@ -22,9 +22,10 @@ import (
 //	root            the DIR's real path
 //	bound           the bounds the last server used (for fsmcp undo)
 //	lock            the lock appends and pruning take across processes
-//	seg/N/log       entries, as JSON lines, oldest segment first
-//	seg/N/ID.pack   a step's larger contents
-//	seg/N/held/     objects moved or linked into the journal
+//	seg/N.log       entries, as JSON lines, oldest segment first
+//	seg/N.ID.pack   a step's larger contents
+//	seg/N.held/     objects moved or linked into the journal
+//	seg/N.usage     the disk those objects take
 //	pins/ID         held locked by the process while its step is open
 //
 // Pruning removes whole segments, oldest first.
@@ -40,10 +41,11 @@ type Store struct {
 }
 
 const (
-	segDir  = "seg"
-	pinDir  = "pins"
-	logName = "log"
-	heldDir = "held"
+	segDir    = "seg"
+	pinDir    = "pins"
+	logName   = "log"
+	heldDir   = "held"
+	usageName = "usage"
 )
 
 func openStore(s *Set, dir, base string) (*Store, error) {
@@ -110,30 +112,43 @@ func (st *Store) locked(fn func() error) error {
 
 // segments lists the segment numbers, oldest first.
 func (st *Store) segments() []int {
-	d, err := st.fs.Open(segDir)
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(-1)
 	var out []int
-	for _, n := range names {
-		if i, err := strconv.Atoi(n); err == nil && i > 0 {
-			out = append(out, i)
-		}
+	for n := range st.segmentFiles() {
+		out = append(out, n)
 	}
 	sort.Ints(out)
 	return out
 }
 
+// segmentFiles lists the files of each segment (a segment is the files
+// of seg/ whose names start with its number).
+func (st *Store) segmentFiles() map[int][]fs.DirEntry {
+	out := map[int][]fs.DirEntry{}
+	d, err := st.fs.Open(segDir)
+	if err != nil {
+		return out
+	}
+	defer d.Close()
+	ents, _ := d.ReadDir(-1)
+	for _, e := range ents {
+		num, _, ok := strings.Cut(e.Name(), ".")
+		if i, err := strconv.Atoi(num); ok && err == nil && i > 0 {
+			out[i] = append(out[i], e)
+		}
+	}
+	return out
+}
+
+// segPath is the path of a segment's file: its log, usage, a pack, or
+// its held directory.
 func segPath(n int, name string) string {
-	return path.Join(segDir, fmt.Sprintf("%08d", n), name)
+	return path.Join(segDir, fmt.Sprintf("%08d.%s", n, name))
 }
 
 // segLimit is how large a segment grows before a new step starts the
-// next: a thirty-second of the bound, at least 1 MiB, so pruning frees
-// the disk in steps small beside the whole.
-func (st *Store) segLimit() int64 { return max(1<<20, st.set.cfg.MaxSize/32) }
+// next: a sixteenth of the bound, at least 32 KiB, so pruning frees the
+// disk in steps small beside the whole.
+func (st *Store) segLimit() int64 { return max(32<<10, st.set.cfg.MaxSize/16) }
 
 // openSegment returns the segment a new step writes to: the newest, or a
 // new one when the newest is full (st.mu and the lock held).
@@ -145,9 +160,6 @@ func (st *Store) openSegment() (int, error) {
 		if st.diskOf(n) >= st.segLimit() {
 			n++
 		}
-	}
-	if err := st.fs.MkdirAll(segPath(n, heldDir), 0o700); err != nil {
-		return 0, err
 	}
 	return n, nil
 }
@@ -181,6 +193,7 @@ type record struct {
 	// e
 	Notes       []string `json:"notes,omitempty"`
 	NotUndoable string   `json:"not_undoable,omitempty"`
+	Noop        bool     `json:"noop,omitempty"` // it left everything as it was
 	// s: the entry lives in the journal of this DIR
 	Home string `json:"home,omitempty"`
 }
@@ -264,7 +277,7 @@ func (st *Store) Entries() ([]*Entry, error) {
 			case "a":
 				e.After = append(e.After, r.After...)
 			case "e":
-				e.Closed = true
+				e.Closed, e.noop = true, r.Noop
 				e.Undoes, e.Redo = r.Undoes, r.Redo
 				e.Notes = append(e.Notes, r.Notes...)
 				if r.NotUndoable != "" {

@@ -33,12 +33,6 @@ func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
 		return false, nil
 	}
 	store, rel, err := st.where(p)
-	if err == nil {
-		err = st.begin(store)
-	}
-	if err == nil {
-		err = st.dirTimes(store, p)
-	}
 	if err != nil {
 		return false, st.failed(p, err)
 	}
@@ -63,9 +57,16 @@ func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
 			return false, st.failed(p, err)
 		}
 	}
+	// Refused before anything is written: a refused call leaves no entry.
 	ok, err := st.room(p, use, verb)
 	if err != nil {
 		return false, err
+	}
+	if err := st.begin(store); err != nil {
+		return false, st.failed(p, err)
+	}
+	if err := st.dirTimes(store, p); err != nil {
+		return false, st.failed(p, err)
 	}
 	taken := false
 	switch {

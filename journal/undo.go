@@ -56,12 +56,15 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 		ctx = With(ctx, step)
 		defer step.End(ctx)
 	}
+	// What the undo is about to restore stays, whatever else ends
+	// meanwhile and prunes.
+	for _, e := range es {
+		s.pin(e.store, map[int]bool{e.seg: true}, true)
+		defer s.pin(e.store, map[int]bool{e.seg: true}, false)
+	}
 	r := &Report{}
 	for _, e := range es {
-		segs := map[int]bool{e.seg: true}
-		s.pin(e.store, segs, true)
 		err := s.undoEntry(ctx, sb, e, force)
-		s.pin(e.store, segs, false)
 		line := fmt.Sprintf("%s %s (%s at %s)", e.ID, e.pathsLine(), escape.Name(or(e.Tool, "-")), e.Time.Local().Format(time.DateTime))
 		var partial *partialError
 		switch {

@@ -158,9 +158,14 @@ var pathCallAllowed = map[string]string{
 	// The change journal's own directory, under the user's state
 	// directory and refused inside a root; its files go through an os.Root.
 	"journal/journal.go realish filepath.EvalSymlinks": "compares the journal directory with the roots",
-	"journal/journal.go openStore os.MkdirAll":         "makes the journal directory (0700)",
-	"journal/journal.go openStore os.Chmod":            "narrows the journal directory to 0700",
-	"journal/journal.go openStore os.OpenRoot":         "opens the journal directory",
+	"cmd_history.go runJournal filepath.EvalSymlinks":  "the directory the user names to fsmcp history or undo, in a terminal",
+	"journal/store.go openStore os.MkdirAll":           "makes the journal directory (0700)",
+	"journal/store.go openStore os.Chmod":              "narrows the journal directory to 0700",
+	"journal/store.go openStore os.OpenRoot":           "opens the journal directory",
+	"journal/store.go ReadBound os.ReadFile":           "the bounds a server recorded in its journal directory",
+	"journal/journal.go Bases os.ReadDir":              "lists the journal directory",
+	"journal/journal.go Bases os.ReadFile":             "reads which DIR each journal is for",
+	"journal/undo.go undoer.untrash os.OpenRoot":       "LocalCowork's trash outside every root, as the journal recorded it; only the file the undo brought back is removed there",
 	// The shell's confinement is built from the resolved roots and the
 	// system's directories; the agent's commands run inside it.
 	"shell/landlock_linux.go existing os.Stat":               "Landlock rules for system directories",
@@ -240,7 +245,6 @@ var pathCallAllowed = map[string]string{
 	"shell/gonamespace_linux.go probeGo os.RemoveAll":             "the shell's private root (system directories, its own tmpfs)",
 	"shell/helper_linux.go closeOnExecFrom os.ReadDir":            "/proc/self/fd",
 	"shell/helper_linux.go sealCopy os.Open":                      "/proc/self/exe, sealed into memory at start",
-	"shell/namespace_linux.go startHolder os.Open":                "/proc/PID/ns of the session's own holder",
 	"shell/namespace_linux.go systemMounts filepath.EvalSymlinks": "the system's program and library directories",
 	"shell/namespace_linux.go systemMounts os.Lstat":              "the system's program and library directories",
 	"shell/namespace_linux.go systemMounts os.Readlink":           "the system's program and library directories",
