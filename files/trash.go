@@ -41,33 +41,37 @@ func Trash(ctx context.Context, p *sandbox.Path, trashDir string, now time.Time,
 	if !fi.Mode().IsRegular() {
 		return "", fault.Errorf(fault.NotDir, p.Abs, "not a file: %s", p.Abs)
 	}
-	trash, err := OpenTrash(trashDir, within...)
-	if err != nil {
-		return "", err
-	}
-	defer trash.Close()
 	name := strconv.FormatInt(now.UnixMilli(), 10) + "_" + filepath.Base(p.Abs)
 	dest = filepath.Join(filepath.Clean(trashDir), name)
 	// A trash inside the roots is a move there (an undo moves the file
-	// back); one outside them, a removal the journal keeps, and its undo
-	// takes the trash's copy out again.
-	inside := false
+	// back, and removes the trash directory if this made it); one outside
+	// them, a removal the journal keeps, and its undo takes the trash's
+	// copy out again.
+	var inside *sandbox.Path
 	for _, sb := range within {
 		if sb == nil {
 			continue
 		}
 		if tp, err := sb.Resolve(dest); err == nil {
-			if err := journal.Moved(ctx, p, tp); err != nil {
+			inside = tp
+			if err := journal.Keep(ctx, tp.Dir()); err != nil {
 				return "", err
 			}
-			inside = true
 			break
 		}
 	}
-	if !inside {
-		if err := journal.Trashed(ctx, p, dest); err != nil {
-			return "", err
-		}
+	trash, err := OpenTrash(trashDir, within...)
+	if err != nil {
+		return "", err
+	}
+	defer trash.Close()
+	if inside != nil {
+		err = journal.Moved(ctx, p, inside)
+	} else {
+		err = journal.Trashed(ctx, p, dest)
+	}
+	if err != nil {
+		return "", err
 	}
 	moved, err := renameIntoTrash(p, trash, name)
 	switch {

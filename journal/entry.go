@@ -46,6 +46,7 @@ type Entry struct {
 	UndoneBy string
 
 	reinstated bool // undone once, then brought back by a redo
+	live       bool // not ended, and its process still writes it
 	noop       bool // it left everything as it found it
 	seg        int
 	store      *Store

@@ -164,7 +164,10 @@ func (e *Entry) touches(within string) bool {
 func (st *Store) recoverCut(es []*Entry) {
 	var sb *sandbox.Sandbox
 	for _, e := range es {
-		if e.Closed || e.Home != "" || len(e.Ops) == 0 || st.live(e.ID) {
+		if e.Closed || e.Home != "" || len(e.Ops) == 0 {
+			continue
+		}
+		if e.live = st.live(e.ID); e.live {
 			continue
 		}
 		if sb == nil {

@@ -44,6 +44,8 @@ func (e *Entry) Line() string {
 	switch {
 	case e.UndoneBy != "":
 		b.WriteString("  [undone by " + e.UndoneBy + "]")
+	case e.live:
+		b.WriteString("  [in progress]")
 	case !e.Closed:
 		b.WriteString("  [cut short: fsmcp stopped during it]")
 	case e.NotUndoable != "":
@@ -55,42 +57,70 @@ func (e *Entry) Line() string {
 	return b.String()
 }
 
-// pathsLine says what happened to the entry's paths: the first few, and
-// how many more.
+// pathsLine says what happened to the entry's paths, each once, from
+// its state before the entry to its state after: the first few, and how
+// many more. A file made and gone within the entry (a temporary one) is
+// left out.
 func (e *Entry) pathsLine() string {
 	const show = 5
 	final := map[string]Image{}
 	for _, f := range e.After {
 		final[e.baseOf(f.Base)+"\x00"+f.Path] = f.Image
 	}
-	var parts []string
-	seen := map[string]bool{}
-	for _, op := range e.Ops {
-		k := e.baseOf(op.Base) + "\x00" + op.Path
-		if seen[k] && op.Kind != "move" || op.Kind == "times" {
-			continue
+	type path struct {
+		name   string
+		before Image
+		meta   bool   // only mode, owner or times were recorded
+		to     string // moved there
+	}
+	var order []string
+	paths := map[string]*path{}
+	at := func(base, rel string, before Image, meta bool) *path {
+		k := e.baseOf(base) + "\x00" + rel
+		if p := paths[k]; p != nil {
+			p.meta = p.meta && meta
+			return p
 		}
-		seen[k] = true
-		name := escape.Name(filepath.Join(e.baseOf(op.Base), filepath.FromSlash(op.Path)))
-		var what string
+		p := &path{name: filepath.Join(e.baseOf(base), filepath.FromSlash(rel)), before: before, meta: meta}
+		paths[k] = p
+		order = append(order, k)
+		return p
+	}
+	for _, op := range e.Ops {
 		switch op.Kind {
+		case "times":
 		case "move":
-			what = "moved to " + escape.Name(filepath.Join(e.baseOf(op.ToBase), filepath.FromSlash(op.To)))
-		case "trash":
-			what = "moved to the trash"
-		case "meta":
-			now, ok := final[k]
-			what = fmt.Sprintf("mode %04o", op.Before.Mode)
-			if ok && now.Mode != op.Before.Mode {
-				what += fmt.Sprintf(" -> %04o", now.Mode)
-			}
-			if ok && op.Before.Owner != nil && now.Owner != nil && *op.Before.Owner != *now.Owner {
-				what += fmt.Sprintf(", owner %d:%d -> %d:%d", op.Before.Owner[0], op.Before.Owner[1], now.Owner[0], now.Owner[1])
+			src := at(op.Base, op.Path, op.Before, false)
+			at(op.ToBase, op.To, Image{}, false)
+			if src.before.Exists() {
+				src.to = filepath.Join(e.baseOf(op.ToBase), filepath.FromSlash(op.To))
 			}
 		default:
-			what = size(op.Before) + " -> " + size(final[k])
+			at(op.Base, op.Path, op.Before, op.Kind == "meta")
 		}
-		parts = append(parts, name+" ("+what+")")
+	}
+	var parts []string
+	for _, k := range order {
+		p := paths[k]
+		now := final[k]
+		var what string
+		switch {
+		case !p.before.Exists() && !now.Exists():
+			continue
+		case p.to != "" && !now.Exists():
+			what = "moved to " + escape.Name(p.to)
+		case p.meta:
+			what = fmt.Sprintf("mode %04o", p.before.Mode)
+			if now.Mode != p.before.Mode {
+				what += fmt.Sprintf(" -> %04o", now.Mode)
+			}
+			if p.before.Owner != nil && now.Owner != nil && *p.before.Owner != *now.Owner {
+				what += fmt.Sprintf(", owner %d:%d -> %d:%d", p.before.Owner[0], p.before.Owner[1], now.Owner[0], now.Owner[1])
+			}
+		default:
+			what = size(p.before) + " -> " + size(now)
+		}
+		parts = append(parts, escape.Name(p.name)+" ("+what+")")
 	}
 	if len(parts) > show {
 		parts = append(parts[:show], fmt.Sprintf("and %d more", len(parts)-show))

@@ -280,6 +280,19 @@ func (st *Step) End(ctx context.Context) []string {
 	return out
 }
 
+// Command makes the step a shell command's: its text is in history, and
+// its changes reach the disk when it ends rather than one by one (a
+// killed fsmcp still leaves them written: only a power loss could lose
+// them). Call it before the step changes anything.
+func (st *Step) Command(cmd string) {
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	st.actor.Command, st.durable = cmd, false
+	st.mu.Unlock()
+}
+
 // Undid records that the step undoes the entries ids (redo: they are
 // undos themselves).
 func (st *Step) Undid(ids []string, redo bool) {

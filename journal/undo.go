@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -102,12 +101,6 @@ type undoer struct {
 	ctx   context.Context // carries the undo's step
 	plain context.Context // the same without a step: the writers' own journaling is the undo's
 	notes []string
-	dirs  []dirTimes
-}
-
-type dirTimes struct {
-	p  *sandbox.Path
-	im Image
 }
 
 func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, force bool) error {
@@ -118,6 +111,8 @@ func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, forc
 		return fmt.Errorf("not undoable: %s", e.NotUndoable)
 	case len(e.Ops) == 0:
 		return errors.New("it changed nothing")
+	case e.live:
+		return errors.New("it is still in progress (a command, or what it left running, is still changing files)")
 	case !e.Closed && !force:
 		return errors.New("it was cut short (fsmcp stopped during it), so what it left is not known; pass force to undo what it recorded")
 	}
@@ -141,14 +136,6 @@ func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, forc
 	for i := len(e.Ops) - 1; i >= 0; i-- {
 		if err := u.undoOp(e.Ops[i]); err != nil {
 			return err
-		}
-	}
-	// A directory's times change as its entries come back: they are put
-	// back last, innermost first.
-	sort.SliceStable(u.dirs, func(i, j int) bool { return len(u.dirs[i].p.Rel) > len(u.dirs[j].p.Rel) })
-	for _, d := range u.dirs {
-		if fi, err := d.p.Lstat(); err == nil && fi.IsDir() {
-			d.p.Chtimes(d.im.atime(), d.im.mtime())
 		}
 	}
 	if len(u.notes) > 0 {
@@ -197,7 +184,7 @@ func (u *undoer) undoOp(op Op) error {
 	}
 	switch op.Kind {
 	case "times":
-		u.dirs = append(u.dirs, dirTimes{p, op.Before})
+		u.setTimes(p, op.Before)
 		return nil
 	case "meta":
 		return u.restoreMeta(p, op.Before)
@@ -226,10 +213,7 @@ func (u *undoer) restoreMeta(p *sandbox.Path, b Image) error {
 	if err := Meta(u.ctx, p); err != nil {
 		return err
 	}
-	if b.Type == Dir {
-		u.dirs = append(u.dirs, dirTimes{p, b})
-	}
-	return u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+	return u.setMeta(p, b)
 }
 
 // clear takes whatever p holds now into the journal (the undo's step),
@@ -314,7 +298,7 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 		if err := mkfifo(p, b.perm()); err != nil {
 			return err
 		}
-		return u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+		return u.setMeta(p, b)
 	}
 	return nil
 }
@@ -353,7 +337,17 @@ func (u *undoer) restoreFile(p *sandbox.Path, b Image) error {
 		return fmt.Errorf("%s: %v", escape.Name(p.Abs), err)
 	}
 	defer r.Close()
-	return u.s.ops.RestoreFile(u.ctx, p, r, b.Size, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+	return u.owner(u.s.ops.RestoreFile(u.ctx, p, r, b.Size, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()}))
+}
+
+// owner turns an owner not given back into a note: the rest landed.
+func (u *undoer) owner(err error) error {
+	var oe *OwnerError
+	if errors.As(err, &oe) {
+		u.notes = append(u.notes, oe.Error())
+		return nil
+	}
+	return err
 }
 
 func (u *undoer) restoreDir(p *sandbox.Path, b Image) error {
@@ -386,8 +380,22 @@ func (u *undoer) restoreDir(p *sandbox.Path, b Image) error {
 	} else if err := Meta(u.ctx, p); err != nil {
 		return err
 	}
-	u.dirs = append(u.dirs, dirTimes{p, b})
-	return u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+	return u.setMeta(p, b)
+}
+
+// setMeta puts b's owner, mode and times back on p. Going backwards, a
+// directory's entries changed after it was recorded come back before
+// this, so its times stay; an owner that cannot be given back is named.
+func (u *undoer) setMeta(p *sandbox.Path, b Image) error {
+	return u.owner(u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()}))
+}
+
+// setTimes puts a directory's times back (it is the directory of paths
+// the entry changed; they are all back by now, going backwards).
+func (u *undoer) setTimes(p *sandbox.Path, b Image) {
+	if fi, err := p.Lstat(); err == nil && fi.IsDir() {
+		p.Chtimes(b.atime(), b.mtime())
+	}
 }
 
 // moveBack renames what from holds back to to, where a change moved it.
@@ -441,7 +449,11 @@ func (u *undoer) unpackTree(p *sandbox.Path, b Image) error {
 	if err := p.Mkdir(0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	u.dirs = append(u.dirs, dirTimes{p, b})
+	type dir struct {
+		p  *sandbox.Path
+		im Image
+	}
+	dirs := []dir{{p, b}}
 	for _, te := range list {
 		c := p.Join(filepath.FromSlash(te.Path))
 		im := te.Image
@@ -450,17 +462,14 @@ func (u *undoer) unpackTree(p *sandbox.Path, b Image) error {
 			if err := c.Mkdir(0o700); err != nil {
 				return err
 			}
-			u.dirs = append(u.dirs, dirTimes{c, im})
-			if err := u.s.ops.SetMeta(u.plain, c, Attrs{Mode: im.Mode, Owner: im.Owner, ATime: im.atime(), MTime: im.mtime()}); err != nil {
-				return err
-			}
+			dirs = append(dirs, dir{c, im})
 		case File:
 			r, err := u.e.store.openContent(&im)
 			if err != nil {
 				u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+err.Error())
 				continue
 			}
-			err = u.s.ops.RestoreFile(u.ctx, c, r, im.Size, Attrs{Mode: im.Mode, Owner: im.Owner, ATime: im.atime(), MTime: im.mtime()})
+			err = u.owner(u.s.ops.RestoreFile(u.ctx, c, r, im.Size, Attrs{Mode: im.Mode, Owner: im.Owner, ATime: im.atime(), MTime: im.mtime()}))
 			r.Close()
 			if err != nil {
 				return err
@@ -477,5 +486,12 @@ func (u *undoer) unpackTree(p *sandbox.Path, b Image) error {
 			u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+or(im.Lost, "it was not kept"))
 		}
 	}
-	return u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()})
+	// The directories' own state last, innermost first: their entries
+	// are all there.
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := u.setMeta(dirs[i].p, dirs[i].im); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -61,6 +61,9 @@ type Result struct {
 	// output; Dropped says how many.
 	Truncated bool
 	Dropped   int
+	// Untraced says why the command's changes were not reported to the
+	// Recorder ("" when they were, or none was given).
+	Untraced string
 }
 
 // Text renders r as fs_bash's answer: the output, then any notice, then

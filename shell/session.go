@@ -46,6 +46,9 @@ type Session struct {
 	pol   policy
 	cwd   string
 	left  leftovers // process sessions commands left running
+	// traces are the supervisors of commands traced, which serve as long
+	// as a process of theirs runs.
+	traces []*tracing
 }
 
 // NewSession starts a session in the first root. It fails for ModeOff,
@@ -227,6 +230,15 @@ func (s *Session) RunWithin(ctx context.Context, roots []string, command string,
 // these descriptors, which the helper inherits, not on the names: a root
 // whose name is swapped for a link out meanwhile cannot widen them.
 func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, command string, timeout time.Duration) (Result, error) {
+	return s.RunTraced(ctx, roots, dirs, command, timeout, nil)
+}
+
+// RunTraced is RunIn with every change the command and the processes it
+// starts make to the file system told to rec before it is made (see
+// trace_linux.go), as long as any of those processes runs. Where that
+// cannot be done (not Linux, an old kernel) the command runs untraced and
+// Result.Untraced says why.
+func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File, command string, timeout time.Duration, rec Recorder) (Result, error) {
 	if dirs != nil && len(dirs) != len(roots) {
 		return Result{}, errors.New("shell: one open directory per root is needed")
 	}
@@ -262,6 +274,30 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 	argv := []string{s.bash, "--noprofile", "--norc", "-c", wrapper, "bash", command}
 	attr := sysProcAttr()
 	extra := []*os.File{nil} // fd 3, the marker pipe
+	var tr *tracing
+	if rec != nil {
+		var err error
+		if tr, err = newTracing(); err != nil {
+			res.Untraced = err.Error()
+		} else {
+			defer tr.theirs.Close()
+			pol.Trace = 3 + len(extra)
+			extra = append(extra, tr.theirs)
+		}
+	}
+	if s.mode != ModeSandboxed && tr != nil {
+		// An unconfined shell is traced through the helper too, which
+		// then only installs the filter (and sets no_new_privs).
+		helper, err := sealedHelper()
+		if err != nil {
+			return res, err
+		}
+		pol = policy{Trace: pol.Trace, NoConfine: true}
+		extra = append(extra, helper)
+		if argv, err = sandboxCommand(helperPath(3+len(extra)-1), pol, argv); err != nil {
+			return res, err
+		}
+	}
 	if s.mode == ModeSandboxed {
 		if dirs != nil {
 			pol.RW = []string{s.tmp}
@@ -324,6 +360,16 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 		return res, fmt.Errorf("shell: start bash: %w", err)
 	}
 	sid := cmd.Process.Pid // Setsid: the session and group id are bash's pid
+	if tr != nil {
+		tr.started(rec)
+		if tr.err != nil {
+			res.Untraced = tr.err.Error()
+		} else {
+			s.mu.Lock()
+			s.traces = append(s.traces, tr)
+			s.mu.Unlock()
+		}
+	}
 
 	out := newCapture(s.maxOutput)
 	mk := &lastBytes{limit: markerLimit}
@@ -522,6 +568,9 @@ func (s *Session) Close() error {
 		s.mu.Lock()
 		s.left.killAll()
 		s.left = leftovers{}
+		for _, t := range s.traces {
+			t.close()
+		}
 		s.mu.Unlock()
 		if s.ns != nil {
 			s.ns.stop() // the pid namespace ends: what setsid took out of the tracking dies too

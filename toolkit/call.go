@@ -25,7 +25,10 @@ type Call struct {
 	// Sandbox is the sandbox in force for this call: the server's, the
 	// client's roots, or the one _meta.allowed_dirs asked for.
 	Sandbox *sandbox.Sandbox
-	Req     *mcp.CallToolRequest
+	// Base is the session's sandbox, which outlives the call (Sandbox,
+	// when narrowed, is closed when the call ends).
+	Base *sandbox.Sandbox
+	Req  *mcp.CallToolRequest
 	// Paths is the path rule of the table the tool belongs to.
 	Paths   PathRule
 	extra   ExtraArgs // the table's policy for unknown arguments

@@ -258,7 +258,7 @@ func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRe
 	if sb != base {
 		defer sb.Close()
 	}
-	c := &Call{Env: env, Sandbox: sb, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}
+	c := &Call{Env: env, Sandbox: sb, Base: base, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}
 	session := ""
 	if req.Session != nil {
 		session = req.Session.ID()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
@@ -36,7 +37,7 @@ func Bash() toolkit.Tool {
 			"on timeout or cancellation the whole process group is killed. Background processes (cmd &) keep running until the session ends; " +
 			"redirect their output to a file. Unlike the file tools, commands can read outside the allowed directories (system directories, toolchains); " +
 			"sandboxed (the default where Linux has Landlock) they write only inside the allowed directories and a private temp directory. " +
-			"Changes made by commands are not in the change journal: fs_undo cannot revert them.",
+			"Every change a command (and what it starts) makes in the allowed directories is journaled first: fs_history lists it, fs_undo reverts it.",
 		Annotations: toolkit.Writes("Run shell command", true, false),
 	}, func(ctx context.Context, c *toolkit.Call, in bashIn) (*mcp.CallToolResult, error) {
 		if in.Timeout < 0 {
@@ -64,7 +65,17 @@ func Bash() toolkit.Tool {
 		// Clamped before it becomes a Duration: milliseconds past ~292
 		// years overflow int64 nanoseconds and would wrap to a short time.
 		timeout := time.Duration(min(in.Timeout, int(shell.MaxTimeout/time.Millisecond))) * time.Millisecond
-		res, err := sess.RunIn(ctx, roots, dirs.Files(), in.Command, timeout)
+		// The command's changes go into the call's journal entry, and
+		// those of processes it leaves running into entries of their own.
+		var rec shell.Recorder
+		bj := newBashJournal(ctx, c.Sandbox, c.Base, in.Command, journal.Actor{Session: sessionID(c), Client: clientOf(c)})
+		if bj != nil {
+			rec = bj
+		}
+		res, err := sess.RunTraced(ctx, roots, dirs.Files(), in.Command, timeout, rec)
+		if bj != nil {
+			bj.finished()
+		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errors.New("the call was cancelled before the shell was free")
@@ -74,6 +85,9 @@ func Bash() toolkit.Tool {
 		// fsMCP trims the output's trailing newlines (and spaces).
 		res.Output = strings.TrimRightFunc(res.Output, unicode.IsSpace)
 		text := res.Text()
+		if bj != nil && res.Untraced != "" {
+			text += "\n[journal: what this command changed is not kept, so fs_undo cannot revert it: " + res.Untraced + "]"
+		}
 		if handle != "" {
 			text += "\n" + handleNote(handle)
 		}
@@ -86,6 +100,24 @@ func Bash() toolkit.Tool {
 	t.OwnTimeout = true
 	t.NeedsShell = true
 	return t
+}
+
+// sessionID is the call's MCP session id ("" where there is none).
+func sessionID(c *toolkit.Call) string {
+	if ss := c.Session(); ss != nil {
+		return ss.ID()
+	}
+	return ""
+}
+
+// clientOf is the name the client gave at initialize.
+func clientOf(c *toolkit.Call) string {
+	if ss := c.Session(); ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+			return p.ClientInfo.Name
+		}
+	}
+	return ""
 }
 
 // shellFor returns the shell a call runs in: the one of the handle it

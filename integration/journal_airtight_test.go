@@ -1,0 +1,221 @@
+//go:build unix
+
+package integration
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
+)
+
+// TestUndoNeverChangesMetadataOutside: chmod_items changes g.txt, then
+// g.txt is replaced by a hard link to a file outside the roots; undoing
+// the chmod is refused (g.txt is not what the change left), and with
+// force it is refused again (a file with another hard link, which may lie
+// outside, is never given a mode): the outside file keeps its mode.
+func TestUndoNeverChangesMetadataOutside(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+	os.MkdirAll(root, 0o755)
+	os.MkdirAll(outside, 0o755)
+	g, secret := filepath.Join(root, "g.txt"), filepath.Join(outside, "secret")
+	write(t, g, "g\n")
+	os.Chmod(g, 0o644)
+	write(t, secret, "secret\n")
+	os.Chmod(secret, 0o600)
+	cs := connectStdio(t, m, "--profile", "filesystem-mcp", "--journal-tools", "--allowed-dir", root)
+	mustCall(t, cs, "chmod_items", map[string]any{"paths": []any{"g.txt"}, "mode": "640"})
+	hist := mustCall(t, cs, "fs_history", map[string]any{"path": root})
+	id := strings.Fields(hist)[0]
+	os.Remove(g)
+	if err := os.Link(secret, g); err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range []bool{false, true} {
+		res, err := callRaw(cs, "fs_undo", map[string]any{"path": root, "id": id, "force": force}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError {
+			t.Errorf("fs_undo force=%v of the chmod through a hard link to outside was not refused: %s", force, testenv.Text(res))
+		}
+		if fi, _ := os.Stat(secret); fi.Mode().Perm() != 0o600 {
+			t.Fatalf("fs_undo force=%v changed the outside file's mode to %v", force, fi.Mode().Perm())
+		}
+	}
+}
+
+// TestNarrowedChangesStayInTheUsersHistory: a client that narrows its
+// calls to a subdirectory (_meta.allowed_dirs) cannot keep its changes
+// out of the history of the DIR the user started fsmcp with.
+func TestNarrowedChangesStayInTheUsersHistory(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(root, "sub")
+	os.MkdirAll(sub, 0o755)
+	write(t, filepath.Join(sub, "x.txt"), "one\n")
+	cs := connectStdio(t, m, root)
+	res, err := callRaw(cs, "fs_write", map[string]any{"file_path": filepath.Join(sub, "x.txt"), "content": "two\n"}, map[string]any{"allowed_dirs": []any{sub}})
+	if err != nil || res.IsError {
+		t.Fatalf("narrowed fs_write: %v %v", err, res)
+	}
+	if h := mustCall(t, cs, "fs_history", map[string]any{}); !strings.Contains(h, "x.txt") {
+		t.Errorf("fs_history of the DIR does not list the narrowed change:\n%s", h)
+	}
+	cs.Close()
+	out, _ := exec.Command(binary, "history", root).CombinedOutput()
+	if !strings.Contains(string(out), "x.txt") {
+		t.Fatalf("fsmcp history DIR does not list the narrowed change:\n%s", out)
+	}
+	out, err = exec.Command(binary, "undo", root, "--since", "1h").CombinedOutput()
+	if err != nil || readFileOr(filepath.Join(sub, "x.txt")) != "one\n" {
+		t.Fatalf("fsmcp undo DIR --since 1h: %v\n%s", err, out)
+	}
+	// And from the subdirectory: the DIR's journal is found and only its
+	// changes there are undone (here: the undo above, redone).
+	cmd := exec.Command(binary, "redo", ".")
+	cmd.Dir = sub
+	if out, err := cmd.CombinedOutput(); err != nil || readFileOr(filepath.Join(sub, "x.txt")) != "two\n" {
+		t.Fatalf("fsmcp redo . in the subdirectory: %v\n%s", err, out)
+	}
+}
+
+// TestJournalNeverLandsInAnotherRoot: with the state directory inside
+// the second of two DIRs, nothing is journaled (a tool could read or
+// forge the journal there), nothing is written in it, and the server
+// says so at start.
+func TestJournalNeverLandsInAnotherRoot(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	os.MkdirAll(a, 0o755)
+	os.MkdirAll(b, 0o755)
+	cs := connectStdioEnv(t, m, []string{"XDG_STATE_HOME=" + filepath.Join(b, "state")}, a, b)
+	mustCall(t, cs, "fs_write", map[string]any{"file_path": filepath.Join(a, "f.txt"), "content": "x"})
+	res, _ := callRaw(cs, "fs_history", map[string]any{"path": a}, nil)
+	if res == nil || !res.IsError || !strings.Contains(testenv.Text(res), "journal is off") {
+		t.Errorf("fs_history with the journal inside a root: %v", res)
+	}
+	cs.Close()
+	if _, err := os.Stat(filepath.Join(b, "state")); err == nil {
+		t.Fatal("a journal was written inside the second root")
+	}
+}
+
+// TestHistoryShowsNoSessionID: over HTTP a session id is a credential
+// (it reaches the session's shell); history labels sessions without it.
+func TestHistoryShowsNoSessionID(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectHTTP(t, m, root)
+	id := cs.ID()
+	if id == "" {
+		t.Fatal("no session id over HTTP")
+	}
+	mustCall(t, cs, "fs_write", map[string]any{"file_path": filepath.Join(root, "f.txt"), "content": "x"})
+	h := mustCall(t, cs, "fs_history", map[string]any{})
+	out, _ := exec.Command(binary, "history", root).CombinedOutput()
+	for _, s := range []string{h, string(out)} {
+		if strings.Contains(s, id) || !strings.Contains(s, "f.txt") {
+			t.Fatalf("history shows the session id %s (or not the change):\n%s", id, s)
+		}
+	}
+}
+
+// TestHistoryEscapesControlCharacters: a name with a newline cannot forge
+// a history line, and names, commands and diffs reach a terminal with no
+// ESC, BEL or carriage return that could move its cursor.
+func TestHistoryEscapesControlCharacters(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectStdio(t, m, root)
+	forged := "x\nhoj0000000  2026-01-01 00:00:00  fs_delete  /etc/passwd (1 bytes -> absent)"
+	mustCall(t, cs, "fs_write", map[string]any{"file_path": filepath.Join(root, forged), "content": "a\n"})
+	mustCall(t, cs, "fs_write", map[string]any{"file_path": filepath.Join(root, "e\x1b[2Kv\a.txt"), "content": "ok\n\x1b[1A\x1b[2Krm -rf ~\r\n"})
+	mustCall(t, cs, "fs_bash", map[string]any{"command": "printf 'b\\033[2K\\n' > " + root + "/sh.txt"})
+	h := mustCall(t, cs, "fs_history", map[string]any{})
+	if n := len(strings.Split(strings.TrimSpace(h), "\n")); n != 3 {
+		t.Errorf("fs_history of 3 changes has %d lines:\n%s", n, h)
+	}
+	cs.Close()
+	for _, a := range [][]string{{"history", root}, {"history", "-v", root}} {
+		out, err := exec.Command(binary, a...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("fsmcp %v: %v", a, err)
+		}
+		if strings.ContainsAny(string(out), "\x1b\a\r") {
+			t.Errorf("fsmcp %v writes raw control characters:\n%q", a, out)
+		}
+		if a[1] == root && len(strings.Split(strings.TrimSpace(string(out)), "\n")) != 3 {
+			t.Errorf("fsmcp history of 3 changes:\n%s", out)
+		}
+	}
+	out, _ := exec.Command(binary, "undo", root, "--last", "3").CombinedOutput()
+	if strings.ContainsAny(string(out), "\x1b\a\r") {
+		t.Errorf("fsmcp undo writes raw control characters:\n%q", out)
+	}
+	var st syscall.Stat_t
+	if syscall.Lstat(filepath.Join(root, forged), &st) == nil {
+		t.Errorf("the undo left the file with a newline in its name: %s", out)
+	}
+}
+
+// TestJournalSizeBoundsNarrowedChanges: changes narrowed to ten
+// subdirectories under --journal-size 256KiB stay in one journal within
+// the bound, as du counts it.
+func TestJournalSizeBoundsNarrowedChanges(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	cs := connectStdioEnv(t, m, []string{"XDG_STATE_HOME=" + state}, "--journal-size", "256KiB", root)
+	for i := range 10 {
+		sub := filepath.Join(root, fmt.Sprintf("sub%d", i))
+		os.MkdirAll(sub, 0o755)
+		for j := range 3 {
+			name := filepath.Join(sub, fmt.Sprintf("f%d", j))
+			write(t, name, strings.Repeat(fmt.Sprint(i), 40<<10))
+			res, err := callRaw(cs, "fs_write", map[string]any{"file_path": name, "content": "replaced"}, map[string]any{"allowed_dirs": []any{sub}})
+			if err != nil || res.IsError {
+				t.Fatalf("narrowed fs_write: %v %v", err, res)
+			}
+		}
+	}
+	cs.Close()
+	journals, _ := filepath.Glob(filepath.Join(state, "fsmcp", "journal", "*"))
+	if len(journals) != 1 {
+		t.Errorf("%d journals for one DIR: %v", len(journals), journals)
+	}
+	var used int64
+	filepath.WalkDir(filepath.Join(state, "fsmcp", "journal"), func(p string, d fs.DirEntry, err error) error {
+		if fi, err := os.Lstat(p); err == nil && p != filepath.Join(state, "fsmcp", "journal") {
+			used += fi.Sys().(*syscall.Stat_t).Blocks * 512
+		}
+		return nil
+	})
+	if used > 256<<10 {
+		t.Fatalf("the journal takes %d bytes under --journal-size 256KiB", used)
+	}
+}

@@ -1,0 +1,331 @@
+package integration
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
+)
+
+// change is a call (or several) of one profile that changes the fixture.
+type change struct {
+	name    string
+	profile []string // server arguments before the DIR
+	rootArg string   // "--allowed-dir" for filesystem-mcp
+	env     func(root string) []string
+	calls   func(root string) [][2]any // tool, arguments
+	root    bool                       // needs root (chown to another user)
+	// wait, when set, waits for what the calls set going to finish
+	// (a background process of fs_bash).
+	wait func(t *testing.T, root string)
+}
+
+func args(kv ...any) map[string]any {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
+func calls(c ...[2]any) func(string) [][2]any { return func(string) [][2]any { return c } }
+
+var (
+	fsmcpProfile = []string(nil)
+	reference    = []string{"--profile", "reference"}
+	fsysmcp      = []string{"--profile", "filesystem-mcp"}
+	localcowork  = []string{"--profile", "localcowork"}
+	catalogP     = []string{"--profile", "catalog"}
+)
+
+// everyChange is every writer of every profile, and fs_bash commands.
+func everyChange() []change {
+	bash := func(name, cmd string) change {
+		return change{name: "fs_bash " + name, calls: func(r string) [][2]any {
+			return [][2]any{{"fs_bash", args("command", "cd "+r+" && "+cmd)}}
+		}}
+	}
+	abs := func(f func(r string) [][2]any) func(string) [][2]any { return f }
+	return []change{
+		{name: "fs_write with new parents", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_write", args("file_path", r+"/a/b/c/new.txt", "content", "new\n")}}
+		})},
+		{name: "fs_edit of a set-uid file", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_edit", args("file_path", r+"/suid.sh", "old_string", "echo", "new_string", "printf")}}
+		})},
+		{name: "fs_delete of a tree", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_delete", args("path", r+"/tree", "recursive", true)}}
+		})},
+		{name: "fs_delete of a symlink", calls: abs(func(r string) [][2]any { return [][2]any{{"fs_delete", args("path", r+"/tree/link")}} })},
+		{name: "fs_move of a tree into new parents", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_move", args("source", r+"/tree", "destination", r+"/x/y/tree")}}
+		})},
+		{name: "fs_copy of a tree", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_copy", args("source", r+"/tree", "destination", r+"/copy")}}
+		})},
+		{name: "fs_mkdir", calls: abs(func(r string) [][2]any { return [][2]any{{"fs_mkdir", args("path", r+"/m/n/o")}} })},
+		{name: "fs_catalog", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_catalog", args("target_dir", r+"/tree", "output_file", r+"/catalog.tsv")}}
+		})},
+		{name: "reference write_file, edit_file, move_file, create_directory", profile: reference, calls: abs(func(r string) [][2]any {
+			return [][2]any{
+				{"write_file", args("path", r+"/f.txt", "content", "ref\n")},
+				{"edit_file", args("path", r+"/tree/a.txt", "edits", []any{args("oldText", "a", "newText", "A")})},
+				{"move_file", args("source", r+"/tree/deep", "destination", r+"/deep")},
+				{"create_directory", args("path", r+"/made/here")},
+			}
+		})},
+		{name: "filesystem-mcp writers", profile: fsysmcp, rootArg: "--allowed-dir", calls: calls(
+			[2]any{"write_content", args("items", []any{args("path", "f.txt", "content", "one"), args("path", "new/g.txt", "content", "two")})},
+			[2]any{"replace_content", args("paths", []any{"tree/a.txt"}, "operations", []any{args("search", "a", "replace", "b")})},
+			[2]any{"chmod_items", args("paths", []any{"tree"}, "mode", "755")},
+			[2]any{"move_items", args("operations", []any{args("source", "tree/deep", "destination", "deep")})},
+			[2]any{"copy_items", args("operations", []any{args("source", "tree", "destination", "tree2")})},
+			[2]any{"create_directories", args("paths", []any{"p/q"})},
+			[2]any{"delete_items", args("paths", []any{"tree"})},
+		)},
+		{name: "filesystem-mcp chown_items", profile: fsysmcp, rootArg: "--allowed-dir", root: true, calls: calls(
+			[2]any{"chown_items", args("paths", []any{"f.txt"}, "uid", 65534, "gid", 65534)},
+		)},
+		{name: "localcowork writers, trash outside the root", profile: localcowork,
+			env: func(r string) []string { return []string{"LOCALCOWORK_DATA_DIR=" + filepath.Dir(r) + "/lcdata"} },
+			calls: abs(func(r string) [][2]any {
+				return [][2]any{
+					{"filesystem.write_file", args("path", r+"/n1/n2/w.txt", "content", "lc", "create_dirs", true)},
+					{"filesystem.move_file", args("source", r+"/f.txt", "destination", r+"/m1/m2/f.txt", "create_dirs", true)},
+					{"filesystem.copy_file", args("source", r+"/tree/a.txt", "destination", r+"/a-copy.txt")},
+					{"filesystem.delete_file", args("path", r+"/suid.sh")},
+				}
+			})},
+		{name: "localcowork delete_file, trash inside the root", profile: localcowork,
+			env:   func(r string) []string { return []string{"LOCALCOWORK_DATA_DIR=" + r + "/.lcdata"} },
+			calls: abs(func(r string) [][2]any { return [][2]any{{"filesystem.delete_file", args("path", r+"/f.txt")}} })},
+		{name: "catalog/create", profile: catalogP, calls: abs(func(r string) [][2]any {
+			return [][2]any{{"catalog/create", args("target_dir", r+"/tree", "output_file", r+"/out.tsv")}}
+		})},
+		bash("sed -i", "sed -i s/a/X/ tree/a.txt f.txt"),
+		bash("rm -rf", "rm -rf tree"),
+		bash("mv", "mv tree renamed && mv f.txt renamed/f.txt"),
+		bash("a new file in new directories", "mkdir -p new/dir && echo hi > new/dir/file && ln -s file new/dir/link"),
+		bash("chmod", "chmod 600 f.txt && chmod g-s tree && chmod u-s suid.sh"),
+		bash("truncate and >", "truncate -s 2 f.txt && : > tree/a.txt"),
+		bash("cp -a, touch, mkfifo", "cp -a tree tree3 && touch -d 2001-01-01 f.txt && mkfifo pipe"),
+		bash("git checkout -- .", "git checkout -q -- ."),
+		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
+		}), wait: waitBackground},
+	}
+}
+
+// waitBackground lets the background process of the last case go (it
+// waits while sig/wait exists; sig is left out of the comparison) and
+// waits until its change is in the journal's history, ended.
+func waitBackground(t *testing.T, root string) {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.Add(root)
+	os.Remove(filepath.Join(root, "sig", "wait"))
+	deadline := time.After(60 * time.Second)
+	for done := false; !done; {
+		select {
+		case ev := <-w.Events:
+			done = filepath.Base(ev.Name) == "late.txt"
+		case <-deadline:
+			t.Fatal("the background process never wrote late.txt")
+		}
+	}
+	// Its step ends after a quiet second: wait for history to show it.
+	for i := 0; ; i++ {
+		out, _ := exec.Command(binary, "history", root).CombinedOutput()
+		if strings.Contains(string(out), "fs_bash (background)") && strings.Contains(string(out), "late.txt") && !strings.Contains(string(out), "in progress") {
+			return
+		}
+		if i > 600 {
+			t.Fatalf("history never showed the background change:\n%s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// undoFixture is a tree of every kind, in a git repository: files small
+// and large, set-uid and set-gid bits, a link, an empty directory, old
+// times everywhere.
+func undoFixture(t *testing.T) string {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(rel, s string, mode os.FileMode) {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+	}
+	put("f.txt", "first file\n", 0o640)
+	put("suid.sh", "#!/bin/sh\necho hi\n", 0o4755)
+	put("tree/a.txt", "a\n", 0o600)
+	put("tree/deep/b.bin", strings.Repeat("0123456789", 5000), 0o644)
+	os.Symlink("a.txt", filepath.Join(root, "tree", "link"))
+	os.MkdirAll(filepath.Join(root, "tree", "empty"), 0o750)
+	os.Chmod(filepath.Join(root, "tree"), 0o2775)
+	git := func(a ...string) {
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, a...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", a, err, out)
+		}
+	}
+	put("sig/wait", "", 0o644) // the background case's signal, not compared
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "fixture")
+	// Changes git checkout -- . will throw away.
+	os.WriteFile(filepath.Join(root, "tree", "a.txt"), []byte("changed\n"), 0o600)
+	os.Remove(filepath.Join(root, "tree", "deep", "b.bin"))
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type()&fs.ModeSymlink == 0 {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	return root
+}
+
+// treeState is every path below root with its type, mode, owner,
+// modification time and content (atime aside: reading changes it).
+func treeState(t *testing.T, root string) map[string]string {
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		s := fmt.Sprintf("%v %d:%d", fi.Mode(), st.Uid, st.Gid)
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			s += fmt.Sprintf(" mtime=%d", fi.ModTime().UnixNano())
+		}
+		switch {
+		case fi.Mode().IsRegular():
+			b, _ := os.ReadFile(p)
+			s += fmt.Sprintf(" %x", sha256.Sum256(b))
+		case fi.Mode()&fs.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			s += " -> " + l
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel != "sig" && !strings.HasPrefix(rel, "sig/") {
+			out[rel] = s
+		}
+		return nil
+	})
+	return out
+}
+
+func stateDiff(a, b map[string]string) string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		if a[k] != b[k] {
+			out = append(out, fmt.Sprintf("%s: %q != %q", k, a[k], b[k]))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestEveryChangeUndoneAfterRestart makes each change of every writer of
+// every profile and of fs_bash commands through the built binary, stops
+// the server, runs "fsmcp undo DIR --last N" for the N entries history
+// lists, and finds every byte, mode (set-uid, set-gid), owner, time,
+// link and directory as before: with the namespace shell, and with the
+// unconfined shell (--shell on), which is traced the same way.
+func TestEveryChangeUndoneAfterRestart(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("SKIPPED: git is not installed")
+	}
+	m := mode{"path", os.Getenv("PATH")}
+	for _, shellMode := range []string{"sandboxed", "on"} {
+		for _, c := range everyChange() {
+			if shellMode == "on" && !strings.HasPrefix(c.name, "fs_bash") {
+				continue
+			}
+			t.Run(shellMode+"/"+c.name, func(t *testing.T) {
+				if c.root && os.Getuid() != 0 {
+					t.Skip("SKIPPED: giving a file away needs root")
+				}
+				root := undoFixture(t)
+				before := treeState(t, root)
+				a := append(append([]string{}, c.profile...), "--shell", shellMode)
+				if c.rootArg != "" {
+					a = append(a, c.rootArg)
+				}
+				var env []string
+				if c.env != nil {
+					env = c.env(root)
+				}
+				cs := connectStdioEnv(t, m, env, append(a, root)...)
+				for _, call := range c.calls(root) {
+					res, err := callRaw(cs, call[0].(string), call[1].(map[string]any), nil)
+					if err != nil {
+						t.Fatalf("%s: %v", call[0], err)
+					}
+					if res.IsError {
+						t.Fatalf("%s: %s", call[0], testenv.Text(res))
+					}
+				}
+				if c.wait != nil {
+					c.wait(t, root)
+				}
+				cs.Close()
+				after := treeState(t, root)
+				if stateDiff(before, after) == "" {
+					t.Fatal("the calls changed nothing")
+				}
+				hist, err := exec.Command(binary, "history", root).CombinedOutput()
+				if err != nil {
+					t.Fatalf("fsmcp history: %v\n%s", err, hist)
+				}
+				n := len(strings.Split(strings.TrimSpace(string(hist)), "\n"))
+				out, err := exec.Command(binary, "undo", root, "--last", fmt.Sprint(n)).CombinedOutput()
+				if err != nil {
+					t.Fatalf("fsmcp undo --last %d: %v\n%s\nhistory:\n%s", n, err, out, hist)
+				}
+				if d := stateDiff(before, treeState(t, root)); d != "" {
+					t.Fatalf("after fsmcp undo --last %d:\n%s\nundo said:\n%s\nhistory:\n%s", n, d, out, hist)
+				}
+				if trash, _ := os.ReadDir(filepath.Join(filepath.Dir(root), "lcdata", "trash")); len(trash) > 0 {
+					t.Errorf("LocalCowork's trash still holds %d files after the undo", len(trash))
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package fsmcp
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/fsmcp/fsmcp/journal"
+	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/shell"
+)
+
+// bashJournal is an fs_bash command's shell.Recorder: what the command
+// changes goes into the call's journal step while it runs; what the
+// processes it left running change afterwards goes into a step of its
+// own ("fs_bash (background)"), ended after a quiet second.
+type bashJournal struct {
+	set     *journal.Set
+	command string
+	label   journal.Actor
+
+	mu   sync.Mutex
+	ctx  context.Context  // the call's, carrying its step, until done
+	sb   *sandbox.Sandbox // the call's sandbox, until done
+	base *sandbox.Sandbox // the session's, after
+	done bool
+	bg   *journal.Step
+	bgCx context.Context
+	idle *time.Timer
+}
+
+// bgQuiet is how long background changes may pause before their step
+// ends (each new change after that starts another).
+const bgQuiet = time.Second
+
+// newBashJournal returns the recorder of a command run in a call whose
+// context carries its journal step (nil when there is no journal).
+func newBashJournal(ctx context.Context, sb, base *sandbox.Sandbox, command string, actor journal.Actor) *bashJournal {
+	step := journal.From(ctx)
+	if step.Set() == nil {
+		return nil
+	}
+	step.Command(command)
+	return &bashJournal{set: step.Set(), command: command, label: actor, ctx: ctx, sb: sb, base: base}
+}
+
+// finished says the call returned: later changes are background ones.
+func (b *bashJournal) finished() {
+	b.mu.Lock()
+	b.done = true
+	b.mu.Unlock()
+}
+
+// Before records what ev is about to change (shell.Recorder). A path
+// outside the roots (the private temp directory, /dev/null) is not the
+// journal's.
+func (b *bashJournal) Before(ev shell.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ctx, sb := b.ctx, b.sb
+	if b.done {
+		ctx, sb = b.background()
+	}
+	p, err := sb.Resolve(ev.Path)
+	to, terr := sb.Resolve(ev.To)
+	if err != nil {
+		if ev.Change == shell.Rename && terr == nil {
+			journal.Gone(ctx, to) // something moved in from outside replaces it
+		}
+		return
+	}
+	if ev.Follow {
+		if p, err = p.Target(); err != nil {
+			return // through a link out: not a change in the roots
+		}
+	}
+	switch ev.Change {
+	case shell.Write, shell.Create:
+		journal.Keep(ctx, p)
+	case shell.Remove:
+		journal.Gone(ctx, p)
+	case shell.Rename:
+		if terr != nil {
+			journal.Gone(ctx, p) // moved out of the roots
+			return
+		}
+		journal.Moved(ctx, p, to)
+	case shell.Exchange:
+		journal.Keep(ctx, p)
+		if terr == nil {
+			journal.Keep(ctx, to)
+		}
+	case shell.Meta:
+		journal.Meta(ctx, p)
+	}
+}
+
+// background returns the step of changes made after the call returned,
+// starting one when none is open (b.mu held).
+func (b *bashJournal) background() (context.Context, *sandbox.Sandbox) {
+	if b.bg == nil {
+		a := b.label
+		a.Tool, a.Command = "fs_bash (background)", b.command
+		b.bg = b.set.Begin(a, b.base.Roots())
+		b.bg.Command(b.command)
+		b.bgCx = journal.With(context.Background(), b.bg)
+		b.idle = time.AfterFunc(bgQuiet, b.endBackground)
+	} else {
+		b.idle.Reset(bgQuiet)
+	}
+	return b.bgCx, b.base
+}
+
+// endBackground ends the background step after a quiet spell.
+func (b *bashJournal) endBackground() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bg != nil {
+		b.bg.End(b.bgCx)
+		b.bg = nil
+	}
+}

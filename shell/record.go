@@ -1,0 +1,41 @@
+package shell
+
+// A Recorder is told of each change a command (and every process it
+// starts) is about to make to the file system, before the change is
+// made: the process waits until Before returns, so the recorder can keep
+// what the change will replace. The change journal is one. Paths are
+// absolute, as the command's processes see them: the roots and the
+// private temp directory appear there at their own names.
+type Recorder interface {
+	Before(ev Event)
+}
+
+// Change is what a system call is about to do to a path.
+type Change int
+
+const (
+	// Write: a file is opened for writing or truncated (its content may
+	// change in place), or created where nothing was.
+	Write Change = iota
+	// Create: a directory, node, link or hard link is made at Path.
+	Create
+	// Remove: Path is unlinked, or an empty directory removed.
+	Remove
+	// Rename: Path is renamed to To (replacing what To held).
+	Rename
+	// Exchange: Path and To swap places.
+	Exchange
+	// Meta: Path's mode, owner or times change.
+	Meta
+)
+
+// Event is one change about to be made.
+type Event struct {
+	Change Change
+	Path   string
+	To     string // Rename, Exchange: the other name
+	// Follow: a link at Path is followed (an open without O_NOFOLLOW, a
+	// chmod); the change lands on what it points to.
+	Follow bool
+	Pid    int
+}

@@ -1,0 +1,457 @@
+package shell
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Tracing a command's changes: the helper, just before it execs bash,
+// installs a seccomp filter that hands every system call able to change
+// the file system (opens for writing, truncates, unlinks, renames,
+// mkdirs, links, chmods, chowns, utimes; see traps) to a listener, and
+// sends the listener to fsmcp over a socket. fsmcp's supervisor reads
+// each call's paths from the process, tells the Recorder, and only then
+// lets the call go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE): what the
+// change replaces is kept before it happens. The filter is inherited by
+// every process the command starts, background ones included, and
+// cannot be removed; io_uring, which could change files without these
+// calls, is refused (EPERM), and so is open_by_handle_at.
+//
+// What this does not see: a program that races its own check, changing
+// a path in its memory from another thread between the supervisor's read
+// and the kernel's (the journal is a record, not a wall: the sandbox is
+// the wall); writes through a descriptor opened before the command began
+// (a background process of an earlier command keeps writing to a file it
+// opened then: that command's entry kept the file when it was opened);
+// 32-bit system calls, which the filter refuses (ENOSYS).
+
+// trapKind says how a trapped call names what it changes.
+type trap struct {
+	change      Change
+	dir         int // the argument holding the directory descriptor (-1: AT_FDCWD)
+	path        int // the argument holding the path (-1: fd-based)
+	fd          int // fd-based calls: the argument holding the descriptor
+	dir2        int // rename, link: the second name's directory and path
+	path2       int
+	flags       int  // opens: the argument holding the flags, checked in the filter
+	how         bool // openat2: the flags are in the struct open_how the path's next argument points to
+	renameFlags int  // renameat2: the argument holding RENAME_EXCHANGE
+	follow      bool
+}
+
+const none = -1
+
+func tPath(c Change, path int, follow bool) trap {
+	return trap{change: c, dir: none, path: path, fd: none, dir2: none, path2: none, flags: none, renameFlags: none, follow: follow}
+}
+
+func tAt(c Change, dir, path int, follow bool) trap {
+	t := tPath(c, path, follow)
+	t.dir = dir
+	return t
+}
+
+func tFd(c Change, fd int) trap {
+	t := tPath(c, none, true)
+	t.fd = fd
+	return t
+}
+
+// writeFlags are the open flags that make an open a change.
+const writeFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
+
+// The filter's return values.
+const (
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retNotify = unix.SECCOMP_RET_USER_NOTIF
+	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+)
+
+// BPF opcodes (classic BPF, as seccomp takes it).
+const (
+	bpfLdAbs = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	bpfJeq   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	bpfJset  = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+	bpfRet   = unix.BPF_RET | unix.BPF_K
+)
+
+// seccomp_data offsets.
+const (
+	offNr   = 0
+	offArch = 4
+	offArgs = 16 // args[i] at 16+8i; the low 32 bits first (little-endian)
+)
+
+// filter is the seccomp program: the architecture checked (another, or
+// x32, is refused with ENOSYS), each trapped call handed to the
+// listener (an open only with a write flag), io_uring refused.
+func filter() ([]unix.SockFilter, error) {
+	if traps == nil {
+		return nil, errors.New("this architecture has no trap table")
+	}
+	type ins = unix.SockFilter
+	prog := []ins{
+		{Code: bpfLdAbs, K: offArch},
+		{Code: bpfJeq, K: auditArch, Jt: 1},
+		{Code: bpfRet, K: retENOSYS},
+		{Code: bpfLdAbs, K: offNr},
+	}
+	if x32Bit != 0 {
+		prog = append(prog, ins{Code: bpfJset, K: x32Bit, Jf: 1}, ins{Code: bpfRet, K: retENOSYS})
+	}
+	// One jeq per call; a hit jumps to its action, placed after the
+	// list: notify, a flag check, or EPERM.
+	type target struct {
+		at   int // index of the jeq
+		dest string
+	}
+	var jumps []target
+	var flagged []struct {
+		nr  uint32
+		arg int
+	}
+	for nr, t := range traps {
+		prog = append(prog, ins{Code: bpfJeq, K: uint32(nr)})
+		switch {
+		case t.flags != none:
+			jumps = append(jumps, target{len(prog) - 1, "flags" + strconv.Itoa(int(nr))})
+			flagged = append(flagged, struct {
+				nr  uint32
+				arg int
+			}{uint32(nr), t.flags})
+		default:
+			jumps = append(jumps, target{len(prog) - 1, "notify"})
+		}
+	}
+	for _, nr := range refused {
+		prog = append(prog, ins{Code: bpfJeq, K: uint32(nr)})
+		jumps = append(jumps, target{len(prog) - 1, "eperm"})
+	}
+	labels := map[string]int{}
+	prog = append(prog, ins{Code: bpfRet, K: retAllow})
+	labels["allow"] = len(prog) - 1
+	for _, f := range flagged {
+		labels["flags"+strconv.Itoa(int(f.nr))] = len(prog)
+		prog = append(prog,
+			ins{Code: bpfLdAbs, K: uint32(offArgs + 8*f.arg)},
+			ins{Code: bpfJset, K: writeFlags, Jf: 1},
+			ins{Code: bpfRet, K: retNotify},
+			ins{Code: bpfRet, K: retAllow})
+	}
+	labels["notify"] = len(prog)
+	prog = append(prog, ins{Code: bpfRet, K: retNotify})
+	labels["eperm"] = len(prog)
+	prog = append(prog, ins{Code: bpfRet, K: retEPERM})
+	for _, j := range jumps {
+		off := labels[j.dest] - j.at - 1
+		if off > 255 {
+			return nil, fmt.Errorf("seccomp filter: a jump of %d does not fit", off)
+		}
+		prog[j.at].Jt = uint8(off)
+	}
+	if len(prog) > unix.BPF_MAXINSNS {
+		return nil, errors.New("seccomp filter too long")
+	}
+	return prog, nil
+}
+
+// installTrace installs the filter on this thread (which execs bash
+// next, so bash and all it starts inherit it) and sends its listener to
+// fsmcp over the socket sock. A kernel that cannot (before 5.5) gets the
+// reason sent instead, and the command runs untraced.
+func installTrace(sock int) {
+	runtime.LockOSThread()
+	err := func() error {
+		prog, err := filter()
+		if err != nil {
+			return err
+		}
+		// Landlock set no_new_privs already; without it (an unconfined
+		// shell) seccomp needs it too.
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("no_new_privs: %w", err)
+		}
+		fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+		fd, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fp)))
+		if e != 0 {
+			return fmt.Errorf("seccomp: %w", e)
+		}
+		defer unix.Close(int(fd))
+		return unix.Sendmsg(sock, []byte{1}, unix.UnixRights(int(fd)), nil, 0)
+	}()
+	if err != nil {
+		unix.Sendmsg(sock, append([]byte{0}, err.Error()...), nil, nil, 0)
+	}
+	unix.Close(sock)
+}
+
+// receiveListener waits for the helper's listener on sock (until the
+// helper exits, or limit); the error says why there is none.
+func receiveListener(sock *os.File, limit time.Duration) (int, error) {
+	sock.SetReadDeadline(time.Now().Add(limit))
+	raw, err := sock.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	buf := make([]byte, 512)
+	oob := make([]byte, unix.CmsgSpace(4))
+	var n, oobn int
+	var rerr error
+	err = raw.Read(func(fd uintptr) bool {
+		n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, 0)
+		return rerr != unix.EAGAIN
+	})
+	switch {
+	case err != nil:
+		return -1, err
+	case rerr != nil:
+		return -1, rerr
+	case n == 0:
+		return -1, errors.New("the helper ended before it traced the command")
+	case buf[0] == 0:
+		return -1, errors.New(string(buf[1:n]))
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) == 0 {
+		return -1, errors.New("no listener came with the message")
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		return -1, errors.New("no listener came with the message")
+	}
+	unix.CloseOnExec(fds[0])
+	return fds[0], nil
+}
+
+// seccompNotif and seccompResp are the kernel's struct seccomp_notif
+// and struct seccomp_notif_resp.
+type seccompNotif struct {
+	ID    uint64
+	Pid   uint32
+	Flags uint32
+	Nr    int32
+	Arch  uint32
+	IP    uint64
+	Args  [6]uint64
+}
+
+type seccompResp struct {
+	ID    uint64
+	Val   int64
+	Error int32
+	Flags uint32
+}
+
+// supervise serves the listener until no process holds the filter any
+// more (or stop is closed): each call is read, told to rec, and let go
+// on. It closes the listener when it returns.
+func supervise(listener int, rec Recorder, stop <-chan struct{}) {
+	defer unix.Close(listener)
+	// A wake-up on the waiting thread's own CPU (Linux 6.6): a call
+	// costs a few microseconds less; older kernels refuse and keep the
+	// usual wake-up.
+	unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SET_FLAGS, unix.SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP)
+	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}}
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		n, err := unix.Poll(fds, 500)
+		if err == unix.EINTR || n == 0 {
+			continue
+		}
+		if err != nil || fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0 && fds[0].Revents&unix.POLLIN == 0 {
+			return // every traced process is gone
+		}
+		var nt seccompNotif
+		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&nt))); e != 0 {
+			if e == unix.EINTR || e == unix.ENOENT {
+				continue // the caller was killed meanwhile
+			}
+			return
+		}
+		if ev, ok := decode(listener, &nt); ok {
+			rec.Before(ev)
+		}
+		resp := seccompResp{ID: nt.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
+		unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+	}
+}
+
+// decode reads what the call nt is about to change. ok is false for an
+// open with no write flag (openat2), a path that cannot be read (the
+// call then fails by itself), or a process gone meanwhile.
+func decode(listener int, nt *seccompNotif) (Event, bool) {
+	t, ok := traps[uintptr(nt.Nr)]
+	if !ok {
+		return Event{}, false
+	}
+	pid := int(nt.Pid)
+	ev := Event{Change: t.change, Follow: t.follow, Pid: pid}
+	if t.how {
+		var flags [8]byte
+		if readMem(pid, uintptr(nt.Args[t.path+1]), flags[:]) != nil {
+			return Event{}, false
+		}
+		f := *(*uint64)(unsafe.Pointer(&flags[0]))
+		if f&writeFlags == 0 {
+			return Event{}, false
+		}
+		ev.Follow = f&unix.O_NOFOLLOW == 0
+	}
+	if t.flags != none && nt.Args[t.flags]&unix.O_NOFOLLOW != 0 {
+		ev.Follow = false
+	}
+	var err error
+	switch {
+	case t.path == none:
+		ev.Path, err = fdPath(pid, int32(nt.Args[t.fd]))
+	default:
+		ev.Path, err = callPath(pid, t.dir, nt, t.path)
+		if err == errNullPath && t.dir != none { // utimensat(fd, NULL, ...)
+			ev.Path, err = fdPath(pid, int32(nt.Args[t.dir]))
+		}
+	}
+	if err == nil && t.path2 != none {
+		ev.To, err = callPath(pid, t.dir2, nt, t.path2)
+	}
+	if err != nil {
+		return Event{}, false
+	}
+	if t.renameFlags != none && nt.Args[t.renameFlags]&unix.RENAME_EXCHANGE != 0 {
+		ev.Change = Exchange
+	}
+	// The paths were read from a process that is still the one waiting.
+	id := nt.ID
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_ID_VALID, uintptr(unsafe.Pointer(&id))); e != 0 {
+		return Event{}, false
+	}
+	return ev, true
+}
+
+var errNullPath = errors.New("no path")
+
+// callPath is the absolute path argument i of the call names, resolved
+// against the directory descriptor in argument dir (or the working
+// directory) as the process sees them.
+func callPath(pid, dir int, nt *seccompNotif, i int) (string, error) {
+	addr := uintptr(nt.Args[i])
+	if addr == 0 {
+		return "", errNullPath
+	}
+	p, err := readString(pid, addr)
+	if err != nil {
+		return "", err
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	var base string
+	if dir == none || int32(nt.Args[dir]) == unix.AT_FDCWD {
+		base, err = os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+	} else {
+		base, err = fdPath(pid, int32(nt.Args[dir]))
+	}
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, p), nil
+}
+
+// fdPath is the path of the process's descriptor fd.
+func fdPath(pid int, fd int32) (string, error) {
+	p, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(int(fd)))
+	if err != nil || !filepath.IsAbs(p) {
+		return "", errors.New("not a path")
+	}
+	return p, nil
+}
+
+var pageSize = uintptr(os.Getpagesize())
+
+// readString reads a NUL-terminated string (PATH_MAX at most) from the
+// process's memory, a page at a time (the next page may not be mapped).
+func readString(pid int, addr uintptr) (string, error) {
+	var out []byte
+	buf := make([]byte, pageSize)
+	for len(out) < unix.PathMax {
+		n := int(pageSize - addr%pageSize)
+		if err := readMem(pid, addr, buf[:n]); err != nil {
+			return "", err
+		}
+		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
+			return string(append(out, buf[:i]...)), nil
+		}
+		out = append(out, buf[:n]...)
+		addr += uintptr(n)
+	}
+	return "", errors.New("path too long")
+}
+
+func readMem(pid int, addr uintptr, b []byte) error {
+	local := []unix.Iovec{{Base: &b[0]}}
+	local[0].SetLen(len(b))
+	remote := []unix.RemoteIovec{{Base: addr, Len: len(b)}}
+	n, err := unix.ProcessVMReadv(pid, local, remote, 0)
+	if err == nil && n != len(b) {
+		err = errors.New("short read")
+	}
+	return err
+}
+
+// tracing is a command's tracing, from the socket the helper sends its
+// listener on to the supervisor that outlives the command as long as a
+// process of it does.
+type tracing struct {
+	mine, theirs *os.File // the socket's two ends
+	err          error    // why the command is not traced
+	stop         chan struct{}
+	once         sync.Once
+}
+
+// newTracing makes the socket; theirs goes to the helper.
+func newTracing() (*tracing, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &tracing{mine: os.NewFile(uintptr(fds[0]), "trace"), theirs: os.NewFile(uintptr(fds[1]), "trace-helper"), stop: make(chan struct{})}, nil
+}
+
+// started is called once the helper runs: it takes the listener and
+// serves rec until the traced processes are gone.
+func (t *tracing) started(rec Recorder) {
+	t.theirs.Close()
+	l, err := receiveListener(t.mine, 10*time.Second)
+	t.mine.Close()
+	if err != nil {
+		t.err = err
+		return
+	}
+	go supervise(l, rec, t.stop)
+}
+
+// close stops the supervisor (the session is over: its processes are
+// killed).
+func (t *tracing) close() { t.once.Do(func() { close(t.stop) }) }
+
+func withFlags(t trap, arg int) trap { t.flags = arg; return t }
+func withHow(t trap) trap            { t.how = true; return t }
+func second(t trap, dir, path int) trap {
+	t.dir2, t.path2 = dir, path
+	return t
+}
+func withRenameFlags(t trap, arg int) trap { t.renameFlags = arg; return t }
