@@ -24,6 +24,18 @@ const (
 // on the way.
 func Keep(ctx context.Context, p *sandbox.Path) error { return From(ctx).capture(p, capKeep) }
 
+// KeepTarget is Keep of what p names when it is a link (inside its
+// root: a link out records nothing, the change does not land in the
+// roots): a write that follows links.
+func KeepTarget(ctx context.Context, p *sandbox.Path) error {
+	return From(ctx).capture(p, capKeep|capFollow)
+}
+
+// MetaTarget is Meta of what p names when it is a link.
+func MetaTarget(ctx context.Context, p *sandbox.Path) error {
+	return From(ctx).capture(p, capMeta|capFollow)
+}
+
 // Gone records p's state before it is removed or replaced by a rename; a
 // file's content is hard-linked into the journal where it can be (it
 // leaves the tree, so it cannot change there), else copied.
@@ -63,6 +75,9 @@ const (
 	capGone
 	capMeta
 	capReplace
+	capHowMask = 0xf
+
+	capFollow capHow = 0x10 // a final link is followed first
 )
 
 // capture records p's first state in the step.
@@ -75,6 +90,16 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 	if !st.active() {
 		st.touched = true
 		return nil
+	}
+	if how&capFollow != 0 {
+		how &= capHowMask
+		if fi, err := st.dirs.lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			t, err := p.Target()
+			if err != nil {
+				return nil // a link out of the root: the change is not in the roots
+			}
+			p = t
+		}
 	}
 	store, rel, err := st.where(p)
 	if err == nil {
@@ -101,6 +126,9 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 	im, err := st.readState(store, p, how)
 	if err != nil {
 		return st.failed(p, err)
+	}
+	if im.Type == Dir && how == capGone {
+		st.unknown(store, rel, p) // an empty directory about to go
 	}
 	kind := "state"
 	if how == capMeta {
@@ -129,7 +157,13 @@ func (st *Step) failed(p *sandbox.Path, err error) error {
 func (st *Step) parents(store *Store, rel string, p *sandbox.Path) error {
 	var missing []*sandbox.Path
 	for d := p.Dir(); !p.IsRoot() && !d.IsRoot(); d = d.Dir() {
-		if _, err := d.Lstat(); !errors.Is(err, fs.ErrNotExist) {
+		_, brel := d.Root.Base()
+		dk := key(store, path.Join(brel, d.Rel))
+		if st.dirKnown[dk] {
+			break
+		}
+		if _, err := st.dirs.lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			st.dirKnown[dk] = true
 			break
 		}
 		missing = append(missing, d)
@@ -169,7 +203,7 @@ func (st *Step) dirTimes(store *Store, p *sandbox.Path) error {
 	if st.seen[k] != 0 || st.seen[key(store, drel)] != 0 {
 		return nil
 	}
-	fi, err := d.Lstat()
+	fi, err := st.dirs.lstat(d)
 	if err != nil || !fi.IsDir() {
 		return nil
 	}
@@ -180,7 +214,7 @@ func (st *Step) dirTimes(store *Store, p *sandbox.Path) error {
 // readState reads p's state; how says whether its content is kept, and
 // how (a copy, or the file itself linked into the journal).
 func (st *Step) readState(store *Store, p *sandbox.Path, how capHow) (Image, error) {
-	fi, err := p.Lstat()
+	fi, err := st.dirs.lstat(p)
 	if errors.Is(err, fs.ErrNotExist) || fault.KindOf(err) == fault.NotFound {
 		return Image{}, nil
 	}

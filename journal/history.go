@@ -190,7 +190,7 @@ func (st *Store) recoverCut(es []*Entry) {
 			if err != nil {
 				return
 			}
-			after = append(after, Final{Base: base, Path: rel, Image: readFinal(p, false)})
+			after = append(after, Final{Base: base, Path: rel, Image: readFinal(p, false, true)})
 		}
 		for _, op := range e.Ops {
 			if op.Kind == "times" {

@@ -41,6 +41,7 @@ type Step struct {
 	seg      int
 	id       string
 	pin      *os.File
+	log      *os.File // the home segment's log, open while the step is
 	pack     *os.File
 	packSize int64
 	seen     map[string]int // paths whose first state is recorded: seenMeta or seenFull
@@ -55,6 +56,8 @@ type Step struct {
 	touched  bool // asked to record a change while off
 	heldN    int  // objects moved into the journal so far
 	ops      []Op // what the step wrote, contents left out
+	dirs     dirCache
+	dirKnown map[string]bool // directories seen to exist
 }
 
 type stepKey struct{}
@@ -136,7 +139,7 @@ func (st *Step) begin(store *Store) error {
 		return err
 	}
 	st.home = store
-	st.seen, st.finSeen, st.trees = map[string]int{}, map[string]bool{}, map[string]bool{}
+	st.seen, st.finSeen, st.trees, st.dirKnown = map[string]int{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	// The pin tells pruning, in this process and others, that the
 	// segment is being written.
 	if f, err := store.fs.OpenFile(pinDir+"/"+st.id, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
@@ -144,8 +147,11 @@ func (st *Step) begin(store *Store) error {
 		filelock.Lock(f)
 		st.pin = f
 	}
+	if st.log, err = store.openLog(st.seg); err != nil {
+		return err
+	}
 	r := &record{T: "b", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Command: st.actor.Command}
-	return store.append(st.seg, st.durable, r)
+	return writeRecords(st.log, st.durable, r)
 }
 
 // writeOp records op (its DIR's journal is store) before the change
@@ -154,7 +160,7 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	if store != st.home {
 		op.Base = store.base
 	}
-	if err := st.home.append(st.seg, st.durable, &record{T: "o", ID: st.id, Op: &op}); err != nil {
+	if err := writeRecords(st.log, st.durable, &record{T: "o", ID: st.id, Op: &op}); err != nil {
 		return err
 	}
 	op.Before.Data = nil // kept in the log; the step needs only the state
@@ -171,13 +177,27 @@ func (st *Step) final(store *Store, rel string, p *sandbox.Path) {
 	}
 }
 
-// forget drops what the step knows of paths at or below rel (a rename
+// forget drops what the step knows of paths at or below p (a rename
 // moved them: what comes there next is recorded afresh).
-func (st *Step) forget(store *Store, rel string) {
+func (st *Step) forget(store *Store, rel string, p *sandbox.Path) {
+	st.dirs.forget(p.Root, p.Rel)
 	prefix := key(store, rel)
 	for k := range st.seen {
 		if k == prefix || strings.HasPrefix(k, prefix+"/") {
 			delete(st.seen, k)
+		}
+	}
+	st.unknown(store, rel, p)
+}
+
+// unknown drops what the step knows of the directory at rel and below
+// (about to be removed, or renamed): its handles and its existence.
+func (st *Step) unknown(store *Store, rel string, p *sandbox.Path) {
+	st.dirs.forget(p.Root, p.Rel)
+	prefix := key(store, rel)
+	for k := range st.dirKnown {
+		if k == prefix || strings.HasPrefix(k, prefix+"/") {
+			delete(st.dirKnown, k)
 		}
 	}
 }
@@ -231,7 +251,7 @@ func (st *Step) End(ctx context.Context) []string {
 		if err != nil {
 			continue
 		}
-		im := readFinal(p, st.trees[key(store, rel)])
+		im := st.readFinal(p, st.trees[key(store, rel)], st.durable)
 		f := Final{Path: rel, Image: im}
 		if store != st.home {
 			f.Base = store.base
@@ -254,7 +274,8 @@ func (st *Step) End(ctx context.Context) []string {
 		st.pack.Sync()
 		st.pack.Close()
 	}
-	st.home.append(st.seg, true, recs...)
+	writeRecords(st.log, true, recs...)
+	st.log.Close()
 	// The other DIRs' journals list the entry too (a move between DIRs).
 	for _, o := range st.others {
 		var n int
@@ -268,6 +289,7 @@ func (st *Step) End(ctx context.Context) []string {
 			o.append(n, true, &record{T: "s", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Home: st.home.base})
 		}
 	}
+	st.dirs.close()
 	if st.pin != nil {
 		st.home.fs.Remove(pinDir + "/" + st.id)
 		st.pin.Close()

@@ -208,6 +208,26 @@ type Final struct {
 // append writes recs to segment n's log; sync flushes them to disk
 // before it returns.
 func (st *Store) append(n int, sync bool, recs ...*record) error {
+	f, err := st.openLog(n)
+	if err != nil {
+		return err
+	}
+	err = writeRecords(f, sync, recs...)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// openLog opens segment n's log for appending.
+func (st *Store) openLog(n int) (*os.File, error) {
+	return st.fs.OpenFile(segPath(n, logName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+}
+
+// writeRecords appends recs to a log opened for appending, in one write:
+// an append is whole against other processes' appends (O_APPEND), so
+// two servers sharing a journal interleave lines, never bytes.
+func writeRecords(f *os.File, sync bool, recs ...*record) error {
 	var buf []byte
 	for _, r := range recs {
 		b, err := json.Marshal(r)
@@ -216,23 +236,13 @@ func (st *Store) append(n int, sync bool, recs ...*record) error {
 		}
 		buf = append(append(buf, b...), '\n')
 	}
-	return st.locked(func() error {
-		f, err := st.fs.OpenFile(segPath(n, logName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return err
-		}
-		if _, err := f.Write(buf); err != nil {
-			f.Close()
-			return err
-		}
-		if sync {
-			if err := f.Sync(); err != nil {
-				f.Close()
-				return err
-			}
-		}
-		return f.Close()
-	})
+	if _, err := f.Write(buf); err != nil {
+		return err
+	}
+	if sync {
+		return f.Sync()
+	}
+	return nil
 }
 
 // Entries reads the log, oldest first. A torn line (a crash mid-append)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"sort"
@@ -36,9 +37,12 @@ func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
 	if err != nil {
 		return false, st.failed(p, err)
 	}
-	fi, err := p.Lstat()
+	fi, err := st.dirs.lstat(p)
 	if err != nil {
 		return false, nil // the caller's own removal says what is wrong
+	}
+	if fi.IsDir() {
+		st.unknown(store, rel, p)
 	}
 	k := key(store, rel)
 	if st.seen[k] == seenFull {
@@ -235,7 +239,7 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	if err != nil {
 		return st.failed(src, err)
 	}
-	if _, err := dst.Lstat(); err == nil && st.seen[key(ds, drel)] != seenFull {
+	if _, err := st.dirs.lstat(dst); err == nil && st.seen[key(ds, drel)] != seenFull {
 		im, err := st.readState(ds, dst, capGone)
 		if err == nil {
 			err = st.writeOp(ds, Op{Kind: "state", Path: drel, Before: im})
@@ -244,7 +248,7 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 			return st.failed(dst, err)
 		}
 	}
-	fi, err := src.Lstat()
+	fi, err := st.dirs.lstat(src)
 	if err != nil {
 		return nil // the rename itself fails and says why
 	}
@@ -255,8 +259,8 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	if err := st.writeOp(ss, op); err != nil {
 		return st.failed(src, err)
 	}
-	st.forget(ss, srel)
-	st.forget(ds, drel)
+	st.forget(ss, srel, src)
+	st.forget(ds, drel, dst)
 	st.final(ss, srel, src)
 	st.final(ds, drel, dst)
 	return nil
@@ -299,18 +303,29 @@ func Trashed(ctx context.Context, p *sandbox.Path, trash string) error {
 	return nil
 }
 
-// readFinal reads what p holds at a step's end: its state, a file's
-// content hash (up to hashMax bytes), a link's target, and with tree a
-// directory's manifest.
-func readFinal(p *sandbox.Path, tree bool) Image {
-	fi, err := p.Lstat()
+// readFinal reads what p holds at a step's end: its state, with hash a
+// file's content hash (up to hashMax bytes), a link's target, and with
+// tree a directory's manifest. A shell command's files are not hashed
+// (they may be many): their size and time stand for their content, and
+// an undo puts both back exactly.
+func readFinal(p *sandbox.Path, tree, hash bool) Image {
+	return readFinalWith(p, tree, hash, p.Lstat)
+}
+
+// readFinal is readFinal through the step's directory handles.
+func (st *Step) readFinal(p *sandbox.Path, tree, hash bool) Image {
+	return readFinalWith(p, tree, hash, func() (fs.FileInfo, error) { return st.dirs.lstat(p) })
+}
+
+func readFinalWith(p *sandbox.Path, tree, hash bool, lstat func() (fs.FileInfo, error)) Image {
+	fi, err := lstat()
 	if err != nil {
 		return Image{}
 	}
 	im := statImage(fi)
 	switch im.Type {
 	case File:
-		if im.Size <= hashMax {
+		if hash && im.Size <= hashMax {
 			im.Hash = hashFile(p)
 		}
 	case Link:

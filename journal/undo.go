@@ -163,7 +163,7 @@ func (u *undoer) changedSince() []string {
 		if err != nil {
 			continue
 		}
-		now := readFinal(p, f.Image.Manifest != "")
+		now := readFinal(p, f.Image.Manifest != "", f.Image.Hash != "")
 		same := sameState(f.Image, now)
 		if same && metaOnly[u.e.baseOf(f.Base)+"\x00"+f.Path] {
 			same = f.Image.Mode == now.Mode && ownerEq(f.Image.Owner, now.Owner) && (f.Image.Type != File || f.Image.Nlink == now.Nlink)

@@ -69,14 +69,13 @@ func (b *bashJournal) Before(ev shell.Event) {
 		}
 		return
 	}
-	if ev.Follow {
-		if p, err = p.Target(); err != nil {
-			return // through a link out: not a change in the roots
-		}
-	}
 	switch ev.Change {
 	case shell.Write, shell.Create:
-		journal.Keep(ctx, p)
+		if ev.Follow {
+			journal.KeepTarget(ctx, p)
+		} else {
+			journal.Keep(ctx, p)
+		}
 	case shell.Remove:
 		journal.Gone(ctx, p)
 	case shell.Rename:
@@ -91,7 +90,11 @@ func (b *bashJournal) Before(ev shell.Event) {
 			journal.Keep(ctx, to)
 		}
 	case shell.Meta:
-		journal.Meta(ctx, p)
+		if ev.Follow {
+			journal.MetaTarget(ctx, p)
+		} else {
+			journal.Meta(ctx, p)
+		}
 	}
 }
 

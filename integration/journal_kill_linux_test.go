@@ -1,0 +1,112 @@
+package integration
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// TestKilledDuringRmRfLosesNoFile SIGKILLs fsmcp while an fs_bash
+// command deletes a tree of distinct files: every file is then either
+// still in the tree or in the journal (its content kept there), never
+// in neither; and fsmcp undo brings the whole tree back.
+func TestKilledDuringRmRfLosesNoFile(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	const n = 3000
+	want := map[[32]byte]string{}
+	for i := range n {
+		rel := fmt.Sprintf("big/d%02d/f%04d.txt", i%30, i)
+		body := fmt.Sprintf("file %d: %s\n", i, rel)
+		write(t, filepath.Join(root, rel), body)
+		want[sha256.Sum256([]byte(body))] = rel
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := range 30 {
+		w.Add(filepath.Join(root, "big", fmt.Sprintf("d%02d", i)))
+	}
+	cmd := exec.Command(binary, root)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		in.Write(append(b, '\n'))
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}})
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "fs_bash", "arguments": map[string]any{"command": "rm -rf " + root + "/big"}}})
+	removed := 0
+	for removed < 500 { // well under way: killed mid-delete
+		ev := <-w.Events
+		if ev.Op&fsnotify.Remove != 0 {
+			removed++
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	// Where every file is now: in the tree, or in the journal.
+	found := map[[32]byte]bool{}
+	for _, dir := range []string{root, state} {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if b, err := os.ReadFile(p); err == nil {
+					found[sha256.Sum256(b)] = true
+				}
+			}
+			return nil
+		})
+	}
+	lost := 0
+	for sum, rel := range want {
+		if !found[sum] {
+			lost++
+			if lost <= 5 {
+				t.Errorf("%s is in neither the tree nor the journal", rel)
+			}
+		}
+	}
+	if lost > 0 {
+		t.Fatalf("%d of %d files lost", lost, n)
+	}
+	run := func(a ...string) string {
+		c := exec.Command(binary, a...)
+		c.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+		b, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("fsmcp %v: %v\n%s", a, err, b)
+		}
+		return string(b)
+	}
+	t.Logf("killed after %d removals; history: %s", removed, run("history", root))
+	run("undo", root, "--last", "1")
+	for sum, rel := range want {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil || sha256.Sum256(b) != sum {
+			t.Fatalf("after fsmcp undo %s is not back: %v", rel, err)
+		}
+	}
+}

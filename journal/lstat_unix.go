@@ -1,0 +1,124 @@
+//go:build linux || darwin
+
+package journal
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// dirCache holds a step's open directories, so that recording a path
+// costs one fstatat on its directory's handle instead of a walk from the
+// root (a shell command may change thousands of files in a few
+// directories). A handle was opened through the root, so a name looked
+// up beneath it cannot lead out; the step drops the handles of a
+// directory it sees renamed or removed.
+type dirCache struct {
+	dirs map[*sandbox.Root]map[string]*os.File
+	n    int
+}
+
+// maxDirs bounds the handles one step keeps open.
+const maxDirs = 64
+
+func (c *dirCache) lstat(p *sandbox.Path) (fs.FileInfo, error) {
+	if p.IsRoot() {
+		return p.Lstat()
+	}
+	dir := path.Dir(p.Rel)
+	d := c.dirs[p.Root][dir]
+	if d == nil {
+		if c.n >= maxDirs {
+			c.close()
+		}
+		f, err := p.Root.FS().Open(dir)
+		if err != nil {
+			return p.Lstat() // says why, as the sandbox words it
+		}
+		if c.dirs == nil {
+			c.dirs = map[*sandbox.Root]map[string]*os.File{}
+		}
+		if c.dirs[p.Root] == nil {
+			c.dirs[p.Root] = map[string]*os.File{}
+		}
+		c.dirs[p.Root][dir], c.n = f, c.n+1
+		d = f
+	}
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(int(d.Fd()), path.Base(p.Rel), &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "lstat", Path: p.Abs, Err: err}
+		}
+		return &statInfo{name: path.Base(p.Rel), st: toSyscall(&st)}, nil
+	}
+}
+
+// forget drops the handles of dir and what is below it in root.
+func (c *dirCache) forget(root *sandbox.Root, dir string) {
+	for d, f := range c.dirs[root] {
+		if d == dir || len(d) > len(dir) && d[:len(dir)+1] == dir+"/" || dir == "." {
+			f.Close()
+			delete(c.dirs[root], d)
+			c.n--
+		}
+	}
+}
+
+func (c *dirCache) close() {
+	for _, m := range c.dirs {
+		for _, f := range m {
+			f.Close()
+		}
+	}
+	c.dirs, c.n = nil, 0
+}
+
+// statInfo is a stat as fs.FileInfo.
+type statInfo struct {
+	name string
+	st   syscall.Stat_t
+}
+
+func (s *statInfo) Name() string       { return s.name }
+func (s *statInfo) Size() int64        { return s.st.Size }
+func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
+func (s *statInfo) Sys() any           { return &s.st }
+func (s *statInfo) ModTime() time.Time { return time.Unix(mtimeOf(&s.st)) }
+func (s *statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(s.st.Mode & 0o777)
+	switch s.st.Mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		m |= fs.ModeDir
+	case syscall.S_IFLNK:
+		m |= fs.ModeSymlink
+	case syscall.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case syscall.S_IFSOCK:
+		m |= fs.ModeSocket
+	case syscall.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFBLK:
+		m |= fs.ModeDevice
+	}
+	if s.st.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if s.st.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if s.st.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
