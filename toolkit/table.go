@@ -204,7 +204,8 @@ func NewMethod[P interface {
 
 // Reshape returns a result that marshals like res, after edit has changed
 // its JSON object form: the way to add fields the SDK's types lack
-// (fsMCP's serverInfo.contextSchema, peekaboo's resource metadata).
+// (fsMCP's serverInfo.contextSchema, peekaboo's resource metadata). Every
+// object keeps its keys in res's order (orderedJSON), new keys after them.
 func Reshape(res mcp.Result, edit func(m map[string]any)) mcp.Result {
 	return &reshaped{Result: res, edit: edit}
 }
@@ -247,7 +248,7 @@ func (r *reshaped) MarshalJSON() ([]byte, error) {
 	if _, ok := m["resultType"]; !ok && r.complete {
 		m["resultType"] = "complete"
 	}
-	return json.Marshal(m)
+	return orderedJSON(m, raw)
 }
 
 // markComplete gives a reshaped answer to a 2026-07-28 request the
