@@ -1,4 +1,7 @@
-package toolkit
+// Package jsonorder encodes a JSON value decoded into maps (and maybe
+// edited) with its objects' keys in the order of the text it came from:
+// decoding into map[string]any and encoding again would sort them all.
+package jsonorder
 
 import (
 	"bytes"
@@ -6,14 +9,12 @@ import (
 	"slices"
 )
 
-// orderedJSON encodes v, a value decoded from like into maps and slices
-// (and edited since), with each object's keys in the order like has them
-// at the same place; keys like lacks follow, sorted, as json.Marshal
-// writes a map. Decoding an answer into maps to edit it would otherwise
-// sort every object's keys on the way out, and a client, a model above
-// all, reads a schema in order: the official edit_file lists oldText
-// before newText, and a model should write the old text first.
-func orderedJSON(v any, like json.RawMessage) ([]byte, error) {
+// Marshal encodes v, a value decoded from like into maps and slices (and
+// edited since), with each object's keys in the order like has them at
+// the same place; keys like lacks follow, sorted, as json.Marshal writes
+// a map, and keys v lacks are left out. Values that are neither maps nor
+// slices are written by json.Marshal.
+func Marshal(v any, like json.RawMessage) ([]byte, error) {
 	var b bytes.Buffer
 	if err := encodeOrdered(&b, v, like); err != nil {
 		return nil, err
