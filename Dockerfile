@@ -37,7 +37,8 @@ EXPOSE 8080
 #   docker run -e FSMCP_AUTH_TOKEN=... (fsmcp reads it as --auth-token).
 LABEL org.opencontainers.image.title="fsmcp" \
       org.opencontainers.image.description="A developer's files served to AI agents over MCP (Streamable HTTP on :8080/mcp)" \
-      org.opencontainers.image.source="https://github.com/fsmcp/fsmcp"
+      org.opencontainers.image.source="https://github.com/fsmcp/fsmcp" \
+      io.modelcontextprotocol.server.name="io.github.fsmcp/fsmcp"
 
 # bash's /dev/tcp (packaging/healthz) instead of curl: bash is in the image
 # anyway, curl would add a dozen libraries for one probe. /healthz needs no

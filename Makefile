@@ -158,7 +158,7 @@ IMAGE     ?= fsmcp:$(VERSION)
 ROOTFS    ?= build/_rootfs
 DIST      ?= dist
 
-.PHONY: image image-test image-rootfs release clean-ship npm npm-test
+.PHONY: image image-test image-rootfs release clean-ship npm npm-test server-json
 NPM_OUT   ?= $(DIST)/npm
 
 ## image: the container image with docker or podman (podman: --format docker, keeping the
@@ -195,6 +195,14 @@ npm:
 	  { echo "make npm: VERSION=$(VERSION) is not semver; npm needs one: make npm VERSION=1.2.3" >&2; exit 2; }
 	@$(MAKE) --no-print-directory release VERSION=$(VERSION)
 	npm/pack.sh $(VERSION) $(DIST) $(NPM_OUT)
+	@$(MAKE) --no-print-directory server-json VERSION=$(VERSION)
+
+## server-json: the MCP Registry entry for release VERSION in dist/server.json: server.json with
+## VERSION as the entry's, the npm package's and the image's tag (make npm runs it); publish it
+## with mcp-publisher publish dist/server.json once the npm packages and the image are out
+server-json:
+	@mkdir -p $(DIST)
+	$(GO) run ./packaging/serverjson $(VERSION) server.json $(DIST)/server.json
 
 ## npm-test: make npm, then all seven tarballs offered to npm install --offline in an empty
 ## directory, npx fsmcp run and the TypeScript client connected through it (make test packs

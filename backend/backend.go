@@ -194,6 +194,10 @@ type GlobQuery struct {
 	// the file unchanged since it recorded them; false means stat it. A
 	// backend may ignore it.
 	Known func(dirfd int, name, path string) (File, bool)
+	// KeepAtime asks that the directories read keep their access times
+	// (backend.ONoAtime where granted): set by the index, whose listing
+	// of a tree is upkeep no one asked for. A backend may ignore it.
+	KeepAtime bool
 }
 
 // File is one fs_glob result.

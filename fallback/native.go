@@ -178,7 +178,7 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 				fnErr = err
 				cancel()
 			}
-		}, long, dirHooks{})
+		}, long, dirHooks{keepAtime: q.KeepAtime})
 		if fnErr != nil {
 			return fnErr
 		}
@@ -193,7 +193,8 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 // (ignore rules honoured, links not followed), from several goroutines
 // at once: opened is told of each, open as dirfd, before its entries are
 // read; listed of the regular files it keeps, and whether it left out any
-// entry. The index watches and checks what it holds this way.
+// entry. The index watches and checks what it holds this way, so the
+// directories keep their access times (dirHooks.keepAtime).
 func (*Native) Dirs(ctx context.Context, root string, rootDir *os.File, opened func(dir string, dirfd int), listed func(dir string, dirfd int, files []string, leftOut bool)) error {
 	filter, err := ignore.NewFilter(nil, nil, false)
 	if err != nil {
@@ -204,5 +205,5 @@ func (*Native) Dirs(ctx context.Context, root string, rootDir *os.File, opened f
 		dirs = []*os.File{rootDir}
 	}
 	return walk(ctx, []string{root}, []string{root}, dirs, filter, false,
-		func(*workerState, string, string, string, bool) {}, func(string, bool) {}, dirHooks{opened: opened, listed: listed})
+		func(*workerState, string, string, string, bool) {}, func(string, bool) {}, dirHooks{opened: opened, listed: listed, keepAtime: true})
 }

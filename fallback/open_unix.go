@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // The walk opens every directory and file relative to its parent's
@@ -20,8 +22,26 @@ const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NON
 // closeFD closes a descriptor from openBeneath or openDir.
 func closeFD(fd int) { unix.Close(fd) }
 
-// openDir opens directory name in dirfd.
-func openDir(dirfd int, name string) (int, error) { return openat(dirfd, name, dirFlags) }
+// openDir opens directory name in dirfd; keepAtime asks that reading it
+// leave its access time as it was (see openKeeping).
+func openDir(dirfd int, name string, keepAtime bool) (int, error) {
+	return openKeeping(dirfd, name, dirFlags, keepAtime)
+}
+
+// openKeeping is openat, with backend.ONoAtime when keepAtime: the index
+// reads the whole tree for its own upkeep, and a directory read moves its
+// access time on a relatime mount when the time is a day old, as nothing
+// the user asked for should. The kernel grants O_NOATIME to the owner (or
+// CAP_FOWNER) only: someone else's directory is opened as before.
+func openKeeping(dirfd int, name string, flags int, keepAtime bool) (int, error) {
+	if keepAtime && backend.ONoAtime != 0 {
+		fd, err := openat(dirfd, name, flags|backend.ONoAtime)
+		if err != unix.EPERM {
+			return fd, err
+		}
+	}
+	return openat(dirfd, name, flags)
+}
 
 // openat opens name in dirfd with flags, retrying on EINTR.
 func openat(dirfd int, name string, flags int) (int, error) {
@@ -38,7 +58,7 @@ func openat(dirfd int, name string, flags int) (int, error) {
 // symlink anywhere below root. root is opened from rootDir, its open
 // directory, when given (a narrowed root's name can be swapped), else by
 // name. A path outside root is opened from "/" the same way.
-func openBeneath(root string, rootDir *os.File, path string) (int, error) {
+func openBeneath(root string, rootDir *os.File, path string, keepAtime bool) (int, error) {
 	rel, ok := strings.CutPrefix(path, strings.TrimSuffix(root, "/"))
 	if !ok || (rel != "" && rel[0] != '/') {
 		root, rel, rootDir = "/", path, nil
@@ -46,9 +66,9 @@ func openBeneath(root string, rootDir *os.File, path string) (int, error) {
 	var fd int
 	var err error
 	if rootDir != nil {
-		fd, err = openat(int(rootDir.Fd()), ".", dirFlags)
+		fd, err = openKeeping(int(rootDir.Fd()), ".", dirFlags, keepAtime)
 	} else {
-		fd, err = openat(unix.AT_FDCWD, root, dirFlags&^unix.O_NOFOLLOW)
+		fd, err = openKeeping(unix.AT_FDCWD, root, dirFlags&^unix.O_NOFOLLOW, keepAtime)
 	}
 	if err != nil {
 		return -1, err
@@ -57,7 +77,7 @@ func openBeneath(root string, rootDir *os.File, path string) (int, error) {
 		if el == "" || el == "." {
 			continue
 		}
-		next, err := openat(fd, el, dirFlags)
+		next, err := openKeeping(fd, el, dirFlags, keepAtime)
 		unix.Close(fd)
 		if err != nil {
 			return -1, err

@@ -77,8 +77,8 @@ func childPath(fd int, name string) (string, error) {
 	return filepath.Join(dir, name), nil
 }
 
-// openDir opens directory name in dirfd.
-func openDir(dirfd int, name string) (int, error) {
+// openDir opens directory name in dirfd (keepAtime: no such request here).
+func openDir(dirfd int, name string, _ bool) (int, error) {
 	path, err := childPath(dirfd, name)
 	if err != nil {
 		return -1, err
@@ -93,7 +93,7 @@ func openDir(dirfd int, name string) (int, error) {
 // cleaned), checking each element below root; a path outside root is
 // checked from its volume's root. Without openat, rootDir is not used:
 // the root is checked by name.
-func openBeneath(root string, _ *os.File, path string) (int, error) {
+func openBeneath(root string, _ *os.File, path string, _ bool) (int, error) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil || !filepath.IsLocal(rel) {
 		root = filepath.VolumeName(path) + `\`
@@ -109,7 +109,7 @@ func openBeneath(root string, _ *os.File, path string) (int, error) {
 		if el == "" || el == "." {
 			continue
 		}
-		next, err := openDir(fd, el)
+		next, err := openDir(fd, el, false)
 		closeFD(fd)
 		if err != nil {
 			return -1, err

@@ -47,6 +47,10 @@ type dirHooks struct {
 	file   func(dirfd int, name, path string) bool
 	opened func(path string, dirfd int)
 	listed func(path string, dirfd int, files []string, leftOut bool)
+	// keepAtime opens each directory so that reading it leaves its access
+	// time as it was (O_NOATIME where granted): the index's walks, which
+	// no one asked for, must not look like a reader's.
+	keepAtime bool
 }
 
 // longFunc is told of each entry the walk keeps but skips as
@@ -107,7 +111,7 @@ func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filte
 		root := backend.RootOf(roots, p)
 		rootDir := backend.RootDir(roots, rootDirs, root)
 		if fi.IsDir() {
-			fd, err := openBeneath(root, rootDir, p)
+			fd, err := openBeneath(root, rootDir, p, hooks.keepAtime)
 			if err != nil {
 				return err
 			}
@@ -122,7 +126,7 @@ func walk(ctx context.Context, paths, roots []string, rootDirs []*os.File, filte
 		}
 		if fi.Mode().IsRegular() {
 			dir, name := filepath.Split(p)
-			fd, err := openBeneath(root, rootDir, filepath.Clean(dir))
+			fd, err := openBeneath(root, rootDir, filepath.Clean(dir), hooks.keepAtime)
 			if err != nil {
 				return err
 			}
@@ -215,12 +219,12 @@ func (j dirJob) close() {
 
 // open opens job's directory relative to its parent and releases the
 // parent.
-func (j dirJob) open() (int, error) {
+func (j dirJob) open(keepAtime bool) (int, error) {
 	if j.parent == nil {
 		return j.fd, nil
 	}
 	defer j.parent.release()
-	return openDir(j.parent.fd, j.name)
+	return openDir(j.parent.fd, j.name, keepAtime)
 }
 
 func (w *walker) readDir(st *workerState, job dirJob) {
@@ -232,7 +236,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 	if dirPath == "" {
 		dirPath = "/"
 	}
-	fd, err := job.open()
+	fd, err := job.open(w.hooks.keepAtime)
 	if err != nil {
 		return
 	}

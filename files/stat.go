@@ -29,35 +29,26 @@ type StatInfo struct {
 	// file it points to (which must be inside the root).
 	Link   string
 	Target string // the target's absolute path
-	MIME   string
+	MIME   string // StatMIME only
 }
 
-// Stat describes p. A symlink is followed to its target, which must stay
-// inside the root; both the link and the target are reported.
+// Stat describes p, and reads nothing of it: what the directory entry
+// and the inode say (so a file's or directory's access time stays as it
+// was). A symlink is followed to its target, which must stay inside the
+// root; both the link and the target are reported. MIME is left empty;
+// StatMIME fills it in.
 func Stat(p *sandbox.Path) (*StatInfo, error) {
-	fi, err := p.Lstat()
+	info, _, err := stat(p)
+	return info, err
+}
+
+// StatMIME is Stat with the MIME type: inode/directory, or for a regular
+// file what its first bytes say (it opens and reads them).
+func StatMIME(p *sandbox.Path) (*StatInfo, error) {
+	info, t, err := stat(p)
 	if err != nil {
 		return nil, err
 	}
-	info := &StatInfo{Abs: p.Abs}
-	t := p
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		if info.Link, err = p.Readlink(); err != nil {
-			return nil, err
-		}
-		if t, err = p.Target(); err != nil {
-			return nil, err
-		}
-		info.Target = t.Abs
-	}
-	st, err := t.Info()
-	if err != nil {
-		if t != p && errors.Is(err, fs.ErrNotExist) {
-			return nil, fault.Errorf(fault.NotFound, p.Abs, "%s is a symlink to %s, which does not exist", p.Abs, info.Link)
-		}
-		return nil, err
-	}
-	fillInfo(info, st)
 	switch info.Type {
 	case TypeDir:
 		info.MIME = "inode/directory"
@@ -71,6 +62,34 @@ func Stat(p *sandbox.Path) (*StatInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// stat is Stat, and the path it describes (p, or its link's target).
+func stat(p *sandbox.Path) (*StatInfo, *sandbox.Path, error) {
+	fi, err := p.Lstat()
+	if err != nil {
+		return nil, nil, err
+	}
+	info := &StatInfo{Abs: p.Abs}
+	t := p
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if info.Link, err = p.Readlink(); err != nil {
+			return nil, nil, err
+		}
+		if t, err = p.Target(); err != nil {
+			return nil, nil, err
+		}
+		info.Target = t.Abs
+	}
+	st, err := t.Info()
+	if err != nil {
+		if t != p && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fault.Errorf(fault.NotFound, p.Abs, "%s is a symlink to %s, which does not exist", p.Abs, info.Link)
+		}
+		return nil, nil, err
+	}
+	fillInfo(info, st)
+	return info, t, nil
 }
 
 func fillInfo(info *StatInfo, in *sandbox.Info) {

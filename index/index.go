@@ -351,7 +351,7 @@ type fileInfo struct {
 func listFileInfo(ctx context.Context, native backend.Searcher, root string, yield func()) ([]fileInfo, error) {
 	var out []fileInfo
 	prefix := strings.TrimSuffix(root, "/") + "/"
-	err := native.Glob(ctx, backend.GlobQuery{Pattern: "**", Paths: []string{root}, Roots: []string{root}}, func(f backend.File) error {
+	err := native.Glob(ctx, backend.GlobQuery{Pattern: "**", Paths: []string{root}, Roots: []string{root}, KeepAtime: true}, func(f backend.File) error {
 		if rel, ok := strings.CutPrefix(f.Path, prefix); ok {
 			out = append(out, fileInfo{rel: rel, size: f.Size, mtime: f.ModTime.UnixNano()})
 		}

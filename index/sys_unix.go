@@ -3,16 +3,25 @@
 package index
 
 import (
+	"errors"
 	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // openRegular opens rel in root without blocking (a FIFO swapped in is
-// not waited on) and refuses anything but a regular file.
+// not waited on) and refuses anything but a regular file. Reading it
+// leaves its access time as it was where the kernel grants that (the
+// owner's files: backend.ONoAtime): indexing is no one's reading.
 func openRegular(root *os.Root, rel string) (*os.File, error) {
-	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	const flags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW
+	f, err := root.OpenFile(rel, flags|backend.ONoAtime, 0)
+	if backend.ONoAtime != 0 && errors.Is(err, syscall.EPERM) {
+		f, err = root.OpenFile(rel, flags, 0)
+	}
 	if err != nil {
 		return nil, err
 	}

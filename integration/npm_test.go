@@ -226,6 +226,7 @@ func checkNPMTarballs(t *testing.T, dir, version string) {
 	var pkg struct {
 		Name                 string
 		Version              string
+		MCPName              string
 		Bin                  map[string]string
 		Scripts              map[string]string
 		OptionalDependencies map[string]string
@@ -235,6 +236,11 @@ func checkNPMTarballs(t *testing.T, dir, version string) {
 	}
 	if pkg.Name != "fsmcp" || pkg.Version != version || pkg.Bin["fsmcp"] != "bin/fsmcp.js" || main["package/bin/fsmcp.js"] == nil {
 		t.Errorf("fsmcp's package.json: %+v; want fsmcp %s with bin fsmcp -> bin/fsmcp.js", pkg, version)
+	}
+	// The MCP Registry takes the package as server.json's only if it says so.
+	var entry struct{ Name string }
+	if data, err := os.ReadFile("../server.json"); err != nil || json.Unmarshal(data, &entry) != nil || pkg.MCPName != entry.Name {
+		t.Errorf("fsmcp's package.json: mcpName %q, want server.json's name %q", pkg.MCPName, entry.Name)
 	}
 	for s := range pkg.Scripts {
 		if strings.Contains(s, "install") {

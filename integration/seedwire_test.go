@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 )
@@ -25,11 +26,15 @@ import (
 //	-- root/a.txt --  files of the allowed directory $ROOT ($BASE/root)
 //	-- outside/x --   files of $OUTSIDE ($BASE/root_evil: a sibling sharing the prefix)
 //	-- links --       optional "link -> target" lines, link under $BASE
+//	-- times --       optional "path mtime=T atime=T" lines (either or both), path
+//	                  under $BASE, T as JavaScript's toISOString writes it; set last,
+//	                  and those times are kept in the answers where TIME stands for others
 //	-- client --      the raw lines the client sends, in order
 //	-- server --      what comes back over stdio, one compact JSON value a line, then "exit N"
 //	-- http --        optional: the same lines POSTed one by one to /mcp: "STATUS BODY" a line
 //	-- want/<path> -- optional: a file under $BASE after the stdio exchange
 //	-- tree/<path> -- optional: the paths under $BASE/<path> after it
+//	-- atime/<path> -- optional: the access time of $BASE/<path> after it (Linux)
 //
 // After a call (a line with an id, or a line that is not JSON) the harness
 // reads until that call is answered; after a notification it reads
@@ -38,6 +43,17 @@ import (
 // as VERSION, a directory's size in get_metadata as DIRSIZE. UPDATE_GOLDEN=true
 // rewrites server, http and want/ sections: check them against the
 // original's documented or observed answer before committing.
+//
+// SEEDWIRE_ORIGINAL records instead: it is a shell command that starts the
+// original (LocalCowork's server, say), run with the golden's env on the
+// same fixture in place of fsmcp; with UPDATE_GOLDEN=true the server and
+// atime/ sections become what the original answered:
+//
+//	SEEDWIRE_ORIGINAL='exec /path/to/tsx /path/to/filesystem/src/index.ts' \
+//	  UPDATE_GOLDEN=true go test ./integration -run 'TestSeedWireGoldens/NAME$'
+//
+// Where fsmcp differs on purpose, the golden's comment says so and the
+// recorded lines are edited to fsmcp's answer by hand.
 func TestSeedWireGoldens(t *testing.T) {
 	files, err := filepath.Glob("testdata/seedwire/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -54,6 +70,8 @@ type seedGolden struct {
 	ar                *txtar.Archive
 	base, root, out   string
 	args, env, client []string
+	// fixed are the times the times section set: answers keep them.
+	fixed map[string]bool
 }
 
 func (g *seedGolden) expand(s string) string {
@@ -72,7 +90,7 @@ func setupSeedGolden(t *testing.T, file string) *seedGolden {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &seedGolden{ar: ar, base: base, root: filepath.Join(base, "root"), out: filepath.Join(base, "root_evil")}
+	g := &seedGolden{ar: ar, base: base, root: filepath.Join(base, "root"), out: filepath.Join(base, "root_evil"), fixed: map[string]bool{}}
 	for _, d := range []string{g.root, g.out} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -116,7 +134,39 @@ func setupSeedGolden(t *testing.T, file string) *seedGolden {
 			write(t, filepath.Join(dir, filepath.FromSlash(name)), string(f.Data))
 		}
 	}
+	// Times last: making the files and links above moved them.
+	if f := section(ar, "times"); f != nil {
+		for _, l := range lines(f.Data) {
+			g.setTimes(t, l)
+		}
+	}
 	return g
+}
+
+// setTimes applies one times line, "path mtime=T atime=T".
+func (g *seedGolden) setTimes(t *testing.T, line string) {
+	t.Helper()
+	fields := strings.Fields(line)
+	if len(fields) < 2 {
+		t.Fatalf("times: %q is not `path mtime=T atime=T`", line)
+	}
+	var atime, mtime time.Time // zero: left as it is
+	for _, f := range fields[1:] {
+		key, val, _ := strings.Cut(f, "=")
+		when, err := time.Parse(time.RFC3339Nano, val)
+		if err != nil || key != "mtime" && key != "atime" {
+			t.Fatalf("times: %q in %q is not mtime=T or atime=T (RFC 3339)", f, line)
+		}
+		g.fixed[val] = true
+		if key == "mtime" {
+			mtime = when
+		} else {
+			atime = when
+		}
+	}
+	if err := os.Chtimes(filepath.Join(g.base, filepath.FromSlash(fields[0])), atime, mtime); err != nil {
+		t.Fatal(err)
+	}
 }
 
 var (
@@ -134,7 +184,12 @@ func (g *seedGolden) normal(s string) string {
 	s = strings.ReplaceAll(s, g.out, "$OUTSIDE")
 	s = strings.ReplaceAll(s, g.root, "$ROOT")
 	s = strings.ReplaceAll(s, g.base, "$BASE")
-	s = isoTime.ReplaceAllString(s, "TIME")
+	s = isoTime.ReplaceAllStringFunc(s, func(m string) string {
+		if g.fixed[m] {
+			return m
+		}
+		return "TIME"
+	})
 	s = dirSize.ReplaceAllString(s, "${1}DIRSIZE$2")
 	s = serverVersion.ReplaceAllString(s, `${1}VERSION"`)
 	return msStamp.ReplaceAllString(s, "MS_")
@@ -164,7 +219,15 @@ func isCall(line string) (any, bool) {
 func runSeedGolden(t *testing.T, file string) {
 	g := setupSeedGolden(t, file)
 	var out strings.Builder
-	s := startRawEnv(t, g.env, g.args...)
+	original := os.Getenv("SEEDWIRE_ORIGINAL")
+	var s *rawServer
+	if original != "" {
+		cmd := exec.Command("sh", "-c", original)
+		cmd.Env = g.env
+		s = startCmd(t, cmd)
+	} else {
+		s = startRawEnv(t, g.env, g.args...)
+	}
 	ended := false
 	for _, line := range g.client {
 		if ended {
@@ -193,6 +256,20 @@ func runSeedGolden(t *testing.T, file string) {
 	}
 	fmt.Fprintf(&out, "exit %d\n", s.exit())
 	check(t, g, file, "server", g.normal(out.String()))
+	// Access times before anything here reads the tree.
+	for _, f := range g.ar.Files {
+		if name, ok := strings.CutPrefix(f.Name, "atime/"); ok {
+			at, ok := atimeOf(filepath.Join(g.base, filepath.FromSlash(name)))
+			if !ok {
+				t.Logf("%s: no access time on this system; not checked", f.Name)
+				continue
+			}
+			check(t, g, file, f.Name, g.normal(at.UTC().Format("2006-01-02T15:04:05.000Z")+"\n"))
+		}
+	}
+	if original != "" {
+		return // the original is recorded over stdio only
+	}
 	for _, f := range g.ar.Files {
 		if name, ok := strings.CutPrefix(f.Name, "tree/"); ok {
 			var names strings.Builder

@@ -47,3 +47,31 @@ func TestTypeScriptClientOnTheStatelessEra(t *testing.T) {
 	}
 	checkTS(t, calls, rep.tsReport)
 }
+
+// TestTypeScriptClientAnswersRootsOnTheStatelessEra: fsmcp over HTTP
+// started without a DIR, and the TypeScript 2.x client pinned to
+// 2026-07-28 offering one root: its calls are asked for roots
+// (input_required, roots/list), the client answers them by itself from its
+// roots handler, and they are served in that root; one outside is refused.
+func TestTypeScriptClientAnswersRootsOnTheStatelessEra(t *testing.T) {
+	node := nodeWith(t, "ts2/node_modules/@modelcontextprotocol/client", "the TypeScript 2.x client check", "`npm ci --prefix integration/ts2`")
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--shell", "off")
+	calls := []tsCall{
+		{Name: "fs_read", Arguments: map[string]any{"file_path": tr.path("a.txt")}, want: needle},
+		{Name: "fs_read", Arguments: map[string]any{"file_path": tr.outside + "/secret.txt"}, want: "outside allowed directories: " + tr.root, wantError: true},
+	}
+	plan, _ := json.Marshal(map[string]any{"url": url, "calls": calls, "roots": []string{fileURI(tr.root)}})
+	cmd := exec.Command(node, "ts2/client.mjs")
+	cmd.Stdin = bytes.NewReader(plan)
+	cmd.Stderr = &testLog{t: t, prefix: "ts2: "}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("TypeScript 2.x client failed: %v\n%s", err, out)
+	}
+	var rep tsReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("bad report %q: %v", out, err)
+	}
+	checkTS(t, calls, rep)
+}

@@ -152,6 +152,8 @@ func (e *Env) record(ctx context.Context, req *mcp.CallToolRequest, start time.T
 		outcome = "protocol error"
 	case res != nil && res.IsError:
 		outcome = "isError"
+	case res != nil && len(res.InputRequests) > 0:
+		outcome = "input required" // asked the client (roots); its retry is a call of its own
 	}
 	if cause == nil {
 		cause = err

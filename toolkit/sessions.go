@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"crypto/rand"
 	"io"
 	"strconv"
 	"sync"
@@ -22,6 +23,9 @@ type Sessions struct {
 	handles    map[string]*handle
 	maxHandles int
 	handleIdle time.Duration
+	// stateKey signs the request state of a question to a client that
+	// has no session (roots.go), made afresh for each server.
+	stateKey [32]byte
 }
 
 // closer is a per-session value.
@@ -29,7 +33,9 @@ type closer = io.Closer
 
 // NewSessions returns an empty registry.
 func NewSessions() *Sessions {
-	return &Sessions{values: map[*mcp.ServerSession]map[string]closer{}}
+	s := &Sessions{values: map[*mcp.ServerSession]map[string]closer{}}
+	rand.Read(s.stateKey[:])
+	return s
 }
 
 // get returns the session's value under key, creating it on first use. The

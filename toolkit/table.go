@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/jsonorder"
 )
 
 // Table is one profile: the face fsmcp shows a client written for some
@@ -215,7 +217,8 @@ func NewMethod[P interface {
 
 // Reshape returns a result that marshals like res, after edit has changed
 // its JSON object form: the way to add fields the SDK's types lack
-// (fsMCP's serverInfo.contextSchema, peekaboo's resource metadata).
+// (fsMCP's serverInfo.contextSchema, peekaboo's resource metadata). Every
+// object keeps its keys in res's order (jsonorder), new keys after them.
 func Reshape(res mcp.Result, edit func(m map[string]any)) mcp.Result {
 	return &reshaped{Result: res, edit: edit}
 }
@@ -258,7 +261,10 @@ func (r *reshaped) MarshalJSON() ([]byte, error) {
 	if _, ok := m["resultType"]; !ok && r.complete {
 		m["resultType"] = "complete"
 	}
-	return json.Marshal(m)
+	// Keys in res's order: a client, a model above all, reads a schema in
+	// order (the official edit_file lists oldText before newText, and a
+	// model should write the old text first).
+	return jsonorder.Marshal(m, raw)
 }
 
 // markComplete gives a reshaped answer to a 2026-07-28 request the

@@ -251,6 +251,17 @@ func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRe
 	if err != nil {
 		return nil, nil, err
 	}
+	roots, ask, err := env.callRoots(req, base)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ask != nil {
+		return ask, nil, nil // the client answers by calling again
+	}
+	if roots != base {
+		defer roots.Close()
+		base = roots
+	}
 	sb, err := env.sandboxFor(base, req)
 	if err != nil {
 		return nil, nil, tab.refusal(err, base)

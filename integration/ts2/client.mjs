@@ -3,14 +3,19 @@
 // over Streamable HTTP. Reads a plan from stdin — {url, calls: [{name,
 // arguments}]}, where "$session" in an argument stands for the session
 // the previous fs_bash answer named — and prints {serverInfo, protocol,
-// tools, results: [{isError, text}]} as JSON.
+// tools, results: [{isError, text}]} as JSON. With "roots" (file:// URIs)
+// in the plan, the client offers roots and answers roots/list with them:
+// on this protocol, when the server asks through an input_required result.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 let input = "";
 for await (const chunk of process.stdin) input += chunk;
 const plan = JSON.parse(input);
 
-const client = new Client({ name: "fsmcp-ts2-check", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+const options = { versionNegotiation: { mode: { pin: "2026-07-28" } } };
+if (plan.roots) options.capabilities = { roots: {} };
+const client = new Client({ name: "fsmcp-ts2-check", version: "1.0.0" }, options);
+if (plan.roots) client.setRequestHandler("roots/list", async () => ({ roots: plan.roots.map((uri) => ({ uri })) }));
 await client.connect(new StreamableHTTPClientTransport(new URL(plan.url)));
 const { tools } = await client.listTools();
 const results = [];

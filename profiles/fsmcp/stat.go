@@ -28,7 +28,7 @@ func Stat() toolkit.Tool {
 		if err != nil {
 			return nil, err
 		}
-		info, err := files.Stat(p)
+		info, err := files.StatMIME(p)
 		if err != nil {
 			return nil, err
 		}

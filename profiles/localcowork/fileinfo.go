@@ -60,6 +60,7 @@ func isoTime(t time.Time) string {
 // skips (its fs.stat of each entry failed), which do not count toward Max
 // there either: a walk stopped at Max that dropped some is run again
 // asking for twice as many, up to maxGrowth times Max (the memory bound).
+// A symlink kept carries its target's size and time (followed).
 func findLive(ctx context.Context, c *toolkit.Call, dir *sandbox.Path, opt files.FindOptions) ([]files.Entry, error) {
 	want := opt.Max
 	for {
@@ -67,7 +68,7 @@ func findLive(ctx context.Context, c *toolkit.Call, dir *sandbox.Path, opt files
 		if err != nil {
 			return nil, err
 		}
-		kept := live(c, entries)
+		kept := followed(c, entries)
 		if want <= 0 || len(kept) >= want || !truncated || opt.Max >= maxGrowth*want {
 			if want > 0 && len(kept) > want {
 				kept = kept[:want]
@@ -81,17 +82,35 @@ func findLive(ctx context.Context, c *toolkit.Call, dir *sandbox.Path, opt files
 // maxGrowth bounds how far findLive widens a walk past dangling links.
 const maxGrowth = 8
 
-// live drops the dangling symlinks of a listing. A link whose target is
-// outside the roots is kept (as a symlink): whether that target exists is
-// not looked at.
-func live(c *toolkit.Call, entries []files.Entry) []files.Entry {
+// followed reports each symlink of a listing as the original does: its
+// type from lstat ("symlink"), its size and time from a stat that follows
+// it — the target's, a directory's size 0 as for any directory listed.
+// The core's stat (files.Stat) follows a link inside its root only, so:
+//   - a link whose target is missing (dangling) is left out, as the
+//     original's failing fs.stat left it out, and so is one that cannot
+//     be followed at all (a loop);
+//   - a link whose target leaves its root is kept with its own size and
+//     time (lstat): whether, and what, lies outside is never looked at.
+func followed(c *toolkit.Call, entries []files.Entry) []files.Entry {
 	out := entries[:0]
 	for _, e := range entries {
 		if e.Type == files.TypeSymlink {
-			if p, err := c.Resolve(e.Abs); err == nil {
-				if _, err := files.Stat(p); fault.KindOf(err) == fault.NotFound {
-					continue
+			p, err := c.Resolve(e.Abs)
+			if err != nil { // not in the roots: a listing holds only what is
+				out = append(out, e)
+				continue
+			}
+			st, err := files.Stat(p)
+			switch {
+			case err == nil:
+				e.Size, e.ModTime = st.Size, st.Mtime
+				if st.Type == files.TypeDir {
+					e.Size = 0
 				}
+			case fault.KindOf(err) == fault.Outside:
+				// kept as listed: the link's own size and time
+			default:
+				continue
 			}
 		}
 		out = append(out, e)

@@ -110,12 +110,13 @@ func TestMetadata(t *testing.T) {
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}
+	// The SDK's keys in its order, then metadata (a new object: its keys sorted).
 	want := `[` +
-		`{"metadata":{"size":3,"type":"file"},"name":"/a.ts","uri":"file:///r/a.ts"},` +
-		`{"metadata":{"size":1,"type":"file"},"name":"/l","uri":"file:///r/l"},` +
-		`{"metadata":{"hasChildren":true,"size":4096,"type":"directory"},"name":"/d","uri":"file:///r/d"},` +
-		`{"metadata":{"hasChildren":false,"size":4096,"type":"directory"},"name":"/d/e","uri":"file:///r/d/e"},` +
-		`{"metadata":{"size":4096,"type":"directory"},"name":"/d/e/f","uri":"file:///r/d/e/f"}]`
+		`{"name":"/a.ts","uri":"file:///r/a.ts","metadata":{"size":3,"type":"file"}},` +
+		`{"name":"/l","uri":"file:///r/l","metadata":{"size":1,"type":"file"}},` +
+		`{"name":"/d","uri":"file:///r/d","metadata":{"hasChildren":true,"size":4096,"type":"directory"}},` +
+		`{"name":"/d/e","uri":"file:///r/d/e","metadata":{"hasChildren":false,"size":4096,"type":"directory"}},` +
+		`{"name":"/d/e/f","uri":"file:///r/d/e/f","metadata":{"size":4096,"type":"directory"}}]`
 	if string(got.Resources) != want {
 		t.Errorf("got  %s\nwant %s", got.Resources, want)
 	}
