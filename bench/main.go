@@ -73,7 +73,10 @@ func main() {
 	inGit := flag.Bool("git", true, "for the trees the bench makes (100k, linux), also time every row inside a git repository: the same tree with a .git directory, as after git init, so that .gitignore files count")
 	loadN := flag.Int("load", 100, "concurrent fs_grep calls over HTTP for the load row (0: no load row)")
 	editMB := flag.Int("edit", 200, "MiB of the file fs_edit changes for the edit row (0: no edit row)")
-	journalN := flag.Int("journal", 50, "small fs_write and fs_edit calls timed with the change journal on and off (0: no journal row)")
+	journalN := flag.Int("journal", 50, "small fs_write and fs_edit calls timed with the change journal on and off (0: no journal rows)")
+	journalShell := flag.Int("journal-shell", 7, "runs of each fs_bash journal row (0: none)")
+	journalGit := flag.String("journal-git", "", "the tree of the git checkout row: linux (the default where Debian's linux-source-6.12 is installed), goroot, a directory, or - for none")
+	journalBig := flag.Int("journal-big", 10, "GiB the big-write journal row writes (0: no such row)")
 	paging := flag.Bool("paging", true, "time a later fs_grep and fs_glob page against the first on the largest tree (the last one given)")
 	pagingGrep := flag.String("paging-grep", "", "the paging row's fs_grep pattern (default: Errorf, kmalloc on the linux and mono trees; - for none)")
 	pagingGlob := flag.String("paging-glob", "", "the paging row's fs_glob pattern (default: **/*.go, **/*.c on the linux and mono trees; - for none)")
@@ -120,7 +123,7 @@ func main() {
 	}
 	var servers []*mcpServer
 	var bin string
-	if *useMCP || *loadN > 0 || *paging || *editMB > 0 || *journalN > 0 {
+	if *useMCP || *loadN > 0 || *paging || *editMB > 0 || *journalN > 0 || *journalShell > 0 {
 		var err error
 		bin, err = buildBinary()
 		if err != nil {
@@ -250,6 +253,9 @@ func main() {
 	}
 	if *journalN > 0 {
 		journalRow(bin, *journalN)
+	}
+	if *journalShell > 0 {
+		journalShellRows(bin, *journalShell, gitTreeFor(*journalGit), *journalBig)
 	}
 }
 

@@ -37,8 +37,8 @@ func TestJournalCrashLeavesOldOrNewAndReadableJournal(t *testing.T) {
 			sum := sha256.Sum256([]byte(root))
 			// The journal's first segment, made beforehand so it can be
 			// watched: the server writes the entry there.
-			jdir := filepath.Join(os.Getenv("XDG_STATE_HOME"), "fsmcp", "journal", hex.EncodeToString(sum[:8]), "seg", "00000001")
-			if err := os.MkdirAll(filepath.Join(jdir, "held"), 0o700); err != nil {
+			jdir := filepath.Join(os.Getenv("XDG_STATE_HOME"), "fsmcp", "journal", hex.EncodeToString(sum[:8]), "seg")
+			if err := os.MkdirAll(jdir, 0o700); err != nil {
 				t.Fatal(err)
 			}
 			w, err := fsnotify.NewWatcher()
@@ -68,7 +68,7 @@ func TestJournalCrashLeavesOldOrNewAndReadableJournal(t *testing.T) {
 			send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 			send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "fs_write", "arguments": map[string]any{"file_path": name, "content": big}}})
 			for ev := range w.Events { // the entry is in the log: the write comes next
-				if filepath.Base(ev.Name) == "log" {
+				if filepath.Base(ev.Name) == "00000001.log" {
 					break
 				}
 			}

@@ -30,11 +30,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -244,4 +246,19 @@ func Bases(dir string) []string {
 		}
 	}
 	return out
+}
+
+// StoreOf returns the journal of the DIR p lies in and p's slash path
+// below that DIR. A name through a link out of the root is refused as
+// the file tools refuse it (it might name the journal itself).
+func (s *Set) StoreOf(p *sandbox.Path) (*Store, string, error) {
+	if _, err := p.Target(); err != nil && fault.KindOf(err) != fault.NotFound {
+		return nil, "", err
+	}
+	base, rel := p.Root.Base()
+	st, err := s.Store(base)
+	if err != nil {
+		return nil, "", err
+	}
+	return st, path.Join(rel, p.Rel), nil
 }

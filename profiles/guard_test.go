@@ -182,7 +182,9 @@ var pathCallAllowed = map[string]string{
 	"shell/session.go NewSession os.MkdirTemp":               "the session's private temp directory",
 	"shell/session.go NewSession os.RemoveAll":               "the session's private temp directory",
 	"shell/session.go Session.Close os.RemoveAll":            "the session's private temp directory",
-	"shell/session.go Session.RunIn os.Stat":                 "the shell's working directory, itself confined",
+	"shell/session.go Session.RunTraced os.Stat":             "the shell's working directory, itself confined",
+	"shell/trace_linux.go callPath os.Readlink":              "/proc/PID/cwd of a traced command's process",
+	"shell/trace_linux.go fdPath os.Readlink":                "/proc/PID/fd/N of a traced command's process",
 	"shell/session.go adoptCwd filepath.EvalSymlinks":        "the confined shell's reported working directory",
 	"shell/session.go adoptCwd os.Stat":                      "the confined shell's reported working directory",
 	// Search: the backends get real paths the sandbox resolved

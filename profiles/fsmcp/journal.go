@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/toolkit"
@@ -34,21 +32,15 @@ func journalStore(ctx context.Context, c *toolkit.Call, p string) (*journal.Set,
 	if err != nil {
 		return nil, nil, "", err
 	}
-	// A name through a link out of the root is refused as the file tools
-	// refuse it (it may name the journal itself).
-	if _, err := sp.Target(); err != nil && fault.KindOf(err) != fault.NotFound {
-		return nil, nil, "", err
-	}
 	j := journal.From(ctx).Set()
 	if j == nil {
 		return nil, nil, "", errJournalOff
 	}
-	base, rel := sp.Root.Base()
-	st, err := j.Store(base)
+	st, within, err := j.StoreOf(sp)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	return j, st, path.Join(rel, sp.Rel), nil
+	return j, st, within, nil
 }
 
 type historyIn struct {
