@@ -229,7 +229,7 @@ func TestUndoToolAndJournalOutOfReach(t *testing.T) {
 			if fi, err := os.Stat(jdir); err != nil || fi.Mode().Perm() != 0o700 {
 				t.Errorf("journal directory mode: %v %v", fi.Mode(), err)
 			}
-			const log = "seg/00000001/log"
+			const log = "seg/00000001.log"
 			if !strings.Contains(readFileOr(filepath.Join(jdir, log)), `"t":"b"`) {
 				t.Fatalf("no log at %s", filepath.Join(jdir, log))
 			}
