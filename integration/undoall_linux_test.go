@@ -42,11 +42,10 @@ func args(kv ...any) map[string]any {
 func calls(c ...[2]any) func(string) [][2]any { return func(string) [][2]any { return c } }
 
 var (
-	fsmcpProfile = []string(nil)
-	reference    = []string{"--profile", "reference"}
-	fsysmcp      = []string{"--profile", "filesystem-mcp"}
-	localcowork  = []string{"--profile", "localcowork"}
-	catalogP     = []string{"--profile", "catalog"}
+	reference   = []string{"--profile", "reference"}
+	fsysmcp     = []string{"--profile", "filesystem-mcp"}
+	localcowork = []string{"--profile", "localcowork"}
+	catalogP    = []string{"--profile", "catalog"}
 )
 
 // everyChange is every writer of every profile, and fs_bash commands.

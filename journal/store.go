@@ -37,7 +37,6 @@ type Store struct {
 
 	mu     sync.Mutex
 	lastID int64
-	usage  map[int]int64 // disk per segment, once measured
 }
 
 const (

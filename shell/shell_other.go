@@ -36,6 +36,10 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 	return Result{}, errUnsupported
 }
 
+func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File, command string, timeout time.Duration, rec Recorder) (Result, error) {
+	return Result{}, errUnsupported
+}
+
 func (s *Session) SetRoots(roots []string) error { return errUnsupported }
 func (s *Session) Cwd() string                   { return "" }
 func (s *Session) Mode() Mode                    { return ModeOff }

@@ -10,8 +10,8 @@ import (
 // Tracing needs Linux's seccomp user notification: elsewhere a command
 // runs untraced, and says so.
 type tracing struct {
-	mine, theirs *os.File
-	err          error
+	theirs *os.File
+	err    error
 }
 
 func newTracing() (*tracing, error) {
