@@ -49,6 +49,19 @@ func Replaced(ctx context.Context, p *sandbox.Path) error {
 	return From(ctx).capture(p, capReplace)
 }
 
+// ReplacedBeside is Replaced whose record reaches the disk beside the
+// writer's own work: the writer must call Durable before its change
+// becomes visible (sandbox.Temp.SetGate).
+func ReplacedBeside(ctx context.Context, p *sandbox.Path) error {
+	return From(ctx).capture(p, capReplace|capBeside)
+}
+
+// KeepBeside is Keep on those terms (a file created through a temporary
+// one).
+func KeepBeside(ctx context.Context, p *sandbox.Path) error {
+	return From(ctx).capture(p, capKeep|capBeside)
+}
+
 // Meta records p's mode, owner and times before only they change.
 func Meta(ctx context.Context, p *sandbox.Path) error { return From(ctx).capture(p, capMeta) }
 
@@ -78,6 +91,7 @@ const (
 	capHowMask = 0xf
 
 	capFollow capHow = 0x10 // a final link is followed first
+	capBeside capHow = 0x20 // the caller waits for the flush (Durable)
 )
 
 // capture records p's first state in the step.
@@ -91,8 +105,11 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 		st.touched = true
 		return nil
 	}
+	beside := how&capBeside != 0
+	if !beside {
+		defer st.waitFlush()
+	}
 	if how&capFollow != 0 {
-		how &= capHowMask
 		if fi, err := st.dirs.lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			t, err := p.Target()
 			if err != nil {
@@ -101,6 +118,7 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 			p = t
 		}
 	}
+	how &= capHowMask
 	store, rel, err := st.where(p)
 	if err == nil {
 		err = st.begin(store)

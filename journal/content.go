@@ -97,14 +97,12 @@ func (st *Step) packFrom(r io.Reader) (*packRef, int64, error) {
 	if err == nil {
 		err = zw.Close()
 	}
-	if err == nil && st.durable {
-		err = st.pack.Sync()
-	}
 	if err != nil {
 		return nil, 0, err
 	}
 	ref := &packRef{Seg: st.seg, Name: st.id + ".pack", Off: st.packSize, Len: cw.n}
 	st.packSize += cw.n
+	st.home.grew(st.seg, cw.n)
 	return ref, n, nil
 }
 

@@ -118,6 +118,10 @@ type Set struct {
 	stores  map[string]*Store // by the DIR's real path
 	confirm map[string]time.Time
 	pins    map[*Store]map[int]int // segments an undo is reading
+	// estimate is the journals' disk as last measured, plus what this
+	// process wrote since (measured then).
+	estimate int64
+	measured time.Time
 }
 
 // New returns a Set over cfg; ops may be nil where nothing is undone.

@@ -15,6 +15,7 @@ import (
 // addHeld counts n bytes of objects moved or linked into segment seg:
 // they are not in its files' sizes.
 func (st *Store) addHeld(seg int, n int64) {
+	st.grew(seg, n)
 	st.locked(func() error {
 		f, err := st.fs.OpenFile(segPath(seg, usageName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
@@ -23,6 +24,19 @@ func (st *Store) addHeld(seg int, n int64) {
 		f.WriteString(strconv.FormatInt(n, 10) + "\n")
 		return f.Close()
 	})
+}
+
+// grew counts n bytes put in segment seg besides its log (a pack, an
+// object held), for the Set's estimate and the choice of segment.
+func (st *Store) grew(seg int, n int64) {
+	st.mu.Lock()
+	if seg == st.cur {
+		st.extra += n
+	}
+	st.mu.Unlock()
+	st.set.mu.Lock()
+	st.set.estimate += n
+	st.set.mu.Unlock()
 }
 
 // diskOf is the disk segment n takes.
@@ -132,10 +146,22 @@ func (s *Set) pin(st *Store, segs map[int]bool, on bool) {
 	}
 }
 
+// pruneCheck is how often prune measures the journals though its
+// estimate is under the bound: for other servers' writes, and the age.
+const pruneCheck = time.Minute
+
 // prune removes the oldest segments of the Set's journals while they
 // take more disk than the bound, or are older than the age; a segment a
-// step writes or an undo reads stays.
+// step writes or an undo reads stays. It measures the disk only when the
+// Set's estimate (the last measure, plus what this process wrote since)
+// is over the bound, or a while has passed.
 func (s *Set) prune() {
+	s.mu.Lock()
+	due := s.estimate > s.cfg.MaxSize || time.Since(s.measured) > pruneCheck
+	s.mu.Unlock()
+	if !due {
+		return
+	}
 	type seg struct {
 		st    *Store
 		n     int
@@ -176,4 +202,7 @@ func (s *Set) prune() {
 		g.st.locked(func() error { g.st.removeSegment(g.n, g.files); return nil })
 		total -= g.disk
 	}
+	s.mu.Lock()
+	s.estimate, s.measured = total, time.Now()
+	s.mu.Unlock()
 }

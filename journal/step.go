@@ -55,6 +55,8 @@ type Step struct {
 	ended    bool
 	touched  bool // asked to record a change while off
 	heldN    int  // objects moved into the journal so far
+	logBytes int64
+	flushed  chan error // the log's flush under way, if any
 	ops      []Op // what the step wrote, contents left out
 	dirs     dirCache
 	dirKnown map[string]bool // directories seen to exist
@@ -150,8 +152,12 @@ func (st *Step) begin(store *Store) error {
 	if st.log, err = store.openLog(st.seg); err != nil {
 		return err
 	}
+	// Not flushed by itself: the first change's record, which is, takes
+	// it to the disk with it.
 	r := &record{T: "b", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Command: st.actor.Command}
-	return writeRecords(st.log, st.durable, r)
+	n, err := writeRecordsN(st.log, false, r)
+	st.logBytes += int64(n)
+	return err
 }
 
 // writeOp records op (its DIR's journal is store) before the change
@@ -160,11 +166,60 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	if store != st.home {
 		op.Base = store.base
 	}
-	if err := writeRecords(st.log, st.durable, &record{T: "o", ID: st.id, Op: &op}); err != nil {
+	n, err := writeRecordsN(st.log, false, &record{T: "o", ID: st.id, Op: &op})
+	st.logBytes += int64(n)
+	if err != nil {
 		return err
+	}
+	if st.durable {
+		st.flush()
 	}
 	op.Before.Data = nil // kept in the log; the step needs only the state
 	st.ops = append(st.ops, op)
+	return nil
+}
+
+// flush starts flushing the log to disk, beside the writer's own work:
+// the writer waits for it (Durable) just before its change becomes
+// visible (st.mu held).
+func (st *Step) flush() {
+	if st.pack != nil {
+		st.pack.Sync()
+	}
+	done := make(chan error, 1)
+	st.flushed = done
+	log := st.log
+	go func() { done <- log.Sync() }()
+}
+
+// waitFlush waits for the log's flush under way, if any (st.mu held).
+func (st *Step) waitFlush() error {
+	if st.flushed == nil {
+		return nil
+	}
+	err := <-st.flushed
+	st.flushed = nil
+	return err
+}
+
+// Durable waits until what ctx's step recorded is on disk (a no-op
+// without a step or a pending flush): a writer calls it once its own
+// content is on disk, before it takes the name.
+func Durable(ctx context.Context) error {
+	st := From(ctx)
+	if st == nil {
+		return nil
+	}
+	st.mu.Lock()
+	done := st.flushed
+	st.flushed = nil
+	st.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	if err := <-done; err != nil {
+		return fmt.Errorf("the change journal could not be written, so the change was not made: %v", err)
+	}
 	return nil
 }
 
@@ -274,8 +329,14 @@ func (st *Step) End(ctx context.Context) []string {
 		st.pack.Sync()
 		st.pack.Close()
 	}
-	writeRecords(st.log, true, recs...)
+	st.waitFlush()
+	// Not flushed: after a power loss the entry is taken as cut short,
+	// its paths as found, and can be undone all the same.
+	n, _ := writeRecordsN(st.log, false, recs...)
 	st.log.Close()
+	st.set.mu.Lock()
+	st.set.estimate += st.logBytes + int64(n)
+	st.set.mu.Unlock()
 	// The other DIRs' journals list the entry too (a move between DIRs).
 	for _, o := range st.others {
 		var n int

@@ -37,6 +37,8 @@ type Store struct {
 
 	mu     sync.Mutex
 	lastID int64
+	cur    int   // the segment new steps go to, as last seen (0: not yet)
+	extra  int64 // bytes this process put in it besides its log
 }
 
 const (
@@ -152,6 +154,15 @@ func (st *Store) segLimit() int64 { return max(32<<10, st.set.cfg.MaxSize/16) }
 // openSegment returns the segment a new step writes to: the newest, or a
 // new one when the newest is full (st.mu and the lock held).
 func (st *Store) openSegment() (int, error) {
+	// The one seen last, while no newer one appeared (another server's)
+	// and its log is far from full: two stats, not two listings.
+	if st.cur > 0 {
+		if _, err := st.fs.Lstat(segPath(st.cur+1, logName)); err != nil {
+			if fi, err := st.fs.Lstat(segPath(st.cur, logName)); err == nil && diskUsage(fi)+st.extra < st.segLimit() {
+				return st.cur, nil
+			}
+		}
+	}
 	segs := st.segments()
 	n := 1
 	if len(segs) > 0 {
@@ -159,6 +170,9 @@ func (st *Store) openSegment() (int, error) {
 		if st.diskOf(n) >= st.segLimit() {
 			n++
 		}
+	}
+	if n != st.cur {
+		st.cur, st.extra = n, 0
 	}
 	return n, nil
 }
@@ -227,21 +241,27 @@ func (st *Store) openLog(n int) (*os.File, error) {
 // an append is whole against other processes' appends (O_APPEND), so
 // two servers sharing a journal interleave lines, never bytes.
 func writeRecords(f *os.File, sync bool, recs ...*record) error {
+	_, err := writeRecordsN(f, sync, recs...)
+	return err
+}
+
+// writeRecordsN is writeRecords, saying how many bytes it wrote.
+func writeRecordsN(f *os.File, sync bool, recs ...*record) (int, error) {
 	var buf []byte
 	for _, r := range recs {
 		b, err := json.Marshal(r)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		buf = append(append(buf, b...), '\n')
 	}
 	if _, err := f.Write(buf); err != nil {
-		return err
+		return 0, err
 	}
 	if sync {
-		return f.Sync()
+		return len(buf), f.Sync()
 	}
-	return nil
+	return len(buf), nil
 }
 
 // Entries reads the log, oldest first. A torn line (a crash mid-append)

@@ -29,6 +29,7 @@ func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	defer st.waitFlush()
 	if !st.active() {
 		st.touched = true
 		return false, nil
@@ -211,6 +212,7 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	defer st.waitFlush()
 	if !st.active() {
 		st.touched = true
 		return nil
@@ -277,6 +279,7 @@ func Trashed(ctx context.Context, p *sandbox.Path, trash string) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	defer st.waitFlush()
 	if !st.active() {
 		st.touched = true
 		return nil
