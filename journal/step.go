@@ -57,7 +57,7 @@ type Step struct {
 	heldN    int  // objects moved into the journal so far
 	logBytes int64
 	flushed  chan error // the log's flush under way, if any
-	ops      []Op // what the step wrote, contents left out
+	ops      []Op       // what the step wrote, contents left out
 	dirs     dirCache
 	dirKnown map[string]bool // directories seen to exist
 }

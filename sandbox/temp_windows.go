@@ -12,7 +12,7 @@ import (
 // the final name, reached by name through the root (there are no *at
 // calls), and removed on failure.
 type Temp struct {
-	gate func() error // run before the file takes its name (SetGate)
+	gate  func() error // run before the file takes its name (SetGate)
 	f     *os.File
 	tmp   *Path
 	final *Path
