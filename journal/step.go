@@ -334,8 +334,14 @@ func (st *Step) End(ctx context.Context) []string {
 	// its paths as found, and can be undone all the same.
 	n, _ := writeRecordsN(st.log, false, recs...)
 	st.log.Close()
+	// A file grows on disk by whole blocks: a block more for the log and
+	// one for a pack keeps the estimate at or above the truth.
+	grown := st.logBytes + int64(n) + 4096
+	if st.pack != nil {
+		grown += 4096
+	}
 	st.set.mu.Lock()
-	st.set.estimate += st.logBytes + int64(n)
+	st.set.estimate += grown
 	st.set.mu.Unlock()
 	// The other DIRs' journals list the entry too (a move between DIRs).
 	for _, o := range st.others {
