@@ -83,8 +83,10 @@ func FindRG(deny []string) RGFound {
 		return f
 	}
 	// What PATH names, statically: each link of a chain (by its real
-	// place: a link's directory may itself be reached through one), the
-	// file it ends in, and a script's interpreter.
+	// place: a link's directory may itself be reached through one) and
+	// the file it ends in. A script's interpreter, and whatever it
+	// executes, are checked as they start (Vet, and the probe's Landlock
+	// rules, which leave the roots out).
 	links, final, err := linkChain(p)
 	if err != nil {
 		return fail("%v", err)
@@ -125,9 +127,7 @@ func FindRG(deny []string) RGFound {
 		}
 		bin = traced.Images[len(traced.Images)-1]
 	}
-	if f.Libs, err = elfLibs(bin); err != nil {
-		return fail("%v", err)
-	}
+	f.Libs = elfLibs(bin)
 	for _, l := range append([]string{bin}, f.Libs...) {
 		if r := within(l, deny); r != "" {
 			return fail("%s lies in the allowed directory %s, which the agent can write; it is not run", l, r)
@@ -155,8 +155,12 @@ func FindRG(deny []string) RGFound {
 // chain of links, the script or the program it is, and what it hands
 // over to.
 func via(p string, links []string, final, interp, bin string) string {
-	if len(links) == 0 && interp == "" && final == bin {
+	switch {
+	case len(links) == 0 && interp == "" && final == bin:
 		return "on PATH"
+	case bin == p:
+		// No ptrace and nothing confining rg: the shim runs as it is.
+		return "on PATH, a script run by " + interp + ", run as it is"
 	}
 	s := "on PATH as " + p
 	if len(links) > 0 {
@@ -227,10 +231,10 @@ func shebang(path string) string {
 // system's library directories: its interpreter and its RUNPATH (or
 // RPATH) directories, $ORIGIN expanded, each resolved; nil for anything
 // else (a static binary, another format).
-func elfLibs(bin string) ([]string, error) {
+func elfLibs(bin string) []string {
 	f, err := elf.Open(bin)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	defer f.Close()
 	var out []string
@@ -258,7 +262,7 @@ func elfLibs(bin string) ([]string, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // systemLib reports whether p lies in a directory the confinement lets
