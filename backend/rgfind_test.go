@@ -1,6 +1,9 @@
 package backend
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 // TestWithinIsByWholeComponents: rg's chain is checked against the roots
 // by whole path components, as the sandbox checks a path: a prefix
@@ -19,7 +22,11 @@ func TestWithinIsByWholeComponents(t *testing.T) {
 		{"/usr/bin/rg", []string{"/tmp/a", "/usr"}, "/usr"},
 		{"/usr/bin/rg", nil, ""},
 	} {
-		if got := within(c.p, c.dirs); got != c.want {
+		var dirs []string
+		for _, d := range c.dirs {
+			dirs = append(dirs, filepath.FromSlash(d))
+		}
+		if got := within(filepath.FromSlash(c.p), dirs); got != filepath.FromSlash(c.want) {
 			t.Errorf("within(%q, %q) = %q, want %q", c.p, c.dirs, got, c.want)
 		}
 	}
