@@ -89,6 +89,7 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	defer sb.Close()
+
 	// rg as PATH has it, seen through links and shims (backend.FindRG);
 	// nothing of it may lie in a root.
 	native := fallback.New()
