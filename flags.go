@@ -52,7 +52,9 @@ Flags:
                           plus Landlock; the default where the kernel has Landlock), on (unconfined;
                           the default elsewhere), off (no fs_bash; the default on Windows)
   --search-backend KIND   auto|rg|find|native: who serves fs_grep and fs_glob (default auto:
-                          rg when it is on PATH at start, else the built-in native scanner)
+                          rg when it is on PATH at start and can run, found through links and
+                          shims to the real binary; else, and when it stops working, the
+                          built-in native scanner)
   --index auto|on|off     a trigram index of each DIR in front of fs_grep, built in the background
                           and kept in the user cache directory (default auto: for a DIR of 50,000
                           files or more)
@@ -77,7 +79,8 @@ Flags:
   --journal-age DURATION  changes older than this leave the journal (default 168h)
   --journal-tools         serve fs_history and fs_undo in other profiles too (the fsmcp
                           profile always has them)
-  --version               print the version
+  --version               print the version, and the rg searches use (its path, version and
+                          how PATH led to it)
   --help                  print this help
 
 Each limit can also be set in the environment as FSMCP_<NAME>, e.g.

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -58,7 +59,7 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	if opts.version {
-		fmt.Fprintf(os.Stdout, "fsmcp %s\n", buildVersion())
+		fmt.Fprintf(os.Stdout, "fsmcp %s\nrg: %s\n", buildVersion(), backend.FindRG(resolvedRoots(opts.roots)))
 		return exitOK
 	}
 	// An explicit --shell sandboxed without Landlock must not quietly run
@@ -77,13 +78,6 @@ func run(args []string, stderr *os.File) int {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
 
-	native := fallback.New()
-	searcher, err := backend.Select(opts.searchBackend, native)
-	if err != nil {
-		fmt.Fprintf(stderr, "fsmcp: --search-backend %s: %v\n", opts.searchBackend, err)
-		return exitUsage
-	}
-
 	sb, errs := sandbox.New(opts.roots)
 	for _, e := range errs {
 		if !errors.Is(e, sandbox.ErrNoRoots) {
@@ -95,6 +89,22 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	defer sb.Close()
+
+	// rg as PATH has it, seen through links and shims (backend.FindRG);
+	// nothing of it may lie in a root.
+	native := fallback.New()
+	var rg backend.RGFound
+	if opts.searchBackend == "auto" || opts.searchBackend == "rg" {
+		rg = backend.FindRG(sb.Roots())
+	}
+	searcher, err := backend.SelectFound(opts.searchBackend, native, rg, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmcp: --search-backend %s: %v\n", opts.searchBackend, err)
+		return exitUsage
+	}
+	if opts.searchBackend == "auto" && rg.Err != nil && !errors.Is(rg.Err, backend.ErrNoRG) {
+		log.Warn("rg cannot run; searches use the native scanner", "reason", rg.Err.Error())
+	}
 	jr, err := newJournal(opts, sb.Roots(), log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
@@ -126,11 +136,15 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer srv.Close()
 
+	start := []any{"search_backend", searcher.Name()}
+	if rg.Bin != "" && searcher.Name() == "rg" {
+		start = append(start, "rg", rg.Bin, "rg_version", rg.Version, "rg_via", rg.Via)
+	}
+	start = append(start, "transport", opts.transport, "read_only", opts.server.ReadOnly)
 	if opts.rootsGiven {
-		log.Info("fsmcp starting", "roots", sb.Roots(), "search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.server.ReadOnly)
+		log.Info("fsmcp starting", append([]any{"roots", sb.Roots()}, start...)...)
 	} else {
-		log.Info("fsmcp starting with no directory: the roots come from the client (MCP roots or _meta.allowed_dirs); calls without them are refused",
-			"search_backend", searcher.Name(), "transport", opts.transport, "read_only", opts.server.ReadOnly)
+		log.Info("fsmcp starting with no directory: the roots come from the client (MCP roots or _meta.allowed_dirs); calls without them are refused", start...)
 	}
 	if !opts.server.ReadOnly {
 		// Finding the confinement starts a namespace once (about 25 ms):
@@ -163,6 +177,20 @@ func run(args []string, stderr *os.File) int {
 		}
 	}
 	return exitOK
+}
+
+// resolvedRoots are the DIRs as sandbox.New would resolve them, for
+// --version, which opens none: the ones that exist.
+func resolvedRoots(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			if a, err := filepath.Abs(r); err == nil {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // openAudit opens --audit-log; no path, no audit log.

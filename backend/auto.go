@@ -1,6 +1,12 @@
 package backend
 
-import "context"
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+)
 
 // rgWithNativeGlob is what auto picks when rg is on PATH: rg greps, and
 // the native walker lists fs_glob's matches. A glob must stat every
@@ -12,11 +18,65 @@ import "context"
 // outside file's size or time to an inside name. The answers are the same
 // (the parity tests hold both walkers to rg's ignore rules);
 // --search-backend rg keeps rg for both.
+//
+// A search rg cannot run (StartError) is served by the native scanner,
+// which gives the same answers, unless rg had already sent results (then
+// its error stands). A binary that failed to run serves every later
+// search natively too; a binary refused for one call's roots only that
+// call. Each is said once on stderr, with the reason.
 type rgWithNativeGlob struct {
 	*RG
 	native Searcher
+	state  *fallbackState
+}
+
+type fallbackState struct {
+	log    *slog.Logger
+	broken atomic.Bool
+	said   [2]sync.Once // broken, refused for a call
 }
 
 func (s rgWithNativeGlob) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 	return s.native.Glob(ctx, q, fn)
+}
+
+func (s rgWithNativeGlob) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+	if s.state.broken.Load() {
+		return s.native.Grep(ctx, q, sink)
+	}
+	cs := &countingSink{Sink: sink}
+	err := s.RG.Grep(ctx, q, cs)
+	var se *StartError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if se.ForCall {
+		s.state.say(1, "rg is not run for a search whose allowed directories hold it; that search uses the native scanner", se)
+	} else {
+		s.state.broken.Store(true)
+		s.state.say(0, "rg cannot run; searches use the native scanner from now on", se)
+	}
+	if cs.files.Load() > 0 {
+		return err
+	}
+	return s.native.Grep(ctx, q, sink)
+}
+
+func (st *fallbackState) say(i int, msg string, err error) {
+	st.said[i].Do(func() {
+		if st.log != nil {
+			st.log.Warn(msg, "reason", err.Error())
+		}
+	})
+}
+
+// countingSink counts the files that reached sink.
+type countingSink struct {
+	Sink
+	files atomic.Int64
+}
+
+func (c *countingSink) File(path string) FileSink {
+	c.files.Add(1)
+	return c.Sink.File(path)
 }

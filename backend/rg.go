@@ -33,11 +33,20 @@ import (
 // NUL-separated text format, which is cheaper to produce and parse than
 // --json and keeps any file name intact.
 type RG struct {
-	bin string
+	bin  string
+	libs []string // what bin names for its loading (RGFound.Libs)
 }
 
-// NewRG returns the rg backend for the given binary ("" looks up "rg" on
-// PATH).
+// NewRGFound returns the rg backend for the binary FindRG found.
+func NewRGFound(f RGFound) (*RG, error) {
+	if f.Err != nil {
+		return nil, f.Err
+	}
+	return &RG{bin: f.Bin, libs: f.Libs}, nil
+}
+
+// NewRG returns the rg backend for the given binary, run as it is ("" looks
+// up "rg" on PATH; FindRG and NewRGFound see through links and shims).
 func NewRG(bin string) (*RG, error) {
 	if bin == "" {
 		p, err := lookPath("rg")
@@ -238,9 +247,44 @@ func joinOut(dir, arg string, out []byte) string {
 	return dir + "/" + string(rel)
 }
 
+// StartError says rg did not run, or ended before it could search: its
+// binary refused, missing or replaced, a library missing, a wrong
+// architecture, a crash. ForCall: only this call's roots kept it from
+// running (the binary lies in one of them), not the binary itself.
+type StartError struct {
+	Bin     string
+	Reason  string
+	ForCall bool
+}
+
+func (e *StartError) Error() string {
+	if e.ForCall {
+		return e.Bin + " is not run: " + e.Reason
+	}
+	return e.Bin + " cannot run: " + e.Reason
+}
+
+// refused returns a StartError when what rg runs from lies in one of the
+// call's roots, which the agent can write: it is not run, even confined.
+func (r *RG) refused(roots []string) error {
+	for _, p := range append([]string{r.bin}, r.libs...) {
+		if d := within(p, roots); d != "" {
+			what := "it"
+			if p != r.bin {
+				what = p + ", which it loads,"
+			}
+			return &StartError{Bin: r.bin, Reason: what + " lies in the allowed directory " + d + ", which the agent can write", ForCall: true}
+		}
+	}
+	return nil
+}
+
 // Grep implements Searcher.
 func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	if _, err := CompilePattern(q); err != nil {
+		return err
+	}
+	if err := r.refused(q.Roots); err != nil {
 		return err
 	}
 	if _, err := ignore.NewFilter(q.Globs, q.Types, q.NoIgnore); err != nil {
@@ -272,6 +316,9 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 // Glob implements Searcher.
 func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 	if err := ignore.CheckGlob(q.Pattern); err != nil {
+		return err
+	}
+	if err := r.refused(q.Roots); err != nil {
 		return err
 	}
 	progress := NewProgress(q.Progress)
@@ -448,7 +495,7 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 			pw.Close()
 		}()
 	}
-	cmd.Env = append(os.Environ(), "RIPGREP_CONFIG_PATH=")
+	cmd.Env = rgEnv()
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
 	stderr := &rgStderr{}
@@ -457,8 +504,10 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 	if err != nil {
 		return err
 	}
-	if err := confine.Start(cmd, sp.pol); err != nil {
-		return fmt.Errorf("starting rg: %w", err)
+	pol := sp.pol
+	pol.Exec = r.libs
+	if err := confine.Start(cmd, pol); err != nil {
+		return &StartError{Bin: r.bin, Reason: err.Error()}
 	}
 	perr := parse(bufio.NewReaderSize(stdout, 256<<10))
 	if perr != nil {
@@ -475,6 +524,12 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 		return perr
 	}
 	var exit *exec.ExitError
+	if errors.As(werr, &exit) && (exit.ExitCode() < 0 || exit.ExitCode() > 2) {
+		// rg ends 0, 1 or 2; anything else is a program that did not
+		// get to search: the loader's 127 for a missing library, a
+		// crash, a signal not of fsmcp's.
+		return &StartError{Bin: r.bin, Reason: exit.String() + stderrNote(stderr.head.Bytes())}
+	}
 	if errors.As(werr, &exit) {
 		// 1: no match. 2: an error, but rg goes on past files it
 		// cannot open or read, so only a run that said nothing else

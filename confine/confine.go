@@ -24,13 +24,28 @@ import (
 	"runtime"
 )
 
-// Policy is what the confined program may read.
+// Policy is what the confined program may read and execute.
 type Policy struct {
 	// Dirs: read files and list directories beneath them (the roots).
 	Dirs []string
 	// Files: read these files only (ignore files above a root, inside
 	// its repository).
 	Files []string
+	// Exec: more files (and directories, with what lies beneath them)
+	// to read and execute besides the program and the system's library
+	// directories: the loader and the library directories its binary
+	// names when they lie elsewhere (Nix, Homebrew, a version manager's
+	// install directory).
+	Exec []string
+	// AllBut, when All is set, lets the program read and execute
+	// everything but what lies beneath these paths (Dirs, Files and Exec
+	// add to it). Trace uses it to watch the user's own rg start as the
+	// user has it: a version manager reads its own files and hands over
+	// to a binary nobody named in advance, while the roots, which the
+	// agent can write, stay out of reach. Nothing is writable under any
+	// Policy.
+	All    bool
+	AllBut []string
 }
 
 // Confined reports whether Start confines programs here.
@@ -84,3 +99,7 @@ func Start(cmd *exec.Cmd, p Policy) error {
 	}()
 	return <-errc
 }
+
+// LibDirs are the system library directories every confined program may
+// read and execute (the dynamic loader and the libraries it loads).
+func LibDirs() []string { return libDirs }

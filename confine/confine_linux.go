@@ -3,7 +3,9 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -53,11 +55,26 @@ func restrictThread(p Policy, bin string) error {
 		{read | llsys.AccessFSExecute, existing(libDirs, true)},
 		{llsys.AccessFSReadFile, existing(libFiles, false)},
 		{llsys.AccessFSReadFile | llsys.AccessFSExecute, []string{bin}},
+		{read | llsys.AccessFSExecute, existing(p.Exec, true)},
+		{llsys.AccessFSReadFile | llsys.AccessFSExecute, existing(p.Exec, false)},
 	} {
 		for _, path := range r.paths {
 			if err := addRule(ruleset, r.access&handled, path); err != nil {
 				return err
 			}
+		}
+	}
+	if p.All {
+		dirs, files := allBut(p.AllBut)
+		for _, path := range dirs {
+			if err := addRule(ruleset, (read|llsys.AccessFSExecute)&handled, path); err != nil {
+				return err
+			}
+		}
+		for _, path := range files {
+			// A file that vanished or cannot be opened meanwhile stays
+			// out: less is allowed, never more.
+			_ = addRule(ruleset, (llsys.AccessFSReadFile|llsys.AccessFSExecute)&handled, path)
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
@@ -66,7 +83,11 @@ func restrictThread(p Policy, bin string) error {
 	if err := llsys.LandlockRestrictSelf(ruleset, 0); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
-	// Fail closed: "/" is in no rule, so listing it must now be denied.
+	// Fail closed: "/" is in no rule, so listing it must now be denied
+	// (under All, when nothing is excepted, "/" is the rule itself).
+	if p.All && len(p.AllBut) == 0 {
+		return nil
+	}
 	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err == nil {
 		unix.Close(fd)
@@ -100,4 +121,60 @@ func existing(paths []string, dirs bool) []string {
 		}
 	}
 	return out
+}
+
+// allBut returns the directories and files beneath which lies everything
+// but what lies beneath the paths in except: on the way from / to each
+// excepted path, every other entry of each directory passed. Symbolic
+// links are left out (a path through one is allowed or not by where it
+// leads), and so is what cannot be listed: less is allowed, never more.
+func allBut(except []string) (dirs, files []string) {
+	if len(except) == 0 {
+		return []string{"/"}, nil
+	}
+	// toward[d] holds the names in directory d that lead to an excepted
+	// path; excepted[p] marks the excepted paths themselves.
+	toward := map[string]map[string]bool{}
+	excepted := map[string]bool{}
+	for _, e := range except {
+		e = filepath.Clean(e)
+		if !filepath.IsAbs(e) {
+			continue
+		}
+		if e == "/" {
+			return nil, nil
+		}
+		excepted[e] = true
+		for d := e; d != "/"; d = filepath.Dir(d) {
+			parent := filepath.Dir(d)
+			if toward[parent] == nil {
+				toward[parent] = map[string]bool{}
+			}
+			toward[parent][filepath.Base(d)] = true
+		}
+	}
+	var walk func(dir string)
+	walk = func(dir string) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			switch {
+			case excepted[path]:
+			case toward[dir][e.Name()]:
+				if e.Type()&fs.ModeSymlink == 0 && e.IsDir() {
+					walk(path)
+				}
+			case e.Type()&fs.ModeSymlink != 0:
+			case e.IsDir():
+				dirs = append(dirs, path)
+			default:
+				files = append(files, path)
+			}
+		}
+	}
+	walk("/")
+	return dirs, files
 }

@@ -7,3 +7,5 @@ import "errors"
 func available() bool { return false }
 
 func restrictThread(Policy, string) error { return errors.New("no Landlock on this system") }
+
+var libDirs []string
