@@ -1,15 +1,12 @@
 package integration
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -207,58 +204,10 @@ func undoFixture(t *testing.T) string {
 	return root
 }
 
-// treeState is every path below root with its type, mode, owner,
-// modification time and content (atime aside: reading changes it).
+// treeState is the tree's state, the background case's signal (sig)
+// left out.
 func treeState(t *testing.T, root string) map[string]string {
-	out := map[string]string{}
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return nil
-		}
-		st := fi.Sys().(*syscall.Stat_t)
-		s := fmt.Sprintf("%v %d:%d", fi.Mode(), st.Uid, st.Gid)
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			s += fmt.Sprintf(" mtime=%d", fi.ModTime().UnixNano())
-		}
-		switch {
-		case fi.Mode().IsRegular():
-			b, _ := os.ReadFile(p)
-			s += fmt.Sprintf(" %x", sha256.Sum256(b))
-		case fi.Mode()&fs.ModeSymlink != 0:
-			l, _ := os.Readlink(p)
-			s += " -> " + l
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel != "sig" && !strings.HasPrefix(rel, "sig/") {
-			out[rel] = s
-		}
-		return nil
-	})
-	return out
-}
-
-func stateDiff(a, b map[string]string) string {
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		if a[k] != b[k] {
-			out = append(out, fmt.Sprintf("%s: %q != %q", k, a[k], b[k]))
-		}
-	}
-	return strings.Join(out, "\n")
+	return testenv.TreeState(root, func(rel string) bool { return rel == "sig" })
 }
 
 // TestEveryChangeUndoneAfterRestart makes each change of every writer of
@@ -306,7 +255,7 @@ func TestEveryChangeUndoneAfterRestart(t *testing.T) {
 				}
 				cs.Close()
 				after := treeState(t, root)
-				if stateDiff(before, after) == "" {
+				if testenv.StateDiff(before, after) == "" {
 					t.Fatal("the calls changed nothing")
 				}
 				hist, err := exec.Command(binary, "history", root).CombinedOutput()
@@ -318,7 +267,7 @@ func TestEveryChangeUndoneAfterRestart(t *testing.T) {
 				if err != nil {
 					t.Fatalf("fsmcp undo --last %d: %v\n%s\nhistory:\n%s", n, err, out, hist)
 				}
-				if d := stateDiff(before, treeState(t, root)); d != "" {
+				if d := testenv.StateDiff(before, treeState(t, root)); d != "" {
 					t.Fatalf("after fsmcp undo --last %d:\n%s\nundo said:\n%s\nhistory:\n%s", n, d, out, hist)
 				}
 				if trash, _ := os.ReadDir(filepath.Join(filepath.Dir(root), "lcdata", "trash")); len(trash) > 0 {

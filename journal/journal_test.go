@@ -4,13 +4,11 @@ package journal_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +17,7 @@ import (
 	"github.com/fsmcp/fsmcp/catalog"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/journal"
+	"github.com/fsmcp/fsmcp/internal/testenv"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -90,56 +89,19 @@ func (w *world) undo(i int, sel journal.Select, why journal.Purpose) *journal.Re
 	return w.j.Undo(context.Background(), w.sb, es, false, journal.Actor{Tool: "test undo"})
 }
 
-// snapshot is every path below the roots with its type, mode, owner,
-// times and content.
+// snapshot is every path below the roots with its state
+// (testenv.TreeState), keyed "root index:path".
 func (w *world) snapshot() map[string]string {
 	out := map[string]string{}
 	for i, r := range w.roots {
-		filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			fi, err := os.Lstat(p)
-			if err != nil {
-				return nil
-			}
-			st := fi.Sys().(*syscall.Stat_t)
-			s := fmt.Sprintf("%v %d:%d mtime=%d", fi.Mode(), st.Uid, st.Gid, fi.ModTime().UnixNano())
-			switch {
-			case fi.Mode().IsRegular():
-				b, _ := os.ReadFile(p)
-				s += fmt.Sprintf(" %x", sha256.Sum256(b))
-			case fi.Mode()&fs.ModeSymlink != 0:
-				t, _ := os.Readlink(p)
-				s += " -> " + t
-			}
-			rel, _ := filepath.Rel(r, p)
-			out[fmt.Sprintf("%d:%s", i, rel)] = s
-			return nil
-		})
+		for k, v := range testenv.TreeState(r, nil) {
+			out[fmt.Sprintf("%d:%s", i, k)] = v
+		}
 	}
 	return out
 }
 
-func diff(a, b map[string]string) string {
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		if a[k] != b[k] {
-			out = append(out, fmt.Sprintf("%s: %q != %q", k, a[k], b[k]))
-		}
-	}
-	return strings.Join(out, "\n")
-}
+var diff = testenv.StateDiff
 
 func write(t *testing.T, p, s string, mode os.FileMode, mtime time.Time) {
 	t.Helper()

@@ -95,30 +95,4 @@ func (s *statInfo) Size() int64        { return s.st.Size }
 func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s *statInfo) Sys() any           { return &s.st }
 func (s *statInfo) ModTime() time.Time { return time.Unix(mtimeOf(&s.st)) }
-func (s *statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(s.st.Mode & 0o777)
-	switch s.st.Mode & syscall.S_IFMT {
-	case syscall.S_IFDIR:
-		m |= fs.ModeDir
-	case syscall.S_IFLNK:
-		m |= fs.ModeSymlink
-	case syscall.S_IFIFO:
-		m |= fs.ModeNamedPipe
-	case syscall.S_IFSOCK:
-		m |= fs.ModeSocket
-	case syscall.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFBLK:
-		m |= fs.ModeDevice
-	}
-	if s.st.Mode&syscall.S_ISUID != 0 {
-		m |= fs.ModeSetuid
-	}
-	if s.st.Mode&syscall.S_ISGID != 0 {
-		m |= fs.ModeSetgid
-	}
-	if s.st.Mode&syscall.S_ISVTX != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
-}
+func (s *statInfo) Mode() fs.FileMode  { return sandbox.FileMode(uint32(s.st.Mode)) }

@@ -287,7 +287,10 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 		if err := Keep(u.ctx, p); err != nil {
 			return err
 		}
-		return p.Symlink(b.Target)
+		if err := p.Symlink(b.Target); err != nil {
+			return err
+		}
+		return p.Lchtimes(b.atime(), b.mtime())
 	case FIFO:
 		if ok, err := u.clear(p, false); !ok || err != nil {
 			return err
@@ -478,6 +481,7 @@ func (u *undoer) unpackTree(p *sandbox.Path, b Image) error {
 			if err := c.Symlink(im.Target); err != nil {
 				return err
 			}
+			c.Lchtimes(im.atime(), im.mtime())
 		case FIFO:
 			if err := mkfifo(c, im.perm()); err != nil {
 				return err

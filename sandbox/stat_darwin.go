@@ -33,7 +33,7 @@ func StatAt(dir *os.File, name string, in *Info) error {
 		return &fs.PathError{Op: "fstatat", Path: name, Err: serr}
 	}
 	*in = Info{
-		Mode:  fileMode(uint32(st.Mode)),
+		Mode:  FileMode(uint32(st.Mode)),
 		Size:  st.Size,
 		UID:   st.Uid,
 		GID:   st.Gid,

@@ -36,7 +36,7 @@ func StatAt(dir *os.File, name string, in *Info) error {
 		return &fs.PathError{Op: "statx", Path: name, Err: serr}
 	}
 	*in = Info{
-		Mode:  fileMode(uint32(st.Mode)),
+		Mode:  FileMode(uint32(st.Mode)),
 		Size:  int64(st.Size),
 		UID:   st.Uid,
 		GID:   st.Gid,

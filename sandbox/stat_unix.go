@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fileMode converts st_mode to an fs.FileMode.
-func fileMode(m uint32) fs.FileMode {
+// FileMode converts a Unix st_mode to an fs.FileMode.
+func FileMode(m uint32) fs.FileMode {
 	mode := fs.FileMode(m & 0o777)
 	switch m & unix.S_IFMT {
 	case unix.S_IFREG:
