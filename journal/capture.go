@@ -295,7 +295,7 @@ func (st *Step) room(p *sandbox.Path, n int64, verb string) (bool, error) {
 	if st.kept+n <= st.cap() {
 		return true, nil
 	}
-	if st.durable && !st.set.confirmed(st.label+"\x00"+st.actor.Tool+"\x00"+p.Abs) {
+	if st.durable && !st.set.confirmed(st.sessionLabel()+"\x00"+st.actor.Tool+"\x00"+p.Abs) {
 		return false, &NotKeptError{Path: escape.Name(p.Abs), Verb: verb, Size: n, Bound: st.set.cfg.MaxSize}
 	}
 	st.lose(fmt.Sprintf("%s (%s) was more than the journal keeps for one change", escape.Name(p.Abs), human(n)))

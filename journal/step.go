@@ -72,11 +72,19 @@ func (s *Set) Begin(a Actor, roots []string) *Step {
 	if s == nil {
 		return st
 	}
-	st.label = s.Label(a.Session, a.Client)
 	if r := s.inside(roots); r != "" {
 		st.off = fmt.Sprintf("not journaled: the change journal lies inside the allowed directory %s, where tools could reach it", escape.Name(r))
 	}
 	return st
+}
+
+// sessionLabel is the step's session as history shows it, made when
+// first needed (most calls change nothing).
+func (st *Step) sessionLabel() string {
+	if st.label == "" {
+		st.label = st.set.Label(st.actor.Session, st.actor.Client)
+	}
+	return st.label
 }
 
 // With returns ctx carrying st: the writers below report to it.
@@ -129,6 +137,7 @@ func (st *Step) begin(store *Store) error {
 		}
 		return nil
 	}
+	st.sessionLabel()
 	store.mu.Lock()
 	var err error
 	err = store.locked(func() error {
@@ -174,8 +183,12 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	if st.durable {
 		st.flush()
 	}
-	op.Before.Data = nil // kept in the log; the step needs only the state
-	st.ops = append(st.ops, op)
+	// Kept for End's check that something changed, for a small step (a
+	// tool's); a command that changes many paths is taken as changing.
+	if len(st.ops) <= maxNoopOps {
+		op.Before.Data = nil // in the log; the step needs only the state
+		st.ops = append(st.ops, op)
+	}
 	return nil
 }
 
@@ -394,10 +407,14 @@ func (st *Step) Undid(ids []string, redo bool) {
 	st.mu.Unlock()
 }
 
+// maxNoopOps bounds the operations a step keeps in memory to tell, when
+// it ends, whether it changed anything at all.
+const maxNoopOps = 1000
+
 // noop reports whether the step left every path as it found it (its
 // changes failed, or undid themselves): such an entry is not listed.
 func (st *Step) noop(after []Final) bool {
-	if len(st.undoes) > 0 || len(st.lost) > 0 {
+	if len(st.undoes) > 0 || len(st.lost) > 0 || len(st.ops) > maxNoopOps {
 		return false
 	}
 	final := map[string]Image{}
