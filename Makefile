@@ -37,13 +37,15 @@ help:
 	  /^## / && more { sub(/^## /, ""); printf "  %-14s %s\n", "", $$0; next } { more = 0 }' $(MAKEFILE_LIST)
 
 ## test: unit tests, then the integration suite with rg on PATH and without it, then
-## the mark3labs/mcp-go client (its own module, to keep mcp-go out of go.mod)
+## the mark3labs/mcp-go client (its own module, to keep mcp-go out of go.mod); each
+## ends with every skipped test and its reason (internal/testsummary)
 test:
 	@command -v rg >/dev/null || echo "*** SKIPPED: rg is not installed; the with-rg half of the tests will not run (apt-get install ripgrep) ***"
-	$(GO) test -count=1 -timeout 30m ./...
+	@$(GO) build -o bin/testsummary ./internal/testsummary
+	bin/testsummary -count=1 -timeout 30m ./...
 	@# integration/mcpgo is its own module (mcp-go stays out of go.mod); it builds
 	@# fsmcp from the root and drives the binary over stdio and HTTP.
-	cd integration/mcpgo && $(GO) test -count=1 -timeout 30m ./...
+	cd integration/mcpgo && ../../bin/testsummary -count=1 -timeout 30m ./...
 
 ## redteam: the attack tests (races against swapped links, writers against writers, the shell's
 ## and trash's walls, hostile names) run FSMCP_REDTEAM times longer than in make test, three times over

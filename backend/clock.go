@@ -41,10 +41,18 @@ type clockKey struct{}
 func (c *callClock) Deadline() (time.Time, bool) { return c.parent.Deadline() }
 func (c *callClock) Done() <-chan struct{}       { return c.done }
 
+// Err is the clock's end, as soon as its time is up: a clock whose time
+// ran out ends when asked, not only when its timer's goroutine gets to
+// run (a 1 ns limit must stop a call, however fast the machine).
 func (c *callClock) Err() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	err, over := c.err, c.err == nil && c.held == 0 && time.Since(c.since) >= c.left
+	c.mu.Unlock()
+	if over {
+		c.end(context.DeadlineExceeded)
+		return c.Err()
+	}
+	return err
 }
 
 func (c *callClock) Value(key any) any {
