@@ -246,7 +246,7 @@ func (st *Step) readState(store *Store, p *sandbox.Path, how capHow) (Image, err
 	switch im.Type {
 	case File:
 		hold := how == capGone || how == capReplace && im.Size > inlineMax
-		if hold && im.Nlink <= 1 && st.holdLink(p, &im) {
+		if hold && im.Nlink <= 1 && st.holdLink(p, &im, diskUsage(fi)) {
 			return im, nil
 		}
 		return im, st.keepContent(p, &im)

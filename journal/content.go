@@ -150,7 +150,9 @@ func (r *readCloser) Close() error { return r.close() }
 func (st *Step) heldName() string {
 	st.heldN++
 	dir := segPath(st.seg, heldDir)
-	st.home.fs.Mkdir(dir, 0o700)
+	if st.heldN == 1 {
+		st.home.fs.Mkdir(dir, 0o700)
+	}
 	return path.Join(dir, fmt.Sprintf("%s-%d", st.id, st.heldN))
 }
 
@@ -158,19 +160,25 @@ func (st *Step) heldName() string {
 // leave the tree, so nothing there changes it any more). It reports false
 // where it cannot (another file system, another owner's file under
 // protected hard links, no hard links): the caller copies instead.
-func (st *Step) holdLink(p *sandbox.Path, im *Image) bool {
-	use := blocksOf(p)
+func (st *Step) holdLink(p *sandbox.Path, im *Image, use int64) bool {
 	if st.kept+use > st.cap() {
 		return false // the copy path decides and says so
 	}
 	name := st.heldName()
-	if err := linkInto(p, st.home, name); err != nil {
+	if err := st.linkInto(p, name); err != nil {
 		return false
 	}
 	im.Held, im.Usage = name, use
 	st.kept += use
-	st.home.addHeld(st.seg, use)
+	st.held(use)
 	return true
+}
+
+// held counts n bytes of objects moved or linked into the step's
+// segment; the segment's usage file gets the sum when the step ends.
+func (st *Step) held(n int64) {
+	st.heldUse += n
+	st.home.grew(st.seg, n)
 }
 
 // confirmed reports whether the same refusal (k) was given within the

@@ -18,17 +18,9 @@ const (
 // are copied.
 var errNoMove = errors.New("objects are copied into the journal on this system")
 
-func linkInto(*sandbox.Path, *Store, string) error   { return errNoMove }
-func renameInto(*sandbox.Path, *Store, string) error { return errNoMove }
-func renameOut(*Store, string, *sandbox.Path) error  { return errNoMove }
-
-func blocksOf(p *sandbox.Path) int64 {
-	fi, err := p.Lstat()
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
-}
+func (st *Step) linkInto(*sandbox.Path, string) error { return errNoMove }
+func renameInto(*sandbox.Path, *Store, string) error  { return errNoMove }
+func renameOut(*Store, string, *sandbox.Path) error   { return errNoMove }
 
 func diskUsage(fi os.FileInfo) int64 { return fi.Size() }
 

@@ -20,19 +20,19 @@ const (
 )
 
 // linkInto hard-links the file p names (not following a final link) to
-// name in store's directory.
-func linkInto(p *sandbox.Path, store *Store, name string) error {
-	from, err := p.Root.FS().Open(path.Dir(p.Rel))
+// name in the step's held directory, through the handles the step keeps
+// open.
+func (st *Step) linkInto(p *sandbox.Path, name string) error {
+	from, err := st.dirs.parent(p)
 	if err != nil {
 		return err
 	}
-	defer from.Close()
-	to, err := store.fs.Open(path.Dir(name))
-	if err != nil {
-		return err
+	if st.heldDirF == nil {
+		if st.heldDirF, err = st.home.fs.Open(path.Dir(name)); err != nil {
+			return err
+		}
 	}
-	defer to.Close()
-	return unix.Linkat(int(from.Fd()), path.Base(p.Rel), int(to.Fd()), path.Base(name), 0)
+	return unix.Linkat(int(from.Fd()), path.Base(p.Rel), int(st.heldDirF.Fd()), path.Base(name), 0)
 }
 
 // renameInto moves what p names to name in store's directory; renameOut
@@ -61,15 +61,6 @@ func renameBetween(fromFS *os.Root, from string, toFS *os.Root, to string, flags
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
 	}
 	return nil
-}
-
-// blocksOf is the disk p's object takes.
-func blocksOf(p *sandbox.Path) int64 {
-	fi, err := p.Lstat()
-	if err != nil {
-		return 0
-	}
-	return diskUsage(fi)
 }
 
 func diskUsage(fi os.FileInfo) int64 {

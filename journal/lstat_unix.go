@@ -32,24 +32,9 @@ func (c *dirCache) lstat(p *sandbox.Path) (fs.FileInfo, error) {
 	if p.IsRoot() {
 		return p.Lstat()
 	}
-	dir := path.Dir(p.Rel)
-	d := c.dirs[p.Root][dir]
-	if d == nil {
-		if c.n >= maxDirs {
-			c.close()
-		}
-		f, err := p.Root.FS().Open(dir)
-		if err != nil {
-			return p.Lstat() // says why, as the sandbox words it
-		}
-		if c.dirs == nil {
-			c.dirs = map[*sandbox.Root]map[string]*os.File{}
-		}
-		if c.dirs[p.Root] == nil {
-			c.dirs[p.Root] = map[string]*os.File{}
-		}
-		c.dirs[p.Root][dir], c.n = f, c.n+1
-		d = f
+	d, err := c.parent(p)
+	if err != nil {
+		return p.Lstat() // says why, as the sandbox words it
 	}
 	var st unix.Stat_t
 	for {
@@ -62,6 +47,29 @@ func (c *dirCache) lstat(p *sandbox.Path) (fs.FileInfo, error) {
 		}
 		return &statInfo{name: path.Base(p.Rel), st: toSyscall(&st)}, nil
 	}
+}
+
+// parent is the handle of p's directory, opened through the root.
+func (c *dirCache) parent(p *sandbox.Path) (*os.File, error) {
+	dir := path.Dir(p.Rel)
+	if d := c.dirs[p.Root][dir]; d != nil {
+		return d, nil
+	}
+	if c.n >= maxDirs {
+		c.close()
+	}
+	f, err := p.Root.FS().Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if c.dirs == nil {
+		c.dirs = map[*sandbox.Root]map[string]*os.File{}
+	}
+	if c.dirs[p.Root] == nil {
+		c.dirs[p.Root] = map[string]*os.File{}
+	}
+	c.dirs[p.Root][dir], c.n = f, c.n+1
+	return f, nil
 }
 
 // forget drops the handles of dir and what is below it in root.

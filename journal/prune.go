@@ -12,10 +12,9 @@ import (
 	"github.com/fsmcp/fsmcp/filelock"
 )
 
-// addHeld counts n bytes of objects moved or linked into segment seg:
-// they are not in its files' sizes.
+// addHeld records n bytes of objects moved or linked into segment seg
+// (they are not in its files' sizes) in its usage file.
 func (st *Store) addHeld(seg int, n int64) {
-	st.grew(seg, n)
 	st.locked(func() error {
 		f, err := st.fs.OpenFile(segPath(seg, usageName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {

@@ -56,6 +56,8 @@ type Step struct {
 	touched  bool // asked to record a change while off
 	heldN    int  // objects moved into the journal so far
 	logBytes int64
+	heldUse  int64      // disk of the objects held, for the usage file
+	heldDirF *os.File   // the segment's held directory, once opened
 	flushed  chan error // the log's flush under way, if any
 	ops      []Op       // what the step wrote, contents left out
 	dirs     dirCache
@@ -368,6 +370,12 @@ func (st *Step) End(ctx context.Context) []string {
 		if err == nil {
 			o.append(n, true, &record{T: "s", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Home: st.home.base})
 		}
+	}
+	if st.heldUse > 0 {
+		st.home.addHeld(st.seg, st.heldUse)
+	}
+	if st.heldDirF != nil {
+		st.heldDirF.Close()
 	}
 	st.dirs.close()
 	if st.pin != nil {

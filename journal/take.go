@@ -82,7 +82,7 @@ func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
 		if err := renameInto(p, st.home, name); err == nil {
 			im.Held, im.Usage, taken = name, use, true
 			st.kept += use
-			st.home.addHeld(st.seg, use)
+			st.held(use)
 		} else if err := st.copyObject(p, &im); err != nil {
 			return false, st.failed(p, err)
 		}
