@@ -25,8 +25,9 @@ type dirCache struct {
 	n    int
 }
 
-// maxDirs bounds the handles one step keeps open.
-const maxDirs = 64
+// maxDirs bounds the handles one step keeps open (past it one is
+// closed for each opened).
+const maxDirs = 256
 
 func (c *dirCache) lstat(p *sandbox.Path) (fs.FileInfo, error) {
 	if p.IsRoot() {
@@ -51,24 +52,43 @@ func (c *dirCache) lstat(p *sandbox.Path) (fs.FileInfo, error) {
 
 // parent is the handle of p's directory, opened through the root.
 func (c *dirCache) parent(p *sandbox.Path) (*os.File, error) {
-	dir := path.Dir(p.Rel)
-	if d := c.dirs[p.Root][dir]; d != nil {
+	return c.dir(p.Root, path.Dir(p.Rel))
+}
+
+// dir is the handle of the directory rel below root: opened beneath its
+// parent's handle (one openat of one name, never following a link), or
+// through the root for the root itself.
+func (c *dirCache) dir(root *sandbox.Root, rel string) (*os.File, error) {
+	if d := c.dirs[root][rel]; d != nil {
 		return d, nil
 	}
-	if c.n >= maxDirs {
-		c.close()
+	var f *os.File
+	if rel == "." {
+		var err error
+		if f, err = root.FS().Open("."); err != nil {
+			return nil, err
+		}
+	} else {
+		up, err := c.dir(root, path.Dir(rel))
+		if err != nil {
+			return nil, err
+		}
+		fd, err := unix.Openat(int(up.Fd()), path.Base(rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: rel, Err: err}
+		}
+		f = os.NewFile(uintptr(fd), rel)
 	}
-	f, err := p.Root.FS().Open(dir)
-	if err != nil {
-		return nil, err
+	if c.n >= maxDirs {
+		c.evict()
 	}
 	if c.dirs == nil {
 		c.dirs = map[*sandbox.Root]map[string]*os.File{}
 	}
-	if c.dirs[p.Root] == nil {
-		c.dirs[p.Root] = map[string]*os.File{}
+	if c.dirs[root] == nil {
+		c.dirs[root] = map[string]*os.File{}
 	}
-	c.dirs[p.Root][dir], c.n = f, c.n+1
+	c.dirs[root][rel], c.n = f, c.n+1
 	return f, nil
 }
 
@@ -79,6 +99,18 @@ func (c *dirCache) forget(root *sandbox.Root, dir string) {
 			f.Close()
 			delete(c.dirs[root], d)
 			c.n--
+		}
+	}
+}
+
+// evict closes one handle (whichever the map gives first).
+func (c *dirCache) evict() {
+	for _, m := range c.dirs {
+		for d, f := range m {
+			f.Close()
+			delete(m, d)
+			c.n--
+			return
 		}
 	}
 }

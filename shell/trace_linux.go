@@ -388,7 +388,12 @@ func readString(pid int, addr uintptr) (string, error) {
 	var out []byte
 	buf := make([]byte, pageSize)
 	for len(out) < unix.PathMax {
+		// Most paths are short: a first read of 256 bytes (within the
+		// page) is enough, and the rest of a page only when it is not.
 		n := int(pageSize - addr%pageSize)
+		if len(out) == 0 {
+			n = min(n, 256)
+		}
 		if err := readMem(pid, addr, buf[:n]); err != nil {
 			return "", err
 		}
