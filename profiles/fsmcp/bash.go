@@ -29,7 +29,7 @@ type bashIn struct {
 func Bash() toolkit.Tool {
 	t := toolkit.Bind(&mcp.Tool{
 		Name: "fs_bash",
-		Description: "Run a bash command. The working directory persists across calls of this session (it starts in the first allowed directory; " +
+		Description: "Run a shell command (bash). The working directory persists across calls of this session (it starts in the first allowed directory; " +
 			"a cd outside the allowed directories is refused and the directory stays), environment variables do not. " +
 			"Where the connection has no session (the 2026-07-28 protocol over HTTP), the answer names one: pass it back as session. " +
 			"stdout and stderr come back together, in order; a non-zero exit status is reported as \"Exit code: N\". " +

@@ -29,7 +29,7 @@ type globIn struct {
 func Glob() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{
 		Name: "fs_glob",
-		Description: "Find files by glob pattern (doublestar: ** crosses directories, {a,b} alternates), relative to path. " +
+		Description: "Find files by name: a glob pattern (doublestar: ** crosses directories, {a,b} alternates), relative to path. " +
 			"Lists files only, newest modification first, with the same ignore rules as fs_grep (.gitignore, .ignore, .rgignore; .git skipped; hidden files included). " +
 			"At most 1000 paths per call; when there are more, a last note gives the total and the offset of the next page (offset, head_limit). No match: No files found.",
 		Annotations: toolkit.ReadOnly("Find files by name"),
