@@ -152,11 +152,14 @@ func shellSession(c *toolkit.Call, roots []string) (*shell.Session, error) {
 	return shellSlot.Get(c.Sessions, c.Session(), func() (*shell.Session, error) { return newShell(c, roots) })
 }
 
-// newShell starts a shell in the first of roots.
+// newShell starts a shell in the first of roots. Its output is cut in the
+// middle to fit the answer budget of the call that starts it (the
+// session's client; a handle passed to another client still gets the
+// server's last guard).
 func newShell(c *toolkit.Call, roots []string) (*shell.Session, error) {
 	limit := shell.DefaultMaxOutput
-	if c.Limits.MaxOutput > 0 && c.Limits.MaxOutput-200 < limit {
-		limit = max(c.Limits.MaxOutput-200, 100) // room for the notices and the exit code
+	if c.Output.Max > 0 && c.Output.Max-200 < limit {
+		limit = max(c.Output.Max-200, 100) // room for the notices and the exit code
 	}
 	return shell.NewSession(shell.Options{Roots: roots, Mode: c.Shell, MaxOutput: limit})
 }
