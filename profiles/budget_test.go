@@ -18,7 +18,7 @@ var nextOffset = regexp.MustCompile(`use offset=(\d+) to read on\)$`)
 
 // TestAnswersFitTheClientsOwnLimit: a client whose name tells a limit
 // under --max-output (Copilot CLI's 10 KiB, counted in bytes here; Codex's
-// 10,000 tokens of four bytes) gets answers within it, cut between whole
+// 48,000 bytes) gets answers within it, cut between whole
 // lines with the same exact notes as any cut answer, and paging on from
 // the note's offset goes on at the next line; a drop-in's answer is cut by
 // the server's last guard to the same limit. A client of no known limit
@@ -36,7 +36,7 @@ func TestAnswersFitTheClientsOwnLimit(t *testing.T) {
 	}{
 		{"copilot-cli", "1.0.102", "ascii.txt", 10000},
 		{"copilot-cli", "1.0.102", "greek.txt", 10000},
-		{"codex-mcp-client", "0.171.0", "greek.txt", 39900},
+		{"codex-mcp-client", "0.171.0", "greek.txt", 47900},
 	} {
 		t.Run(c.client+"/"+c.file, func(t *testing.T) {
 			e := testenv.New(t, testenv.WithClientInfo(c.client, c.version))
@@ -87,7 +87,7 @@ func TestAnswersFitTheClientsOwnLimit(t *testing.T) {
 		e.Write("root/greek.txt", greek.String())
 		got := e.OK("fs_read", map[string]any{"file_path": e.Path("root/greek.txt")})
 		// 2000 lines of 45 characters fit --max-output (100000 here), though
-		// not 10,000 bytes or 39,900.
+		// not 10,000 bytes or 47,900.
 		if n := utf8.RuneCountInString(got); n > 100000 || !strings.HasSuffix(got, "(showing lines 1-2000 of 3000; use offset=2001 to read on)") {
 			t.Errorf("fs_read for a client of no known limit: %d characters ending %q", n, got[max(0, len(got)-200):])
 		}

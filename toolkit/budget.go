@@ -19,8 +19,9 @@ import (
 type Budget struct {
 	Max  int  // 0: no limit
 	Unit Unit // what Max counts
-	// Host names the client whose limit this is; "" for --max-output.
-	Host string
+	// By says what set it, for the last guard's note: "" for
+	// --max-output.
+	By string
 }
 
 // Unit is what a budget counts.
@@ -74,10 +75,10 @@ func (b Budget) String() string {
 
 // source says what set the budget, for the last guard's note.
 func (b Budget) source() string {
-	if b.Host == "" {
+	if b.By == "" {
 		return "--max-output"
 	}
-	return b.Host + "'s own limit"
+	return b.By
 }
 
 // prefix is the longest prefix of s, ending on a character boundary,
@@ -129,16 +130,17 @@ type hostLimit struct {
 var hostLimits = []hostLimit{
 	{name: "copilot-cli", max: 10000, unit: Bytes, title: "Copilot CLI",
 		why: "Copilot CLI cuts an MCP tool result at 10 KiB, 10,240, before anything else sees it (github/copilot-cli#1732); its unit is not documented, so bytes, under that; clientInfo recorded from 1.0.102"},
-	{name: "codex-mcp-client", max: 39900, unit: Bytes, title: "Codex",
-		why: "Codex cuts the middle out of a tool result over 10,000 tokens, counted as bytes/4, for every model it knows (0.171.0), and its own \"Wall time\" line counts too"},
+	{name: "codex-mcp-client", max: 47900, unit: Bytes, title: "Codex",
+		why: "Codex keeps a tool result of up to 48,000 bytes, its own Wall time line included, for every model it knows (10,000 tokens with a fifth more, counted as bytes / 4; measured with 0.171.0), and cuts the middle out of a longer one"},
 	{name: "gemini-cli-mcp-client", max: 40000, unit: UTF16, title: "Gemini CLI",
 		why: "Gemini CLI saves an MCP text longer than 40,000 (JavaScript length: UTF-16 units) to a file and shows the model its head and tail (truncateToolOutputThreshold, 0.61.0)"},
 }
 
 // BudgetFor is the budget of a call from client: --max-output characters,
-// or the client's own limit where hostLimits knows one no larger (its unit
-// may count the same text as more). A client not known, or no client
-// named, gets --max-output.
+// or, for a client hostLimits knows, the smaller of its own limit and
+// --max-output, counted in the client's unit. Its unit never counts a
+// text as fewer than characters, so an answer within the budget is
+// within both. A client not known, or no client named, gets --max-output.
 func (l Limits) BudgetFor(client *mcp.Implementation) Budget {
 	b := Budget{Max: l.MaxOutput}
 	if client == nil {
@@ -148,9 +150,10 @@ func (l Limits) BudgetFor(client *mcp.Implementation) Budget {
 		if h.name != client.Name || !versionIn(client.Version, h.from, h.before) {
 			continue
 		}
-		if l.MaxOutput <= 0 || h.max <= l.MaxOutput {
-			return Budget{Max: h.max, Unit: h.unit, Host: h.title}
+		if l.MaxOutput > 0 && l.MaxOutput < h.max {
+			return Budget{Max: l.MaxOutput, Unit: h.unit, By: "--max-output, counted as " + h.title + " counts"}
 		}
+		return Budget{Max: h.max, Unit: h.unit, By: h.title + "'s own limit"}
 	}
 	return b
 }

@@ -43,9 +43,9 @@ func TestBudgetUnits(t *testing.T) {
 	}
 }
 
-// A client is held to its own limit where hostLimits knows one no larger
-// than --max-output (by name, within its versions); any other client, or
-// a --max-output already under the host's, keeps --max-output.
+// A client hostLimits knows (by name, within its versions) is held to its
+// own limit, or to a smaller --max-output, counted in its unit; any other
+// client keeps --max-output in characters.
 func TestBudgetForClients(t *testing.T) {
 	saved := hostLimits
 	defer func() { hostLimits = saved }()
@@ -53,6 +53,7 @@ func TestBudgetForClients(t *testing.T) {
 		hostLimit{name: "ranged", from: "1.2", before: "2.0.0", max: 500, unit: Bytes, title: "Ranged"})
 
 	l := Limits{MaxOutput: 40000}
+	copilot := Budget{Max: 10000, Unit: Bytes, By: "Copilot CLI's own limit"}
 	for _, c := range []struct {
 		client *mcp.Implementation
 		max    int
@@ -60,15 +61,16 @@ func TestBudgetForClients(t *testing.T) {
 	}{
 		{nil, 40000, Budget{Max: 40000}},
 		{&mcp.Implementation{Name: "claude-code", Version: "2.1.332"}, 40000, Budget{Max: 40000}},
-		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 40000, Budget{Max: 10000, Unit: Bytes, Host: "Copilot CLI"}},
-		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 0, Budget{Max: 10000, Unit: Bytes, Host: "Copilot CLI"}},
-		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 5000, Budget{Max: 5000}},
-		{&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, 40000, Budget{Max: 39900, Unit: Bytes, Host: "Codex"}},
-		{&mcp.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, 40000, Budget{Max: 40000, Unit: UTF16, Host: "Gemini CLI"}},
-		{&mcp.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, 30000, Budget{Max: 30000}},
+		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 40000, copilot},
+		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 0, copilot},
+		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 5000, Budget{Max: 5000, Unit: Bytes, By: "--max-output, counted as Copilot CLI counts"}},
+		{&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, 40000, Budget{Max: 40000, Unit: Bytes, By: "--max-output, counted as Codex counts"}},
+		{&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, 100000, Budget{Max: 47900, Unit: Bytes, By: "Codex's own limit"}},
+		{&mcp.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, 40000, Budget{Max: 40000, Unit: UTF16, By: "Gemini CLI's own limit"}},
+		{&mcp.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, 30000, Budget{Max: 30000, Unit: UTF16, By: "--max-output, counted as Gemini CLI counts"}},
 		{&mcp.Implementation{Name: "ranged", Version: "1.1.9"}, 40000, Budget{Max: 40000}},
-		{&mcp.Implementation{Name: "ranged", Version: "1.2"}, 40000, Budget{Max: 500, Unit: Bytes, Host: "Ranged"}},
-		{&mcp.Implementation{Name: "ranged", Version: "1.10.0-beta"}, 40000, Budget{Max: 500, Unit: Bytes, Host: "Ranged"}},
+		{&mcp.Implementation{Name: "ranged", Version: "1.2"}, 40000, Budget{Max: 500, Unit: Bytes, By: "Ranged's own limit"}},
+		{&mcp.Implementation{Name: "ranged", Version: "1.10.0-beta"}, 40000, Budget{Max: 500, Unit: Bytes, By: "Ranged's own limit"}},
 		{&mcp.Implementation{Name: "ranged", Version: "2.0.0"}, 40000, Budget{Max: 40000}},
 	} {
 		l.MaxOutput = c.max
@@ -87,7 +89,7 @@ func TestCapResultCountsTheHostsUnit(t *testing.T) {
 		fmt.Fprintf(&b, "γραμμή %03d: ελληνικό κείμενο\n", i) // 29 characters, 51 bytes
 	}
 	text := b.String()
-	budget := Budget{Max: 10000, Unit: Bytes, Host: "Copilot CLI"}
+	budget := Budget{Max: 10000, Unit: Bytes, By: "Copilot CLI's own limit"}
 	res := Text(text)
 	capResult(res, budget)
 	got := res.Content[0].(*mcp.TextContent).Text
