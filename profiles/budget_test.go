@@ -82,6 +82,17 @@ func TestAnswersFitTheClientsOwnLimit(t *testing.T) {
 		}
 	})
 
+	t.Run("initialize", func(t *testing.T) {
+		// The client named in initialize (2025-11-25), not in each
+		// request's _meta (2026-07-28, the other cases).
+		e := testenv.New(t, testenv.WithClientInfo("copilot-cli", "1.0.102"), testenv.WithLegacyProtocol())
+		e.Write("root/ascii.txt", ascii.String())
+		got := e.OK("fs_read", map[string]any{"file_path": e.Path("root/ascii.txt")})
+		if len(got) > 10000 || !nextOffset.MatchString(got) {
+			t.Errorf("fs_read over the initialize handshake: %d bytes ending %q", len(got), got[max(0, len(got)-120):])
+		}
+	})
+
 	t.Run("other clients", func(t *testing.T) {
 		e := testenv.New(t, testenv.WithClientInfo("claude-code", "2.1.332"))
 		e.Write("root/greek.txt", greek.String())
