@@ -84,27 +84,21 @@ func (b Budget) source() string {
 // prefix is the longest prefix of s, ending on a character boundary,
 // whose size is at most n.
 func (b Budget) prefix(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
 	used := 0
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		w := 1
-		switch b.Unit {
-		case Bytes:
-			w = utf8.RuneLen(r)
-			if w < 0 {
-				w = 1 // an invalid byte, which ranging yields as one
-			}
-		case UTF16:
-			if r > 0xFFFF {
-				w = 2
-			}
+		switch {
+		case b.Unit == Bytes:
+			w = size // an invalid byte is one
+		case b.Unit == UTF16 && r > 0xFFFF:
+			w = 2
 		}
 		if used+w > n {
 			return s[:i]
 		}
 		used += w
+		i += size
 	}
 	return s
 }

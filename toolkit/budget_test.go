@@ -35,6 +35,10 @@ func TestBudgetUnits(t *testing.T) {
 			t.Errorf("unit %d: %q, want %q", c.unit, b.String(), c.label)
 		}
 	}
+	// An invalid byte is one byte, and one character, as ranging yields it.
+	if p := (Budget{Unit: Bytes}).prefix("a\xffb€", 3); p != "a\xffb" {
+		t.Errorf("bytes prefix(3) over an invalid byte = %q", p)
+	}
 	if b := (Budget{Max: 100}).Less(600); b.Max != 1 {
 		t.Errorf("Less past the budget leaves %d, want 1", b.Max)
 	}
