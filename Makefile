@@ -77,7 +77,7 @@ $(RG14):
 	mkdir -p $(@D); install -m 755 "$$tmp/package/vendor/ripgrep/$$arch/rg" $@; \
 	set -- $$v; echo "$@: $$1 $$2"
 
-## clients-deps: the pinned clients and the conformance suite (integration/clients, ~165 MB),
+## clients-deps: the pinned clients and the conformance suite (integration/clients, ~1.1 GB),
 ## installed when its lock file is newer than what is there
 CLIENTS := integration/clients
 $(CLIENTS)/node_modules/.package-lock.json: $(CLIENTS)/package-lock.json
@@ -90,10 +90,11 @@ conformance: build $(CLIENTS)/node_modules/.package-lock.json
 	node $(CLIENTS)/conformance.mjs $(BIN)
 
 ## clients: the Inspector CLI, mcp-remote, TypeScript SDK 1.0 and 1.10 connect and call tools
-## (integration/clients_test.go), Claude Code with a scripted model (claudecode_test.go),
-## then the mcp-go client, then the conformance suite
+## (integration/clients_test.go), Claude Code, Codex and Gemini CLI with a scripted model
+## (claudecode_test.go, codex_test.go, gemini_test.go), then the mcp-go client, then the
+## conformance suite
 clients: $(CLIENTS)/node_modules/.package-lock.json
-	$(GO) test -count=1 -run 'TestOldClients|TestInspectorCLI|TestMCPRemote|TestClaudeCode' ./integration/
+	$(GO) test -count=1 -run 'TestOldClients|TestInspectorCLI|TestMCPRemote|TestClaudeCode|TestCodex|TestGeminiCLI' ./integration/
 	cd integration/mcpgo && $(GO) test -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory conformance
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gabriel-vasile/mimetype"
 
@@ -166,11 +167,14 @@ func ReadLinesContext(ctx context.Context, r io.Reader, offset, limit, maxLine, 
 				s = cut + TruncatedMark
 				out.LongLines++
 			}
-			if maxChars > 0 && chars+len(s)+1 > maxChars && len(out.Text) > 0 {
+			// Characters, the fewest any answer budget counts a text as
+			// (bytes and UTF-16 units are never fewer): the formatter
+			// fits the window to its budget exactly.
+			if n := utf8.RuneCountInString(s) + 1; maxChars > 0 && chars+n > maxChars && len(out.Text) > 0 {
 				out.Cut = true
 			} else {
 				out.Text = append(out.Text, s)
-				chars += len(s) + 1
+				chars += n
 			}
 		}
 		line = line[:0]

@@ -23,14 +23,21 @@ type hostEntry struct {
 	Args    []string          `json:"args"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
+	// The per-server opt-outs of a host that defers tools: Claude Code's
+	// alwaysLoad, Copilot CLI's deferTools (with its tools list).
+	AlwaysLoad *bool    `json:"alwaysLoad"`
+	DeferTools string   `json:"deferTools"`
+	Tools      []string `json:"tools"`
 }
 
-// TestReadmeHostSnippetsWork takes every JSON config and `claude mcp add`
-// line of docs/clients.md's "Hosts and clients" section, checks its shape
-// is the one its host documents (mcpServers, or VS Code's servers with a
-// type), and runs it: the stdio entries start fsmcp with the snippet's
-// arguments (paths swapped for a temp dir) and the HTTP entries connect
-// with the snippet's header (placeholders swapped for the token).
+// TestReadmeHostSnippetsWork takes every JSON config, `claude mcp add` and
+// `claude mcp add-json` line and TOML table of docs/clients.md's "Hosts
+// and clients" section, checks its shape is the one its host documents
+// (mcpServers, or VS Code's servers with a type; Claude Code's alwaysLoad
+// true, Copilot CLI's deferTools "never" with its tools list), and runs
+// it: the stdio entries start fsmcp with the snippet's arguments (paths
+// swapped for a temp dir) and the HTTP entries connect with the snippet's
+// header (placeholders swapped for the token).
 func TestReadmeHostSnippetsWork(t *testing.T) {
 	readme, err := os.ReadFile("../docs/clients.md")
 	if err != nil {
@@ -41,8 +48,8 @@ func TestReadmeHostSnippetsWork(t *testing.T) {
 	dir := t.TempDir()
 
 	blocks := regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(section, -1)
-	if len(blocks) < 3 {
-		t.Fatalf("found %d JSON snippets, want Claude Desktop's, Cursor's and VS Code's", len(blocks))
+	if len(blocks) < 5 {
+		t.Fatalf("found %d JSON snippets, want Claude Desktop's, Copilot CLI's, Gemini CLI's, Cursor's and VS Code's", len(blocks))
 	}
 	for i, b := range blocks {
 		var cfg struct {
@@ -58,9 +65,37 @@ func TestReadmeHostSnippetsWork(t *testing.T) {
 			}
 		}
 		for name, e := range merge(cfg.MCPServers, cfg.Servers) {
+			if e.DeferTools != "" && (e.DeferTools != "never" || len(e.Tools) == 0) {
+				t.Errorf("%s: deferTools %q with tools %v; Copilot CLI's opt-out is \"never\", beside its tools list", name, e.DeferTools, e.Tools)
+			}
 			t.Run(fmt.Sprintf("snippet%d/%s", i+1, name), func(t *testing.T) { runEntry(t, m, dir, e) })
 		}
 	}
+	if !strings.Contains(section, `"deferTools": "never"`) {
+		t.Error(`no Copilot CLI snippet with "deferTools": "never"`)
+	}
+
+	// claude mcp add-json NAME 'JSON': the entry with Claude Code's opt-out.
+	addJSON := regexp.MustCompile("`claude mcp add-json fsmcp '([^']+)'`").FindStringSubmatch(section)
+	if addJSON == nil {
+		t.Fatal("no `claude mcp add-json fsmcp '...'` line in the section")
+	}
+	var aj hostEntry
+	if err := json.Unmarshal([]byte(addJSON[1]), &aj); err != nil || aj.Type != "stdio" || aj.AlwaysLoad == nil || !*aj.AlwaysLoad {
+		t.Errorf("claude mcp add-json's entry is not a stdio server with alwaysLoad true: %v %+v", err, aj)
+	}
+	runEntry(t, m, dir, aj)
+
+	// A Codex TOML table: [mcp_servers.fsmcp] with command and args.
+	toml := regexp.MustCompile("```toml\n" + `\[mcp_servers\.fsmcp\]\ncommand = ("[^"\n]*")\nargs = (\[[^\]\n]*\])\n` + "```").FindStringSubmatch(section)
+	if toml == nil {
+		t.Fatal("no Codex ```toml [mcp_servers.fsmcp] table with command and args in the section")
+	}
+	var te hostEntry
+	if json.Unmarshal([]byte(toml[1]), &te.Command) != nil || json.Unmarshal([]byte(toml[2]), &te.Args) != nil {
+		t.Fatalf("the TOML table's command %s or args %s is not a plain string and array", toml[1], toml[2])
+	}
+	runEntry(t, m, dir, te)
 
 	// The Windows line is a fragment of the same object: it must be JSON
 	// once wrapped in braces.

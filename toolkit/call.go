@@ -30,7 +30,12 @@ type Call struct {
 	Base *sandbox.Sandbox
 	Req  *mcp.CallToolRequest
 	// Paths is the path rule of the table the tool belongs to.
-	Paths   PathRule
+	Paths PathRule
+	// Output is the most this call's answer may hold, note included:
+	// --max-output, or the calling client's own smaller limit
+	// (Limits.BudgetFor). A handler that cuts its own answer cuts it to
+	// this, never to Limits.MaxOutput; the server cuts what is still over.
+	Output  Budget
 	extra   ExtraArgs // the table's policy for unknown arguments
 	ignored []string  // arguments dropped under ReportExtra
 

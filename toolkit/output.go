@@ -12,30 +12,30 @@ import (
 // note included, stays within max.
 const capNoteRoom = 250
 
-// capResult is the last guard on --max-output: a tool that cuts its own
-// output (with a hint how to page) stays under it; anything longer is cut
-// here, at the end of a line when there is one, with a note saying how
-// much was left out. A string of structuredContent that mirrors a cut text
+// capResult is the last guard on the answer budget (--max-output, or the
+// client's own limit): a tool that cuts its own output (with a hint how to
+// page) stays under it; anything longer is cut here, at the end of a line
+// when there is one, with a note saying how much was left out. A string of structuredContent that mirrors a cut text
 // (the official server's {content: text}) is cut the same way, so the two
 // still agree; images and other structured values are left whole, as
 // image contents are.
-func capResult(res *mcp.CallToolResult, max int) {
-	if res == nil || max <= 0 {
+func capResult(res *mcp.CallToolResult, b Budget) {
+	if res == nil || b.Max <= 0 {
 		return
 	}
 	var cut map[string]string // a cut text's whole form → its cut form
-	left := max
+	left := b.Max
 	for _, c := range res.Content {
 		tc, ok := c.(*mcp.TextContent)
 		if !ok {
 			continue
 		}
-		n := utf8.RuneCountInString(tc.Text)
+		n := b.Len(tc.Text)
 		if n <= left {
 			left -= n
 			continue
 		}
-		kept := cutRunes(tc.Text, left-capNoteRoom)
+		kept := b.prefix(tc.Text, left-capNoteRoom)
 		if i := strings.LastIndexByte(kept, '\n'); i >= 0 {
 			kept = kept[:i+1] // whole lines only
 		}
@@ -48,8 +48,8 @@ func capResult(res *mcp.CallToolResult, max int) {
 			kept += "\n" // one line longer than the limit: cut inside it
 		}
 		whole := tc.Text
-		tc.Text = kept + fmt.Sprintf("... [output truncated: %d more lines (%d characters) left out to stay within %d characters (--max-output); narrow the request or page with offset/limit]",
-			lines, utf8.RuneCountInString(rest), max)
+		tc.Text = kept + fmt.Sprintf("... [output truncated: %d more lines (%d characters) left out to stay within %s (%s); narrow the request or page with offset/limit]",
+			lines, utf8.RuneCountInString(rest), b, b.source())
 		left = 0
 		if cut == nil {
 			cut = map[string]string{}
@@ -79,19 +79,4 @@ func capMirrors(v any, cut map[string]string) any {
 		}
 	}
 	return v
-}
-
-// cutRunes returns the first n runes of s.
-func cutRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }

@@ -3,6 +3,8 @@ package toolkit
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -13,7 +15,8 @@ import (
 )
 
 // Check reports why tables cannot be served together: two define the same
-// tool name, or the same method name (the error names both). Wires never
+// tool name, or the same method name (the error names both), or one loads
+// up front a tool it does not define (Upfront: a misspelt name). Wires never
 // conflict: the plain front serves standard clients too (WireOf). Tools
 // and methods are apart: the catalog serves catalog/create as both.
 func Check(tables []*Table) error {
@@ -25,6 +28,15 @@ func Check(tables []*Table) error {
 		}
 		for _, m := range t.Methods {
 			names = append(names, "method "+m.Name)
+		}
+		tools := map[string]bool{}
+		for _, tool := range t.Tools {
+			tools[tool.Def.Name] = true
+		}
+		for _, n := range t.Upfront {
+			if !tools[n] {
+				return fmt.Errorf("profile %s loads %q up front but has no such tool", t.Name, n)
+			}
 		}
 		for _, key := range names {
 			_, n, _ := strings.Cut(key, " ")
@@ -90,9 +102,14 @@ func Register(s *mcp.Server, env *Env, tables []*Table) error {
 			if tab.ExtraArgs.drops() {
 				def = lenient(def)
 			}
+			meta := map[string]any{}
 			if tab.DeclareResultSize && env.Limits.MaxOutput > 0 {
-				def = withResultSize(def, min(env.Limits.MaxOutput, maxDeclaredResultSize))
+				meta[MetaMaxResultSize] = min(env.Limits.MaxOutput, maxDeclaredResultSize)
 			}
+			if slices.Contains(tab.Upfront, t.Def.Name) {
+				meta[MetaAlwaysLoad] = true
+			}
+			def = withMeta(def, meta)
 			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return t.serve(ctx, env, tab, req)
 			})
@@ -195,15 +212,16 @@ func lenient(def *mcp.Tool) *mcp.Tool {
 	return &d
 }
 
-// withResultSize is def with _meta[MetaMaxResultSize] = n, def itself
-// untouched (a Table's tools are shared).
-func withResultSize(def *mcp.Tool, n int) *mcp.Tool {
+// withMeta is def with the keys of meta added to its _meta, def itself
+// untouched (a Table's tools are shared); def when meta is empty.
+func withMeta(def *mcp.Tool, meta map[string]any) *mcp.Tool {
+	if len(meta) == 0 {
+		return def
+	}
 	d := *def
 	d.Meta = mcp.Meta{}
-	for k, v := range def.Meta {
-		d.Meta[k] = v
-	}
-	d.Meta[MetaMaxResultSize] = n
+	maps.Copy(d.Meta, def.Meta)
+	maps.Copy(d.Meta, meta)
 	return &d
 }
 

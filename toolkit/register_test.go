@@ -42,3 +42,16 @@ func TestCheckNamesBothProfiles(t *testing.T) {
 		t.Errorf("standard and plain serve %v, want Plain", w)
 	}
 }
+
+// A table that loads up front a tool it does not define (a misspelt
+// name) is refused when it is checked, naming the profile and the name.
+func TestCheckRefusesUpfrontWithoutTool(t *testing.T) {
+	a := &toolkit.Table{Name: "alpha", Tools: []toolkit.Tool{echo("say")}, Upfront: []string{"say"}}
+	if err := toolkit.Check([]*toolkit.Table{a}); err != nil {
+		t.Fatal(err)
+	}
+	a.Upfront = append(a.Upfront, "sya")
+	if err := toolkit.Check([]*toolkit.Table{a}); err == nil || !strings.Contains(err.Error(), "alpha") || !strings.Contains(err.Error(), `"sya"`) {
+		t.Errorf("misspelt up-front tool: %v", err)
+	}
+}

@@ -92,11 +92,26 @@ type Table struct {
 	// a 2 KB preview of. Off for drop-ins whose tools/list is the
 	// original's.
 	DeclareResultSize bool
+	// Upfront names the tools a host that defers tools behind a search
+	// step should load from the first request: each is listed with
+	// _meta["anthropic/alwaysLoad"] = true (Claude Code 2.1.328 and later
+	// defer every other MCP tool behind ToolSearch). The rest carry no such
+	// key, so they stay deferred, and a user's per-server alwaysLoad still
+	// loads them all (Claude Code keeps a tool deferred that says false).
+	// A profile lists the few tools its agents reach for on every task;
+	// docs/profiles.md says why each is or is not, and
+	// profiles/hosts_test.go holds every tool of every profile to it.
+	Upfront []string
 }
 
 // MetaMaxResultSize is the tools/list _meta key Claude Code reads for the
 // largest text result it keeps whole.
 const MetaMaxResultSize = "anthropic/maxResultSizeChars"
+
+// MetaAlwaysLoad is the tools/list _meta key Claude Code reads for a tool
+// it sends the model in full from the first request instead of deferring
+// it behind ToolSearch.
+const MetaAlwaysLoad = "anthropic/alwaysLoad"
 
 // maxDeclaredResultSize is Claude Code's ceiling for MetaMaxResultSize.
 const maxDeclaredResultSize = 500000

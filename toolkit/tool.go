@@ -189,7 +189,8 @@ func ErrorText(err error) *mcp.CallToolResult {
 
 // serve runs one call: the session's sandbox (client roots, then
 // _meta.allowed_dirs), the time limit, the handler, the table's error
-// mapping, and the --max-output cap; after a large call, the memory it
+// mapping, and the answer budget's cap (--max-output, or the client's own
+// limit: BudgetFor); after a large call, the memory it
 // freed goes back to the system.
 func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start, alloc := time.Now(), allocated()
@@ -211,8 +212,9 @@ func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.Call
 		ctx, cancel = backend.WithCallTimeout(ctx, env.Limits.Timeout)
 		defer cancel()
 	}
+	budget := env.Limits.BudgetFor(req.ClientInfo())
 	var ignored []string
-	res, ignored, err = t.run(ctx, env, tab, req)
+	res, ignored, err = t.run(ctx, env, tab, req, budget)
 	if err != nil {
 		cause = err
 		if tab.Errors != nil {
@@ -229,7 +231,7 @@ func (t Tool) serveCall(ctx context.Context, env *Env, tab *Table, req *mcp.Call
 	if len(ignored) > 0 && res != nil {
 		appendLine(res, t.ignoredLine(ignored))
 	}
-	capResult(res, env.Limits.MaxOutput)
+	capResult(res, budget)
 	return res, nil, cause
 }
 
@@ -244,9 +246,9 @@ func clientName(req *mcp.CallToolRequest) string {
 	return ""
 }
 
-// run serves the call in its sandbox; ignored are the arguments dropped
-// under ReportExtra.
-func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (res *mcp.CallToolResult, ignored []string, err error) {
+// run serves the call in its sandbox with its answer budget; ignored are
+// the arguments dropped under ReportExtra.
+func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest, budget Budget) (res *mcp.CallToolResult, ignored []string, err error) {
 	base, err := env.baseSandbox(ctx, req.Session)
 	if err != nil {
 		return nil, nil, err
@@ -269,7 +271,7 @@ func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRe
 	if sb != base {
 		defer sb.Close()
 	}
-	c := &Call{Env: env, Sandbox: sb, Base: base, Req: req, Paths: tab.Paths, extra: tab.ExtraArgs}
+	c := &Call{Env: env, Sandbox: sb, Base: base, Req: req, Paths: tab.Paths, Output: budget, extra: tab.ExtraArgs}
 	session := ""
 	if req.Session != nil {
 		session = req.Session.ID()

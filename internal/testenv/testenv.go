@@ -46,6 +46,7 @@ type config struct {
 	server  server.Config
 	client  mcp.ClientOptions
 	session *mcp.ClientSessionOptions
+	info    *mcp.Implementation
 }
 
 type Option func(*config)
@@ -56,6 +57,12 @@ func WithLimits(f func(*toolkit.Limits)) Option {
 
 func WithClient(f func(*mcp.ClientOptions)) Option {
 	return func(c *config) { f(&c.client) }
+}
+
+// WithClientInfo names the client as a host does in its initialize
+// (clientInfo), for what the server decides by it (the answer budget).
+func WithClientInfo(name, version string) Option {
+	return func(c *config) { c.info = &mcp.Implementation{Name: name, Version: version} }
 }
 
 // WithServer changes the server's configuration.
@@ -97,7 +104,7 @@ func New(t *testing.T, opts ...Option) *Env {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	cfg := &config{server: server.Config{Name: "fsmcp", Version: "test", Settings: toolkit.Settings{Limits: toolkit.Limits{
+	cfg := &config{info: &mcp.Implementation{Name: "test", Version: "1"}, server: server.Config{Name: "fsmcp", Version: "test", Settings: toolkit.Settings{Limits: toolkit.Limits{
 		MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000,
 	}}}}
 	for _, o := range opts {
@@ -118,7 +125,7 @@ func New(t *testing.T, opts ...Option) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &cfg.client).Connect(ctx, ct, cfg.session)
+	cs, err := mcp.NewClient(cfg.info, &cfg.client).Connect(ctx, ct, cfg.session)
 	if err != nil {
 		t.Fatal(err)
 	}

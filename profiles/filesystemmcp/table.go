@@ -26,9 +26,12 @@ const Name = "filesystem-mcp"
 // Table is the filesystem-mcp profile.
 func Table() *toolkit.Table {
 	return &toolkit.Table{
-		Name:        Name,
-		Tools:       tools(),
-		Paths:       toolkit.RelativeToRoot,
+		Name:  Name,
+		Tools: tools(),
+		Paths: toolkit.RelativeToRoot,
+		// Its everyday tools: list, read, write, search contents and
+		// replace (its edit); docs/profiles.md, "Loaded up front".
+		Upfront:     []string{"list_files", "read_content", "write_content", "search_files", "replace_content"},
 		Errors:      protocolError,
 		UnknownTool: func(name string) error { return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
 		ExtraArgs:   toolkit.RefuseExtra, // its Zod schemas are .strict()

@@ -29,7 +29,7 @@ type bashIn struct {
 func Bash() toolkit.Tool {
 	t := toolkit.Bind(&mcp.Tool{
 		Name: "fs_bash",
-		Description: "Run a bash command. The working directory persists across calls of this session (it starts in the first allowed directory; " +
+		Description: "Run a shell command (bash). The working directory persists across calls of this session (it starts in the first allowed directory; " +
 			"a cd outside the allowed directories is refused and the directory stays), environment variables do not. " +
 			"Where the connection has no session (the 2026-07-28 protocol over HTTP), the answer names one: pass it back as session. " +
 			"stdout and stderr come back together, in order; a non-zero exit status is reported as \"Exit code: N\". " +
@@ -152,11 +152,14 @@ func shellSession(c *toolkit.Call, roots []string) (*shell.Session, error) {
 	return shellSlot.Get(c.Sessions, c.Session(), func() (*shell.Session, error) { return newShell(c, roots) })
 }
 
-// newShell starts a shell in the first of roots.
+// newShell starts a shell in the first of roots. Its output is cut in the
+// middle to fit the answer budget of the call that starts it (the
+// session's client; a handle passed to another client still gets the
+// server's last guard).
 func newShell(c *toolkit.Call, roots []string) (*shell.Session, error) {
 	limit := shell.DefaultMaxOutput
-	if c.Limits.MaxOutput > 0 && c.Limits.MaxOutput-200 < limit {
-		limit = max(c.Limits.MaxOutput-200, 100) // room for the notices and the exit code
+	if c.Output.Max > 0 && c.Output.Max-200 < limit {
+		limit = max(c.Output.Max-200, 100) // room for the notices and the exit code
 	}
 	return shell.NewSession(shell.Options{Roots: roots, Mode: c.Shell, MaxOutput: limit})
 }

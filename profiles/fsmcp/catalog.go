@@ -21,7 +21,7 @@ type catalogIn struct {
 func Catalog() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{
 		Name: "fs_catalog",
-		Description: "Write a TSV catalog of every regular file under target_dir to output_file, which must not exist: " +
+		Description: "Catalog a directory tree: write a TSV of every regular file under target_dir to output_file, which must not exist: " +
 			"header Filename, Size, Date Modified, Date Created; one row per file with its absolute path, size in bytes, " +
 			"and modification and creation times in ISO 8601 (change time where the file system keeps no creation time); " +
 			"rows sorted by path; tabs, newlines, carriage returns and backslashes in names written as \\t, \\n, \\r, \\\\. " +

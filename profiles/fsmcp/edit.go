@@ -32,7 +32,7 @@ type editIn struct {
 func Edit() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{
 		Name: "fs_edit",
-		Description: "Replace exact text in a file. old_string must occur exactly once unless replace_all is set. " +
+		Description: "Edit a file: replace exact text. old_string must occur exactly once unless replace_all is set. " +
 			"Give either old_string/new_string or edits (a list applied in order, all or nothing). " +
 			"CRLF line endings and a missing final newline are preserved.",
 		Annotations: toolkit.Writes("Edit file", true, false),

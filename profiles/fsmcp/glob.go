@@ -29,7 +29,7 @@ type globIn struct {
 func Glob() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{
 		Name: "fs_glob",
-		Description: "Find files by glob pattern (doublestar: ** crosses directories, {a,b} alternates), relative to path. " +
+		Description: "Find files by name: a glob pattern (doublestar: ** crosses directories, {a,b} alternates), relative to path. " +
 			"Lists files only, newest modification first, with the same ignore rules as fs_grep (.gitignore, .ignore, .rgignore; .git skipped; hidden files included). " +
 			"At most 1000 paths per call; when there are more, a last note gives the total and the offset of the next page (offset, head_limit). No match: No files found.",
 		Annotations: toolkit.ReadOnly("Find files by name"),
@@ -79,13 +79,13 @@ func Glob() toolkit.Tool {
 		if err != nil {
 			return nil, err
 		}
-		return toolkit.Text(formatGlob(g, offset, limit, c.Limits)), nil
+		return toolkit.Text(formatGlob(g, offset, limit, c.Limits, c.Output)), nil
 	})
 }
 
 // formatGlob shows the page [offset, offset+limit) of g, as many whole
 // paths of it as the answer holds, and a note with the next offset.
-func formatGlob(g *files.Globbed, offset, limit int, limits toolkit.Limits) string {
+func formatGlob(g *files.Globbed, offset, limit int, limits toolkit.Limits, out toolkit.Budget) string {
 	partial := fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the list is partial)", limits.Timeout)
 	skipped := ""
 	if n := backend.SkippedNote(g.TooLong); n != "" {
@@ -107,7 +107,7 @@ func formatGlob(g *files.Globbed, offset, limit int, limits toolkit.Limits) stri
 	for i, f := range page {
 		lines[i] = escape.Name(f.Path)
 	}
-	shown := fitLines(lines, entryBudget(limits.MaxOutput))
+	shown := fitLines(lines, entryBudget(out))
 	var b strings.Builder
 	b.WriteString(strings.Join(lines[:shown], "\n"))
 	last := offset + shown
@@ -118,7 +118,7 @@ func formatGlob(g *files.Globbed, offset, limit int, limits toolkit.Limits) stri
 			n = fmt.Sprintf("(showing matches %d-%d of %d", offset+1, last, g.Total)
 		}
 		if shown < len(page) {
-			n += fmt.Sprintf(", cut to stay within %d characters", limits.MaxOutput)
+			n += fmt.Sprintf(", cut to stay within %s", out)
 		}
 		if last < g.Total {
 			n += fmt.Sprintf("; pass offset=%d for more", last)

@@ -104,7 +104,7 @@ func Grep() toolkit.Tool {
 		}
 		lineNumbers := in.LineNumbers == nil || *in.LineNumbers
 		opts := backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0, NoPath: oneFile(paths, r)}
-		// Whole entries, as many as --max-output holds with the note.
+		// Whole entries, as many as the answer budget holds with the note.
 		shown, text := fitRendered(len(r.Entries), budget(c), func(k int) string {
 			page := *r
 			page.Entries = r.Entries[:k]
@@ -113,7 +113,7 @@ func Grep() toolkit.Tool {
 		if r.Partial && r.Total == 0 {
 			text = "No matches found in the part searched."
 		}
-		return toolkit.Text(text + grepNote(r, shown, c.Limits)), nil
+		return toolkit.Text(text + grepNote(r, shown, c.Limits, c.Output)), nil
 	})
 }
 
@@ -138,7 +138,7 @@ func oneFile(paths []string, r *backend.Result) bool {
 
 // grepNote says what part of the result was shown (the first shown of
 // r.Entries) and the offset of the next page.
-func grepNote(r *backend.Result, shown int, limits toolkit.Limits) string {
+func grepNote(r *backend.Result, shown int, limits toolkit.Limits, out toolkit.Budget) string {
 	var notes []string
 	unit := map[backend.Mode]string{backend.Content: "lines", backend.Count: "files", backend.FilesWithMatches: "files"}[r.Mode]
 	switch {
@@ -148,7 +148,7 @@ func grepNote(r *backend.Result, shown int, limits toolkit.Limits) string {
 		first, last := r.Offset+1, r.Offset+shown
 		n := fmt.Sprintf("(showing %s %d-%d of %d", unit, first, last, r.Total)
 		if shown < len(r.Entries) {
-			n += fmt.Sprintf(", cut to stay within %d characters", limits.MaxOutput)
+			n += fmt.Sprintf(", cut to stay within %s", out)
 		}
 		if last < r.Total {
 			n += fmt.Sprintf("; pass offset=%d for more", last)

@@ -54,7 +54,7 @@ type historyIn struct {
 func History() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{
 		Name: "fs_history",
-		Description: "List the recent file changes made through fsmcp, newest first: id, time, tool, session, the command for fs_bash, " +
+		Description: "Show the history of file changes made through fsmcp, newest first: id, time, tool, session, the command for fs_bash, " +
 			"what happened to which paths, and whether it was undone; given id, that change with its unified diff. " +
 			"Every change of every tool and every fs_bash command is journaled. Undo one with fs_undo.",
 		Annotations: toolkit.ReadOnly("Change history"),

@@ -50,13 +50,13 @@ func List() toolkit.Tool {
 			}
 			return nil, err
 		}
-		return toolkit.Text(formatListing(l, in.Filter, c.Limits.MaxOutput)), nil
+		return toolkit.Text(formatListing(l, in.Filter, c.Output)), nil
 	})
 }
 
-// formatListing shows as many whole entries as an answer of maxOutput
-// characters holds, then notes what was left out.
-func formatListing(l *files.Listing, filter string, maxOutput int) string {
+// formatListing shows as many whole entries as an answer within out
+// holds, then notes what was left out.
+func formatListing(l *files.Listing, filter string, out toolkit.Budget) string {
 	var b strings.Builder
 	width := 1
 	for _, e := range l.Entries {
@@ -77,7 +77,7 @@ func formatListing(l *files.Listing, filter string, maxOutput int) string {
 		}
 		rows[i] = fmt.Sprintf("%-9s %*s  %s  %s", e.Type, width, size, e.ModTime.Format(time.RFC3339), name)
 	}
-	shown := fitLines(rows, entryBudget(maxOutput))
+	shown := fitLines(rows, entryBudget(out))
 	for _, r := range rows[:shown] {
 		b.WriteString(r)
 		b.WriteByte('\n')
@@ -90,7 +90,7 @@ func formatListing(l *files.Listing, filter string, maxOutput int) string {
 	case shown < l.Total:
 		cut := ""
 		if shown < len(rows) {
-			cut = fmt.Sprintf(", cut to stay within %d characters", maxOutput)
+			cut = fmt.Sprintf(", cut to stay within %s", out)
 		}
 		fmt.Fprintf(&b, "\n(showing %d of %d entries%s, %d left out; narrow with filter, or list a subdirectory or a smaller depth)\n", shown, l.Total, cut, l.Total-shown)
 	}

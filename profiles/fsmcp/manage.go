@@ -19,7 +19,7 @@ type mkdirIn struct {
 func Mkdir() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{
 		Name:        "fs_mkdir",
-		Description: "Create a directory, with any missing parents. An existing directory is not an error.",
+		Description: "Create a directory (mkdir -p): make a new directory or folder, with any missing parents. An existing directory is not an error.",
 		Annotations: toolkit.Writes("Create directory", false, true),
 	}, func(ctx context.Context, c *toolkit.Call, in mkdirIn) (*mcp.CallToolResult, error) {
 		p, err := c.Resolve(in.Path)

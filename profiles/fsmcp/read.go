@@ -47,7 +47,7 @@ func Read() toolkit.Tool {
 		if err != nil {
 			return nil, err
 		}
-		lines, info, err := files.ReadTextContext(ctx, p, in.Offset, limit, maxLineLen, budget(c))
+		lines, info, err := files.ReadTextContext(ctx, p, in.Offset, limit, maxLineLen, budget(c).Max)
 		if fault.KindOf(err) == fault.IsDir {
 			return nil, errors.New("path is a directory, not a file") // fsMCP's words
 		}
@@ -67,16 +67,15 @@ func Read() toolkit.Tool {
 		case files.Binary:
 			return nil, fmt.Errorf("cannot read %s: it is a binary file (%d bytes, %s)", p.Abs, info.Size, info.MIME)
 		}
-		return toolkit.Text(formatLines(p.Abs, lines, c.Limits.MaxOutput)), nil
+		return toolkit.Text(formatLines(p.Abs, lines, c.Output)), nil
 	})
 }
 
 // formatLines renders cat -n style: numbers right-aligned to the width of
 // the last shown number, a tab, the line; then a note when there is more.
-// The lines stop, whole, where the next would take the answer past
-// maxOutput characters (0: no limit), and the note gives the exact line
-// to read on from.
-func formatLines(path string, l files.Lines, maxOutput int) string {
+// The lines stop, whole, where the next would take the answer past out
+// (Max 0: no limit), and the note gives the exact line to read on from.
+func formatLines(path string, l files.Lines, out toolkit.Budget) string {
 	if l.Total == 0 {
 		return fmt.Sprintf("(%s is empty)", path)
 	}
@@ -89,8 +88,8 @@ func formatLines(path string, l files.Lines, maxOutput int) string {
 		num := strconv.Itoa(l.First + i)
 		rows[i] = strings.Repeat(" ", width-len(num)) + num + "\t" + line
 	}
-	shown := fitLines(rows, entryBudget(maxOutput))
-	out := strings.Join(rows[:shown], "\n")
+	shown := fitLines(rows, entryBudget(out))
+	text := strings.Join(rows[:shown], "\n")
 	last := l.First + shown - 1
 	total, more := strconv.Itoa(l.Total), fmt.Sprintf(", %d more", l.Total-last)
 	if l.AtLeast {
@@ -98,10 +97,10 @@ func formatLines(path string, l files.Lines, maxOutput int) string {
 	}
 	switch {
 	case l.Cut || shown < len(rows):
-		out += fmt.Sprintf("\n\n(output cut at line %d of %s%s, to stay within %d characters; use offset=%d to read on)",
-			last, total, more, maxOutput, last+1)
+		text += fmt.Sprintf("\n\n(output cut at line %d of %s%s, to stay within %s; use offset=%d to read on)",
+			last, total, more, out, last+1)
 	case last < l.Total || l.AtLeast:
-		out += fmt.Sprintf("\n\n(showing lines %d-%d of %s; use offset=%d to read on)", l.First, last, total, last+1)
+		text += fmt.Sprintf("\n\n(showing lines %d-%d of %s; use offset=%d to read on)", l.First, last, total, last+1)
 	}
-	return out
+	return text
 }

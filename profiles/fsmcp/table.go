@@ -47,6 +47,11 @@ func Table() *toolkit.Table {
 		// Every answer fits --max-output; Claude Code is told so and
 		// keeps it whole (docs: "Raise the limit for a specific tool").
 		DeclareResultSize: true,
+		// What an agent reaches for on every task: read, search contents,
+		// find files, edit, write, and the confined shell (deferred, a
+		// model runs the host's own). The rest stay deferred and are
+		// found by name (docs/profiles.md, "Loaded up front").
+		Upfront: []string{"fs_read", "fs_grep", "fs_glob", "fs_edit", "fs_write", "fs_bash"},
 		// fsMCP answers tools/call without initialize (its own tests and
 		// simple hosts never send it): the plain front lets them.
 		Wire: toolkit.Plain,

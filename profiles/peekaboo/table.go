@@ -41,8 +41,11 @@ const (
 func Table() *toolkit.Table {
 	levels := defaultDepth + 1
 	return &toolkit.Table{
-		Name:        Name,
-		Tools:       []toolkit.Tool{SearchPath(), SearchContent()},
+		Name:  Name,
+		Tools: []toolkit.Tool{SearchPath(), SearchContent()},
+		// Both: its files are resources, which no host defers; these two
+		// are how a model finds them (docs/profiles.md, "Loaded up front").
+		Upfront:     []string{"search_path", "search_content"},
 		Paths:       toolkit.Absolute,
 		Initialize:  identify,
 		Errors:      toolError,

@@ -41,6 +41,10 @@ func Table() *toolkit.Table {
 			tool("list_allowed_directories", allowedDirectories),
 		},
 		Paths: toolkit.Absolute,
+		// The official server's everyday tools: read, write, edit, find
+		// files by name and list a directory (it has no content search);
+		// docs/profiles.md, "Loaded up front".
+		Upfront: []string{"read_text_file", "write_file", "edit_file", "search_files", "list_directory"},
 		// The official server's McpServer answers a tool it lacks with an
 		// isError result, and keeps unknown arguments out of the way (zod
 		// objects strip them); args.go never looks at them.
