@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
-	"time"
 )
 
 // event is one line of go test -json (test2json).
@@ -61,7 +60,6 @@ type summary struct {
 	output map[string][]string // by package and test, until it ends
 	skips  map[string][]string // reason -> tests
 	failed bool
-	start  time.Time
 }
 
 func (s *summary) add(ev event) {
