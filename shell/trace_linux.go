@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -256,34 +257,30 @@ type seccompResp struct {
 // supervise serves the listener until no process holds the filter any
 // more (or stop is closed): each call is read, told to rec, and let go
 // on. It closes the listener when it returns.
+//
+// The calls are taken with a blocking receive, one system call each; a
+// second goroutine waits (poll, for POLLHUP) for the last traced process
+// to end, and then interrupts the receive with a signal.
 func supervise(listener int, rec Recorder, stop <-chan struct{}) {
+	runtime.LockOSThread() // the thread the watcher interrupts
 	defer unix.Close(listener)
 	// A wake-up on the waiting thread's own CPU (Linux 6.6): a call
 	// costs a few microseconds less; older kernels refuse and keep the
 	// usual wake-up.
 	unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SET_FLAGS, unix.SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP)
-	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}}
-	for {
-		select {
-		case <-stop:
-			return
-		default:
-		}
-		n, err := unix.Poll(fds, 500)
-		if err == unix.EINTR || n == 0 {
-			continue
-		}
-		if err != nil || fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0 && fds[0].Revents&unix.POLLIN == 0 {
-			return // every traced process is gone
-		}
+	var ended atomic.Bool
+	done := make(chan struct{})
+	defer close(done)
+	go watchEnd(listener, unix.Getpid(), unix.Gettid(), &ended, stop, done)
+	for !ended.Load() {
 		var nt seccompNotif
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&nt))); e != 0 {
 			if e == unix.EINTR || e == unix.ENOENT {
-				continue // the caller was killed meanwhile
+				continue // interrupted, or the caller was killed meanwhile
 			}
 			return
 		}
-		if ev, ok := decode(listener, &nt); ok {
+		if ev, ok := decode(&nt); ok {
 			rec.Before(ev)
 		}
 		resp := seccompResp{ID: nt.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
@@ -291,10 +288,41 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 	}
 }
 
+// watchEnd waits until no process holds the listener's filter (POLLHUP)
+// or stop is closed, then marks the end and interrupts the supervisor's
+// thread (pid, tid) until it is done.
+func watchEnd(listener, pid, tid int, ended *atomic.Bool, stop <-chan struct{}, done <-chan struct{}) {
+	fds := []unix.PollFd{{Fd: int32(listener)}}
+wait:
+	for {
+		select {
+		case <-stop:
+			break wait
+		case <-done:
+			return
+		default:
+		}
+		n, err := unix.Poll(fds, 500)
+		if err != nil && err != unix.EINTR || n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
+			break
+		}
+	}
+	ended.Store(true)
+	// Repeated: a signal that lands before the receive blocks is lost.
+	for {
+		unix.Tgkill(pid, tid, unix.SIGURG)
+		select {
+		case <-done:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // decode reads what the call nt is about to change. ok is false for an
 // open with no write flag (openat2), a path that cannot be read (the
 // call then fails by itself), or a process gone meanwhile.
-func decode(listener int, nt *seccompNotif) (Event, bool) {
+func decode(nt *seccompNotif) (Event, bool) {
 	t, ok := traps[uintptr(nt.Nr)]
 	if !ok {
 		return Event{}, false
@@ -334,11 +362,9 @@ func decode(listener int, nt *seccompNotif) (Event, bool) {
 	if t.renameFlags != none && nt.Args[t.renameFlags]&unix.RENAME_EXCHANGE != 0 {
 		ev.Change = Exchange
 	}
-	// The paths were read from a process that is still the one waiting.
-	id := nt.ID
-	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_ID_VALID, uintptr(unsafe.Pointer(&id))); e != 0 {
-		return Event{}, false
-	}
+	// Not checked with NOTIF_ID_VALID: were the caller gone and its pid
+	// taken by another process meanwhile, the path read would be another's
+	// and the journal would record one path more, nothing worse.
 	return ev, true
 }
 
