@@ -33,7 +33,15 @@ func journalShellRows(bin string, runs int, gitTree string, bigGiB int) {
 	rows := []shellRow{
 		{name: "a command that changes nothing (ls)", runs: runs,
 			command: func(r string, i int) string { return "ls " + r + " >/dev/null" }},
-		{name: "2,000 small files written", runs: runs,
+		{name: "2,000 small files written by tar x", runs: runs, setup: smallTar,
+			command: func(r string, i int) string {
+				return fmt.Sprintf("mkdir %s/t%d && tar xf %s/2k.tar -C %s/t%d", r, i, r, r, i)
+			}},
+		{name: "2,000 small files written by a Python loop", runs: runs,
+			command: func(r string, i int) string {
+				return fmt.Sprintf("mkdir %s/p%d && python3 -c 'for i in range(2000): open(\"%s/p%d/f%%d\" %% i, \"w\").write(str(i))'", r, i, r, i)
+			}},
+		{name: "2,000 small files written by bash's echo (the least work a write can be)", runs: runs,
 			command: func(r string, i int) string {
 				return fmt.Sprintf("mkdir %s/w%d && cd %s/w%d && for i in $(seq 2000); do echo $i > f$i; done", r, i, r, i)
 			}},
@@ -120,6 +128,23 @@ func timeShellRow(bin string, row shellRow) {
 	if said != "" {
 		fmt.Printf("         its answer: %s\n", said[strings.Index(said, "[journal:"):])
 	}
+}
+
+// smallTar writes root/2k.tar: 2,000 small files.
+func smallTar(root string) error {
+	src := filepath.Join(root, "src2k")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return err
+	}
+	for i := range 2000 {
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%d", i)), []byte(fmt.Sprintf("line %d\n", i)), 0o644); err != nil {
+			return err
+		}
+	}
+	if out, err := exec.Command("tar", "cf", filepath.Join(root, "2k.tar"), "-C", root, "src2k").CombinedOutput(); err != nil {
+		return fmt.Errorf("tar: %v\n%s", err, out)
+	}
+	return os.RemoveAll(src)
 }
 
 // cProject writes a C project of 40 small files and a Makefile to

@@ -109,13 +109,17 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 	if !beside {
 		defer st.waitFlush()
 	}
+	// The stat taken to see whether p is a link serves readState too.
+	var known fs.FileInfo
+	var knownErr error
 	if how&capFollow != 0 {
-		if fi, err := st.dirs.lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		known, knownErr = st.dirs.lstat(p)
+		if knownErr == nil && known.Mode()&fs.ModeSymlink != 0 {
 			t, err := p.Target()
 			if err != nil {
 				return nil // a link out of the root: the change is not in the roots
 			}
-			p = t
+			p, known = t, nil
 		}
 	}
 	how &= capHowMask
@@ -141,7 +145,11 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 		st.final(store, rel, p)
 		return nil
 	}
-	im, err := st.readState(store, p, how)
+	fi, err := known, knownErr
+	if known == nil && knownErr == nil {
+		fi, err = st.dirs.lstat(p)
+	}
+	im, err := st.readStateOf(p, how, fi, err)
 	if err != nil {
 		return st.failed(p, err)
 	}
@@ -233,6 +241,11 @@ func (st *Step) dirTimes(store *Store, p *sandbox.Path) error {
 // how (a copy, or the file itself linked into the journal).
 func (st *Step) readState(store *Store, p *sandbox.Path, how capHow) (Image, error) {
 	fi, err := st.dirs.lstat(p)
+	return st.readStateOf(p, how, fi, err)
+}
+
+// readStateOf is readState from p's lstat, already taken.
+func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err error) (Image, error) {
 	if errors.Is(err, fs.ErrNotExist) || fault.KindOf(err) == fault.NotFound {
 		return Image{}, nil
 	}
