@@ -18,7 +18,7 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 # staticcheck runs once per system (build tags differ by system, not by architecture).
 STATICCHECK_OS ?= linux darwin windows
 
-.PHONY: help build test test-unit test-norg redteam bench bench-catalog lint cross run clean test-rg14 conformance clients
+.PHONY: help build docs test test-unit test-norg redteam bench bench-catalog lint cross run clean test-rg14 conformance clients
 
 ## build: a static binary in bin/fsmcp
 build:
@@ -46,6 +46,11 @@ test:
 	@# integration/mcpgo is its own module (mcp-go stays out of go.mod); it builds
 	@# fsmcp from the root and drives the binary over stdio and HTTP.
 	cd integration/mcpgo && ../../bin/testsummary -count=1 -timeout 30m ./...
+
+## docs: rewrite the manual's generated parts (docs/flags.md's table from options_doc.go,
+## docs/reference.md from the profiles' tables); make test fails when they differ
+docs:
+	UPDATE_DOCS=true $(GO) test -count=1 -run 'Documented' .
 
 ## redteam: the attack tests (races against swapped links, writers against writers, the shell's
 ## and trash's walls, hostile names) run FSMCP_REDTEAM times longer than in make test, three times over

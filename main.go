@@ -50,7 +50,7 @@ func run(args []string, stderr *os.File) int {
 	}
 	opts, err := parseArgs(args, os.Getenv)
 	if errors.Is(err, errHelp) {
-		fmt.Fprint(os.Stdout, usage)
+		fmt.Fprint(os.Stdout, usage())
 		return exitOK
 	}
 	if err != nil {

@@ -22,11 +22,14 @@ import (
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-const usage = `fsmcp: safe, fast file access for AI agents over MCP.
+// usageHead and usageTail frame --help's list of flags, which is made
+// from flagDocs (options_doc.go).
+const usageHead = `fsmcp: safe, fast file access for AI agents over MCP.
 
 Usage: fsmcp [flags] [DIR ...]
-       fsmcp history DIR [-v] [--diff ID] [--last N]
-       fsmcp undo DIR --last N | --session ID | --since 10m | --id ID [--force]
+       fsmcp history DIR [-v] [--diff ID] [--last N] [--session LABEL] [--since 10m]
+       fsmcp undo DIR --last N | --id ID | --session LABEL | --since 10m [--force]
+       fsmcp redo DIR [--last N | --id ID]
 
 The DIRs (and every --allowed-dir) are the allowed roots. With none, fsmcp
 fails closed: the roots come from the client (its MCP roots, or
@@ -34,58 +37,15 @@ _meta.allowed_dirs on a call), and a call with neither is refused. fsmcp
 never serves the current directory unasked; name it (fsmcp .) to serve it.
 
 Flags:
-  --allowed-dir DIR       add an allowed root (repeatable)
-  --profile NAME[,NAME]   which server(s) to stand in for; several serve the union of
-                          their tools (env FSMCP_PROFILE; default fsmcp)
-  --transport stdio|http  how clients connect (default stdio)
-  --listen ADDR           address for --transport http (default 127.0.0.1:8080); given
-                          alone, it means --transport http
-  --auth-token TOKEN      require "Authorization: Bearer TOKEN" over http (env FSMCP_AUTH_TOKEN);
-                          without it, fsmcp makes a token at start and prints it on stderr
-  --no-auth               serve http without any token (env FSMCP_NO_AUTH=1): any local
-                          process, a sandboxed shell included, can then use the files
-  --read-only             offer no tool that writes, moves, deletes or runs commands
-  --trust-meta            over http, let _meta.allowed_dirs add roots (default: it only narrows
-                          them; over stdio it adds to them, as in fsMCP)
-  --resources             serve the roots' files as MCP resources (file:// URIs, subscriptions)
-  --shell MODE            fs_bash: sandboxed (its own user and mount namespace holding the roots,
-                          plus Landlock; the default where the kernel has Landlock), on (unconfined;
-                          the default elsewhere), off (no fs_bash; the default on Windows)
-  --search-backend KIND   auto|rg|find|native: who serves fs_grep and fs_glob (default auto:
-                          rg when it is on PATH at start and can run, found through links and
-                          shims to the real binary; else, and when it stops working, the
-                          built-in native scanner)
-  --index auto|on|off     a trigram index of each DIR in front of fs_grep, built in the background
-                          and kept in the user cache directory (default auto: for a DIR of 50,000
-                          files or more)
-  --max-file-size SIZE    largest file a whole-file read or edit loads (default 10MiB)
-  --max-output N          characters in one tool result (default 40000)
-  --timeout DURATION      time limit of one tool call (default 30s)
-  --max-results N         entries in one search or listing (default 1000)
-  --max-searches N        searches (fs_grep, fs_glob) running at once; more wait their turn, each
-                          session in turn (default: the cores, at least 2)
-  --search-wait DURATION  longest a search waits for its turn before it is refused as busy;
-                          --timeout counts from its start, not from the wait (default 1m)
-  --max-sessions N        HTTP sessions open at once; one more is answered 503 (default 64)
-  --session-idle DURATION close an HTTP session that sent nothing for this long, ending its
-                          shell and watchers (default 30m)
-  --log-level LEVEL       debug|info|warn|error (default info); logs go to stderr;
-                          debug logs each tool call (name, duration, outcome)
-  --audit-log FILE        append one JSON line per tool call to FILE (env FSMCP_AUDIT_LOG):
-                          tool, argument names, path arguments, duration, outcome
-  --journal on|off        keep a journal of every change for undo (default on); it lives in
-                          $XDG_STATE_HOME/fsmcp/journal (else ~/.local/state), outside the roots
-  --journal-size SIZE     the journal's bound per root, oldest changes out first (default 512MiB)
-  --journal-age DURATION  changes older than this leave the journal (default 168h)
-  --journal-tools         serve fs_history and fs_undo in other profiles too (the fsmcp
-                          profile always has them)
-  --version               print the version, and the rg searches use (its path, version and
-                          how PATH led to it)
-  --help                  print this help
+`
 
+const usageTail = `
 Each limit can also be set in the environment as FSMCP_<NAME>, e.g.
 FSMCP_MAX_OUTPUT=50000; a flag wins over the environment.
 `
+
+// usage is --help's text.
+func usage() string { return usageHead + flagList() + usageTail }
 
 var errHelp = errors.New("help requested")
 
@@ -126,14 +86,24 @@ const (
 	defaultSessionIdle = server.DefaultSessionIdle
 )
 
-// parseArgs reads flags and DIRs in any order, then fills what is unset
-// from the environment (getenv) and the defaults.
-func parseArgs(args []string, getenv func(string) string) (*options, error) {
-	o := &options{}
+// rawFlags are the flags read as text, settled with the environment and
+// the defaults by parseArgs.
+type rawFlags struct {
+	dirs                                            stringList
+	profile, shell, maxFileSize, maxOutput, timeout string
+	maxResults, maxSessions, maxSearches            string
+	searchWait, sessionIdle, logLevel               string
+	journal, journalSize, journalAge                string
+	journalTools                                    bool
+}
+
+// newFlagSet is fsmcp's flags: those that need no settling write into o,
+// the others into the rawFlags returned.
+func newFlagSet(o *options) (*flag.FlagSet, *rawFlags) {
+	f := &rawFlags{}
 	fs := flag.NewFlagSet("fsmcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var dirs stringList
-	fs.Var(&dirs, "allowed-dir", "")
+	fs.Var(&f.dirs, "allowed-dir", "")
 	fs.StringVar(&o.transport, "transport", "stdio", "")
 	fs.StringVar(&o.http.Addr, "listen", "127.0.0.1:8080", "")
 	fs.StringVar(&o.http.AuthToken, "auth-token", "", "")
@@ -143,23 +113,32 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	fs.BoolVar(&o.server.Resources, "resources", false, "")
 	fs.StringVar(&o.searchBackend, "search-backend", "auto", "")
 	fs.StringVar(&o.index, "index", "auto", "")
-	profileList := fs.String("profile", "", "")
-	shellMode := fs.String("shell", "", "")
-	maxFileSize := fs.String("max-file-size", "", "")
-	maxOutput := fs.String("max-output", "", "")
-	timeout := fs.String("timeout", "", "")
-	maxResults := fs.String("max-results", "", "")
-	maxSessions := fs.String("max-sessions", "", "")
-	maxSearches := fs.String("max-searches", "", "")
-	searchWait := fs.String("search-wait", "", "")
-	sessionIdle := fs.String("session-idle", "", "")
-	logLevel := fs.String("log-level", "info", "")
+	fs.StringVar(&f.profile, "profile", "", "")
+	fs.StringVar(&f.shell, "shell", "", "")
+	fs.StringVar(&f.maxFileSize, "max-file-size", "", "")
+	fs.StringVar(&f.maxOutput, "max-output", "", "")
+	fs.StringVar(&f.timeout, "timeout", "", "")
+	fs.StringVar(&f.maxResults, "max-results", "", "")
+	fs.StringVar(&f.maxSessions, "max-sessions", "", "")
+	fs.StringVar(&f.maxSearches, "max-searches", "", "")
+	fs.StringVar(&f.searchWait, "search-wait", "", "")
+	fs.StringVar(&f.sessionIdle, "session-idle", "", "")
+	fs.StringVar(&f.logLevel, "log-level", "info", "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.StringVar(&o.auditLog, "audit-log", "", "")
-	journalMode := fs.String("journal", "", "")
-	journalSize := fs.String("journal-size", "", "")
-	journalAge := fs.String("journal-age", "", "")
-	journalTools := fs.Bool("journal-tools", false, "")
+	fs.StringVar(&f.journal, "journal", "", "")
+	fs.StringVar(&f.journalSize, "journal-size", "", "")
+	fs.StringVar(&f.journalAge, "journal-age", "", "")
+	fs.BoolVar(&f.journalTools, "journal-tools", false, "")
+	return fs, f
+}
+
+// parseArgs reads flags and DIRs in any order, then fills what is unset
+// from the environment (getenv) and the defaults.
+func parseArgs(args []string, getenv func(string) string) (*options, error) {
+	o := &options{}
+	fs, f := newFlagSet(o)
+	dirs := &f.dirs
 
 	var positional []string
 	for {
@@ -183,10 +162,10 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if slices.Contains(positional, "") {
 		return nil, errors.New(`a DIR argument is empty (""), which would allow the working directory; give the directory's path (an unset variable in the host's config?)`)
 	}
-	if slices.Contains(dirs, "") {
+	if slices.Contains(*dirs, "") {
 		return nil, errors.New("--allowed-dir is empty, which would allow the working directory; give the directory's path (an unset variable in the host's config?)")
 	}
-	roots, err := expandHome(append(positional, dirs...), userHome)
+	roots, err := expandHome(append(positional, *dirs...), userHome)
 	if err != nil {
 		return nil, err
 	}
@@ -213,10 +192,10 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	default:
 		return nil, fmt.Errorf("--transport must be stdio or http, not %q", o.transport)
 	}
-	if *shellMode == "" {
+	if f.shell == "" {
 		o.server.Shell = shell.DefaultMode()
 	} else {
-		m, err := shell.ParseMode(*shellMode)
+		m, err := shell.ParseMode(f.shell)
 		if err != nil {
 			return nil, err
 		}
@@ -225,7 +204,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err := o.resolveAuth(set, getenv); err != nil {
 		return nil, err
 	}
-	src, list := "--profile", *profileList
+	src, list := "--profile", f.profile
 	if list == "" {
 		src, list = "FSMCP_PROFILE", getenv("FSMCP_PROFILE")
 	}
@@ -234,7 +213,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("%s: %v", src, err)
 	}
 	o.server.Profiles = tables
-	if *journalTools && !slices.ContainsFunc(tables, func(t *toolkit.Table) bool { return t.Name == fsmcp.Name }) {
+	if f.journalTools && !slices.ContainsFunc(tables, func(t *toolkit.Table) bool { return t.Name == fsmcp.Name }) {
 		o.server.Profiles = append(o.server.Profiles, fsmcp.JournalTable())
 	}
 	if !o.rootsGiven {
@@ -255,48 +234,48 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if o.auditLog == "" {
 		o.auditLog = getenv("FSMCP_AUDIT_LOG")
 	}
-	if err := o.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", *logLevel)
+	if err := o.logLevel.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", f.logLevel)
 	}
 
-	size, err := setting(*maxFileSize, getenv("FSMCP_MAX_FILE_SIZE"), "max-file-size", parseSize, defaultMaxFileSize)
+	size, err := setting(f.maxFileSize, getenv("FSMCP_MAX_FILE_SIZE"), "max-file-size", parseSize, defaultMaxFileSize)
 	if err != nil {
 		return nil, err
 	}
 	o.server.Limits.MaxFileSize = size
-	out, err := setting(*maxOutput, getenv("FSMCP_MAX_OUTPUT"), "max-output", parseCount, defaultMaxOutput)
+	out, err := setting(f.maxOutput, getenv("FSMCP_MAX_OUTPUT"), "max-output", parseCount, defaultMaxOutput)
 	if err != nil {
 		return nil, err
 	}
 	o.server.Limits.MaxOutput = int(out)
-	o.server.Limits.Timeout, err = setting(*timeout, getenv("FSMCP_TIMEOUT"), "timeout", parseDuration, defaultTimeout)
+	o.server.Limits.Timeout, err = setting(f.timeout, getenv("FSMCP_TIMEOUT"), "timeout", parseDuration, defaultTimeout)
 	if err != nil {
 		return nil, err
 	}
-	res, err := setting(*maxResults, getenv("FSMCP_MAX_RESULTS"), "max-results", parseCount, defaultMaxResults)
+	res, err := setting(f.maxResults, getenv("FSMCP_MAX_RESULTS"), "max-results", parseCount, defaultMaxResults)
 	if err != nil {
 		return nil, err
 	}
 	o.server.Limits.MaxResults = int(res)
-	ms, err := setting(*maxSessions, getenv("FSMCP_MAX_SESSIONS"), "max-sessions", parseCount, defaultMaxSessions)
+	ms, err := setting(f.maxSessions, getenv("FSMCP_MAX_SESSIONS"), "max-sessions", parseCount, defaultMaxSessions)
 	if err != nil {
 		return nil, err
 	}
 	o.http.MaxSessions = int(ms)
-	o.http.SessionIdle, err = setting(*sessionIdle, getenv("FSMCP_SESSION_IDLE"), "session-idle", parseDuration, defaultSessionIdle)
+	o.http.SessionIdle, err = setting(f.sessionIdle, getenv("FSMCP_SESSION_IDLE"), "session-idle", parseDuration, defaultSessionIdle)
 	if err != nil {
 		return nil, err
 	}
-	searches, err := setting(*maxSearches, getenv("FSMCP_MAX_SEARCHES"), "max-searches", parseCount, int64(backend.DefaultSearches()))
+	searches, err := setting(f.maxSearches, getenv("FSMCP_MAX_SEARCHES"), "max-searches", parseCount, int64(backend.DefaultSearches()))
 	if err != nil {
 		return nil, err
 	}
 	o.server.MaxSearches = int(searches)
-	o.server.SearchWait, err = setting(*searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
+	o.server.SearchWait, err = setting(f.searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
 	if err != nil {
 		return nil, err
 	}
-	if err := o.parseJournal(*journalMode, *journalSize, *journalAge, getenv); err != nil {
+	if err := o.parseJournal(f.journal, f.journalSize, f.journalAge, getenv); err != nil {
 		return nil, err
 	}
 	o.server.Name, o.server.Version, o.server.Getenv = "fsmcp", buildVersion(), getenv

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fsmcp/fsmcp/profiles"
+	"github.com/fsmcp/fsmcp/profiles/fsmcp"
+	"github.com/fsmcp/fsmcp/toolkit"
+)
+
+// The manual's generated parts: made from the code, checked against it.
+// UPDATE_DOCS=true go test -run Documented . (make docs) rewrites them.
+
+const (
+	flagsDoc = "docs/flags.md"
+	toolsDoc = "docs/reference.md"
+)
+
+// TestFlagsDocumented fails when a flag the parser knows has no entry in
+// flagDocs (so --help and the docs would not name it), when an entry
+// names no flag, or when docs/flags.md does not hold the table made from
+// flagDocs.
+func TestFlagsDocumented(t *testing.T) {
+	fs, _ := newFlagSet(&options{})
+	known := map[string]bool{"help": true}
+	fs.VisitAll(func(f *flag.Flag) { known[f.Name] = true })
+	documented := map[string]bool{}
+	for _, d := range flagDocs {
+		name := strings.TrimPrefix(strings.Fields(d.Usage)[0], "--")
+		documented[name] = true
+		if !known[name] {
+			t.Errorf("flagDocs has %s, which the parser does not know", d.Usage)
+		}
+	}
+	for name := range known {
+		if !documented[name] {
+			t.Errorf("--%s has no entry in flagDocs (options_doc.go): --help and docs/flags.md would not name it", name)
+		}
+	}
+	checkGenerated(t, flagsDoc, "flags", flagTable())
+}
+
+// TestToolsDocumented fails when docs/reference.md does not hold the
+// reference made from the profiles' tables: a tool added, renamed or
+// described anew without its docs.
+func TestToolsDocumented(t *testing.T) {
+	checkGenerated(t, toolsDoc, "tools", toolsReference(t))
+}
+
+// checkGenerated compares the block between name's markers in file with
+// want (or writes it, under UPDATE_DOCS=true).
+func checkGenerated(t *testing.T, file, name, want string) {
+	t.Helper()
+	begin := fmt.Sprintf("<!-- %s: generated from the code by `make docs`; edit there, not here -->\n", name)
+	end := fmt.Sprintf("<!-- end %s -->", name)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %q … %q block", file, strings.TrimSpace(begin), end)
+	}
+	got := doc[i+len(begin) : j]
+	if got == want {
+		return
+	}
+	if os.Getenv("UPDATE_DOCS") == "true" {
+		if err := os.WriteFile(file, []byte(doc[:i+len(begin)]+want+doc[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s's %s block is not what the code says; run make docs and review the diff", file, name)
+}
+
+// toolsReference is every profile's tools: name, whether a deferring
+// host loads it up front, its hints, its description and its parameters.
+func toolsReference(t *testing.T) string {
+	var b strings.Builder
+	names := profiles.Names()
+	sort.SliceStable(names, func(i, j int) bool { return names[i] == profiles.Default })
+	for _, name := range names {
+		tables, err := profiles.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == profiles.Default {
+			tables = append(tables, fsmcp.JournalTable())
+		}
+		fmt.Fprintf(&b, "## %s\n\n", name)
+		for _, tab := range tables {
+			if tab.Name == "journal-tools" {
+				if name == profiles.Default {
+					continue // fs_history and fs_undo are fsmcp's own already
+				}
+			}
+			for _, tool := range tab.Tools {
+				writeTool(t, &b, tab, tool)
+			}
+		}
+	}
+	return b.String()
+}
+
+func writeTool(t *testing.T, b *strings.Builder, tab *toolkit.Table, tool toolkit.Tool) {
+	d := tool.Def
+	var notes []string
+	for _, u := range tab.Upfront {
+		if u == d.Name {
+			notes = append(notes, "loaded up front")
+		}
+	}
+	if a := d.Annotations; a != nil {
+		switch {
+		case a.ReadOnlyHint:
+			notes = append(notes, "read-only")
+		case a.DestructiveHint != nil && *a.DestructiveHint:
+			notes = append(notes, "destructive")
+		default:
+			notes = append(notes, "writes")
+		}
+	}
+	fmt.Fprintf(b, "### `%s`", d.Name)
+	if len(notes) > 0 {
+		fmt.Fprintf(b, " (%s)", strings.Join(notes, ", "))
+	}
+	fmt.Fprintf(b, "\n\n%s\n\n", strings.TrimSpace(d.Description))
+	raw, err := json.Marshal(d.InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	json.Unmarshal(raw, &schema)
+	if len(schema.Properties) == 0 {
+		b.WriteString("No parameters.\n\n")
+		return
+	}
+	required := map[string]bool{}
+	for _, r := range schema.Required {
+		required[r] = true
+	}
+	var params []string
+	for p := range schema.Properties {
+		params = append(params, p)
+	}
+	sort.Slice(params, func(i, j int) bool {
+		if required[params[i]] != required[params[j]] {
+			return required[params[i]]
+		}
+		return params[i] < params[j]
+	})
+	b.WriteString("| parameter | type | meaning |\n|---|---|---|\n")
+	for _, p := range params {
+		prop := schema.Properties[p]
+		typ := fmt.Sprint(prop.Type)
+		if prop.Type == nil {
+			typ = "any"
+		}
+		name := "`" + p + "`"
+		if !required[p] {
+			name += " (optional)"
+		}
+		desc := strings.ReplaceAll(strings.TrimSpace(prop.Description), "|", `\|`)
+		desc = strings.ReplaceAll(desc, "\n", " ")
+		fmt.Fprintf(b, "| %s | %s | %s |\n", name, typ, desc)
+	}
+	b.WriteString("\n")
+}
