@@ -142,10 +142,10 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 
 // land writes out over t once the change journal has what t held.
 func land(ctx context.Context, t *sandbox.Path, out []byte) error {
-	if err := journal.ReplacedBeside(ctx, t); err != nil {
+	if err := journal.Replaced(ctx, t); err != nil {
 		return err
 	}
-	return t.WriteFileGated(out, 0o644, func() error { return journal.Durable(ctx) })
+	return t.WriteFile(out, 0o644)
 }
 
 // busy says the call ended while another change of the file was under way.
@@ -165,7 +165,7 @@ func create(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func
 		return &ResultTooLargeError{Path: p.Abs, Size: int64(len(out)), Max: limit}
 	}
 	// Journaled before the parents are made: an undo removes them too.
-	if err := journal.KeepBeside(ctx, t); err != nil {
+	if err := journal.Keep(ctx, t); err != nil {
 		return err
 	}
 	if h.parents {
@@ -187,7 +187,6 @@ func create(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn func
 	if err := tf.File().Chmod(0o644); err != nil { // the umask may have narrowed it
 		return fmt.Errorf("cannot write %s: %v", p.Abs, sandbox.Cause(err))
 	}
-	tf.SetGate(func() error { return journal.Durable(ctx) })
 	err = tf.Commit(false)
 	if errors.Is(err, os.ErrExist) {
 		return errReplaced // created meanwhile: change that one

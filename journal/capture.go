@@ -49,19 +49,6 @@ func Replaced(ctx context.Context, p *sandbox.Path) error {
 	return From(ctx).capture(p, capReplace)
 }
 
-// ReplacedBeside is Replaced whose record reaches the disk beside the
-// writer's own work: the writer must call Durable before its change
-// becomes visible (sandbox.Temp.SetGate).
-func ReplacedBeside(ctx context.Context, p *sandbox.Path) error {
-	return From(ctx).capture(p, capReplace|capBeside)
-}
-
-// KeepBeside is Keep on those terms (a file created through a temporary
-// one).
-func KeepBeside(ctx context.Context, p *sandbox.Path) error {
-	return From(ctx).capture(p, capKeep|capBeside)
-}
-
 // Meta records p's mode, owner and times before only they change.
 func Meta(ctx context.Context, p *sandbox.Path) error { return From(ctx).capture(p, capMeta) }
 
@@ -91,7 +78,6 @@ const (
 	capHowMask = 0xf
 
 	capFollow capHow = 0x10 // a final link is followed first
-	capBeside capHow = 0x20 // the caller waits for the flush (Durable)
 )
 
 // capture records p's first state in the step.
@@ -104,10 +90,6 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 	if !st.active() {
 		st.touched = true
 		return nil
-	}
-	beside := how&capBeside != 0
-	if !beside {
-		defer st.waitFlush()
 	}
 	// The stat taken to see whether p is a link serves readState too.
 	var known fs.FileInfo
@@ -308,7 +290,7 @@ func (st *Step) room(p *sandbox.Path, n int64, verb string) (bool, error) {
 	if st.kept+n <= st.cap() {
 		return true, nil
 	}
-	if st.durable && !st.set.confirmed(st.sessionLabel()+"\x00"+st.actor.Tool+"\x00"+p.Abs) {
+	if st.byTool && !st.set.confirmed(st.sessionLabel()+"\x00"+st.actor.Tool+"\x00"+p.Abs) {
 		return false, &NotKeptError{Path: escape.Name(p.Abs), Verb: verb, Size: n, Bound: st.set.cfg.MaxSize}
 	}
 	st.lose(fmt.Sprintf("%s (%s) was more than the journal keeps for one change", escape.Name(p.Abs), human(n)))

@@ -82,7 +82,7 @@ func (st *Step) keepContent(p *sandbox.Path, im *Image) error {
 }
 
 // packFrom appends what r yields, compressed, to the step's pack, and
-// makes it durable where the step is (st.mu held).
+// (st.mu held).
 func (st *Step) packFrom(r io.Reader) (*packRef, int64, error) {
 	if st.pack == nil {
 		f, err := st.home.fs.OpenFile(segPath(st.seg, st.id+".pack"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)

@@ -45,9 +45,10 @@ type Entry struct {
 	// undo was not itself undone).
 	UndoneBy string
 
-	reinstated bool // undone once, then brought back by a redo
-	live       bool // not ended, and its process still writes it
-	noop       bool // it left everything as it found it
+	reinstated bool   // undone once, then brought back by a redo
+	live       bool   // not ended, and its process still writes it
+	owner      string // the pin of the process that wrote it
+	noop       bool   // it left everything as it found it
 	seg        int
 	store      *Store
 }

@@ -167,7 +167,7 @@ func (st *Store) recoverCut(es []*Entry) {
 		if e.Closed || e.Home != "" || len(e.Ops) == 0 {
 			continue
 		}
-		if e.live = st.live(e.ID); e.live {
+		if e.live = st.live(e.owner); e.live {
 			continue
 		}
 		if sb == nil {
@@ -207,10 +207,13 @@ func (st *Store) recoverCut(es []*Entry) {
 	}
 }
 
-// live reports whether a process still writes the entry id (holds its
-// pin).
-func (st *Store) live(id string) bool {
-	f, err := st.fs.OpenFile(pinDir+"/"+id, os.O_RDWR, 0)
+// live reports whether the process whose pin is owner still runs (its
+// pin is locked): its step in progress is not one cut short.
+func (st *Store) live(owner string) bool {
+	if owner == "" || strings.ContainsAny(owner, "/\\") {
+		return false
+	}
+	f, err := st.fs.OpenFile(pinDir+"/"+owner, os.O_RDWR, 0)
 	if err != nil {
 		return false
 	}

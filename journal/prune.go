@@ -84,6 +84,15 @@ func (st *Store) overhead() int64 {
 			n += diskUsage(fi)
 		}
 	}
+	if d, err := st.fs.Open(pinDir); err == nil {
+		ents, _ := d.ReadDir(-1)
+		d.Close()
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil {
+				n += diskUsage(fi)
+			}
+		}
+	}
 	return n
 }
 
@@ -107,26 +116,36 @@ func (st *Store) pinned() map[int]bool {
 	}
 	names, _ := d.Readdirnames(-1)
 	d.Close()
+	st.mu.Lock()
+	mine := st.ownerName
+	st.mu.Unlock()
 	for _, name := range names {
+		if name == mine {
+			continue // this process's own steps are in Set.pins
+		}
 		f, err := st.fs.OpenFile(path.Join(pinDir, name), os.O_RDWR, 0)
 		if err != nil {
 			continue
 		}
-		b := make([]byte, 16)
+		b := make([]byte, 4096)
 		k, _ := f.Read(b)
-		seg, _ := strconv.Atoi(strings.TrimSpace(string(b[:k])))
 		free, _ := filelock.TryLock(f)
 		f.Close()
 		if free {
 			st.fs.Remove(path.Join(pinDir, name))
 			continue
 		}
-		out[seg] = true
+		for _, n := range strings.Split(strings.TrimSpace(string(b[:k])), ",") {
+			if seg, err := strconv.Atoi(n); err == nil {
+				out[seg] = true
+			}
+		}
 	}
 	return out
 }
 
-// pin keeps segs from pruning while an undo reads them.
+// pin keeps segs from pruning while a step writes them or an undo reads
+// them.
 func (s *Set) pin(st *Store, segs map[int]bool, on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fsmcp/fsmcp/filelock"
 	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -28,19 +27,18 @@ type Actor struct {
 // path holds when the step is over. A Step is safe for concurrent use
 // (the shell's supervisor reports from several processes at once).
 type Step struct {
-	set     *Set
-	actor   Actor
-	label   string
-	undoes  []string
-	redo    bool
-	off     string // why nothing is journaled ("" when it is)
-	durable bool   // each change is on disk before it is made (tools); else at End (the shell)
+	set    *Set
+	actor  Actor
+	label  string
+	undoes []string
+	redo   bool
+	off    string // why nothing is journaled ("" when it is)
+	byTool bool   // a tool's step: a change it cannot keep is refused once; its files are hashed at the end
 
 	mu       sync.Mutex
 	home     *Store
 	seg      int
 	id       string
-	pin      *os.File
 	log      *os.File // the home segment's log, open while the step is
 	pack     *os.File
 	packSize int64
@@ -56,10 +54,9 @@ type Step struct {
 	touched  bool // asked to record a change while off
 	heldN    int  // objects moved into the journal so far
 	logBytes int64
-	heldUse  int64      // disk of the objects held, for the usage file
-	heldDirF *os.File   // the segment's held directory, once opened
-	flushed  chan error // the log's flush under way, if any
-	ops      []Op       // what the step wrote, contents left out
+	heldUse  int64    // disk of the objects held, for the usage file
+	heldDirF *os.File // the segment's held directory, once opened
+	ops      []Op     // what the step wrote, contents left out
 	dirs     dirCache
 	dirKnown map[string]bool // directories seen to exist
 }
@@ -70,7 +67,7 @@ type stepKey struct{}
 // whose roots hold the journal directory journals nothing (a tool could
 // forge what an undo trusts), and says so when it ends.
 func (s *Set) Begin(a Actor, roots []string) *Step {
-	st := &Step{set: s, actor: a, durable: a.Command == ""}
+	st := &Step{set: s, actor: a, byTool: a.Command == ""}
 	if s == nil {
 		return st
 	}
@@ -147,25 +144,23 @@ func (st *Step) begin(store *Store) error {
 		return err
 	})
 	st.id = store.nextID()
+	var owner string
+	if err == nil {
+		// This process's pin tells other processes the segment is being
+		// written; its own pruning sees the step (Set.pin).
+		owner = store.claim(st.seg)
+	}
 	store.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	st.home = store
+	st.set.pin(store, map[int]bool{st.seg: true}, true)
 	st.seen, st.finSeen, st.trees, st.dirKnown = map[string]int{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-	// The pin tells pruning, in this process and others, that the
-	// segment is being written.
-	if f, err := store.fs.OpenFile(pinDir+"/"+st.id, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
-		f.WriteString(fmt.Sprint(st.seg))
-		filelock.Lock(f)
-		st.pin = f
-	}
 	if st.log, err = store.openLog(st.seg); err != nil {
 		return err
 	}
-	// Not flushed by itself: the first change's record, which is, takes
-	// it to the disk with it.
-	r := &record{T: "b", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Command: st.actor.Command}
+	r := &record{T: "b", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Command: st.actor.Command, Owner: owner}
 	n, err := writeRecordsN(st.log, false, r)
 	st.logBytes += int64(n)
 	return err
@@ -182,58 +177,11 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	if err != nil {
 		return err
 	}
-	if st.durable {
-		st.flush()
-	}
 	// Kept for End's check that something changed, for a small step (a
 	// tool's); a command that changes many paths is taken as changing.
 	if len(st.ops) <= maxNoopOps {
 		op.Before.Data = nil // in the log; the step needs only the state
 		st.ops = append(st.ops, op)
-	}
-	return nil
-}
-
-// flush starts flushing the log to disk, beside the writer's own work:
-// the writer waits for it (Durable) just before its change becomes
-// visible (st.mu held).
-func (st *Step) flush() {
-	if st.pack != nil {
-		st.pack.Sync()
-	}
-	done := make(chan error, 1)
-	st.flushed = done
-	log := st.log
-	go func() { done <- log.Sync() }()
-}
-
-// waitFlush waits for the log's flush under way, if any (st.mu held).
-func (st *Step) waitFlush() error {
-	if st.flushed == nil {
-		return nil
-	}
-	err := <-st.flushed
-	st.flushed = nil
-	return err
-}
-
-// Durable waits until what ctx's step recorded is on disk (a no-op
-// without a step or a pending flush): a writer calls it once its own
-// content is on disk, before it takes the name.
-func Durable(ctx context.Context) error {
-	st := From(ctx)
-	if st == nil {
-		return nil
-	}
-	st.mu.Lock()
-	done := st.flushed
-	st.flushed = nil
-	st.mu.Unlock()
-	if done == nil {
-		return nil
-	}
-	if err := <-done; err != nil {
-		return fmt.Errorf("the change journal could not be written, so the change was not made: %v", err)
 	}
 	return nil
 }
@@ -321,7 +269,7 @@ func (st *Step) End(ctx context.Context) []string {
 		if err != nil {
 			continue
 		}
-		im := st.readFinal(p, st.trees[key(store, rel)], st.durable)
+		im := st.readFinal(p, st.trees[key(store, rel)], st.byTool)
 		f := Final{Path: rel, Image: im}
 		if store != st.home {
 			f.Base = store.base
@@ -340,15 +288,12 @@ func (st *Step) End(ctx context.Context) []string {
 		end.NotUndoable = "not everything it changed was kept: " + strings.Join(st.lost, "; ")
 	}
 	recs = append(recs, end)
-	if st.pack != nil {
-		st.pack.Sync()
-		st.pack.Close()
-	}
-	st.waitFlush()
-	// Not flushed: after a power loss the entry is taken as cut short,
-	// its paths as found, and can be undone all the same.
 	n, _ := writeRecordsN(st.log, false, recs...)
-	st.log.Close()
+	// What the step wrote is in the page cache already (a killed fsmcp
+	// loses none of it); it reaches the disk a moment later, beside the
+	// next calls, not in front of this one: a power loss can lose the
+	// last moment's entries, never tear one.
+	go syncAndClose(st.log, st.pack)
 	// A file grows on disk by whole blocks: a block more for the log and
 	// one for a pack keeps the estimate at or above the truth.
 	grown := st.logBytes + int64(n) + 4096
@@ -358,6 +303,11 @@ func (st *Step) End(ctx context.Context) []string {
 	st.set.mu.Lock()
 	st.set.estimate += grown
 	st.set.mu.Unlock()
+	st.home.mu.Lock()
+	if st.seg == st.home.cur {
+		st.home.extra += grown // the segment's choice counts the log too
+	}
+	st.home.mu.Unlock()
 	// The other DIRs' journals list the entry too (a move between DIRs).
 	for _, o := range st.others {
 		var n int
@@ -378,10 +328,7 @@ func (st *Step) End(ctx context.Context) []string {
 		st.heldDirF.Close()
 	}
 	st.dirs.close()
-	if st.pin != nil {
-		st.home.fs.Remove(pinDir + "/" + st.id)
-		st.pin.Close()
-	}
+	st.set.pin(st.home, map[int]bool{st.seg: true}, false)
 	st.set.prune()
 	var out []string
 	if len(st.lost) > 0 {
@@ -390,16 +337,14 @@ func (st *Step) End(ctx context.Context) []string {
 	return out
 }
 
-// Command makes the step a shell command's: its text is in history, and
-// its changes reach the disk when it ends rather than one by one (a
-// killed fsmcp still leaves them written: only a power loss could lose
-// them). Call it before the step changes anything.
+// Command makes the step a shell command's: its text is in history.
+// Call it before the step changes anything.
 func (st *Step) Command(cmd string) {
 	if st == nil {
 		return
 	}
 	st.mu.Lock()
-	st.actor.Command, st.durable = cmd, false
+	st.actor.Command, st.byTool = cmd, false
 	st.mu.Unlock()
 }
 
@@ -459,4 +404,14 @@ func (st *Step) ID() string {
 func (s *Set) BeginCall(ctx context.Context, tool, session, client string, roots []string) (context.Context, func() []string) {
 	st := s.Begin(Actor{Tool: tool, Session: session, Client: client}, roots)
 	return With(ctx, st), func() []string { return st.End(ctx) }
+}
+
+// syncAndClose flushes a step's files to disk and closes them.
+func syncAndClose(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Sync()
+			f.Close()
+		}
+	}
 }

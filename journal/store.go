@@ -2,6 +2,8 @@ package journal
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,7 +40,15 @@ type Store struct {
 	mu     sync.Mutex
 	lastID int64
 	cur    int   // the segment new steps go to, as last seen (0: not yet)
-	extra  int64 // bytes this process put in it besides its log
+	extra  int64 // bytes this process put in it since it last looked
+	seen   time.Time
+	// owner is this process's pin, locked while it lives: it names the
+	// segments its steps write, so other processes leave them (pinned),
+	// and the begin records it writes, so they can tell its steps in
+	// progress from steps cut short (live).
+	owner     *os.File
+	ownerName string
+	ownerSegs map[int]bool
 }
 
 const (
@@ -156,9 +166,14 @@ func (st *Store) segLimit() int64 { return max(32<<10, st.set.cfg.MaxSize/16) }
 func (st *Store) openSegment() (int, error) {
 	// The one seen last, while no newer one appeared (another server's)
 	// and its log is far from full: two stats, not two listings.
+	if st.cur > 0 && time.Since(st.seen) < time.Second && st.extra < st.segLimit()/2 {
+		return st.cur, nil // seen a moment ago
+	}
 	if st.cur > 0 {
+		st.seen = time.Now()
 		if _, err := st.fs.Lstat(segPath(st.cur+1, logName)); err != nil {
-			if fi, err := st.fs.Lstat(segPath(st.cur, logName)); err == nil && diskUsage(fi)+st.extra < st.segLimit() {
+			if d := st.diskOf(st.cur); d < st.segLimit() {
+				st.extra = 0
 				return st.cur, nil
 			}
 		}
@@ -174,7 +189,41 @@ func (st *Store) openSegment() (int, error) {
 	if n != st.cur {
 		st.cur, st.extra = n, 0
 	}
+	st.seen = time.Now()
 	return n, nil
+}
+
+// claim records that this process writes segment seg, in its pin (made
+// and locked the first time); st.mu held. It returns the pin's name.
+func (st *Store) claim(seg int) string {
+	if st.owner == nil {
+		var b [6]byte
+		rand.Read(b[:])
+		name := fmt.Sprintf("%d.%s", os.Getpid(), hex.EncodeToString(b[:]))
+		f, err := st.fs.OpenFile(pinDir+"/"+name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return ""
+		}
+		filelock.Lock(f)
+		st.owner, st.ownerName, st.ownerSegs = f, name, map[int]bool{}
+	}
+	if !st.ownerSegs[seg] {
+		// The segments before the one written now are no longer ours to
+		// keep: another process may prune them.
+		for n := range st.ownerSegs {
+			if n < seg {
+				delete(st.ownerSegs, n)
+			}
+		}
+		st.ownerSegs[seg] = true
+		var list []string
+		for n := range st.ownerSegs {
+			list = append(list, strconv.Itoa(n))
+		}
+		st.owner.Truncate(0)
+		st.owner.WriteAt([]byte(strings.Join(list, ",")), 0)
+	}
+	return st.ownerName
 }
 
 // nextID is a short increasing id, unique across processes sharing the
@@ -209,6 +258,8 @@ type record struct {
 	Noop        bool     `json:"noop,omitempty"` // it left everything as it was
 	// s: the entry lives in the journal of this DIR
 	Home string `json:"home,omitempty"`
+	// b: the pin of the process writing the entry
+	Owner string `json:"owner,omitempty"`
 }
 
 // Final is what a path held when its step ended.
@@ -290,7 +341,7 @@ func (st *Store) Entries() ([]*Entry, error) {
 				if e != nil {
 					continue
 				}
-				e = &Entry{ID: r.ID, Time: r.Time, Tool: r.Tool, Session: r.Session, Command: r.Command, seg: n, store: st, Home: r.Home}
+				e = &Entry{ID: r.ID, Time: r.Time, Tool: r.Tool, Session: r.Session, Command: r.Command, seg: n, store: st, Home: r.Home, owner: r.Owner}
 				byID[r.ID] = e
 				out = append(out, e)
 				continue

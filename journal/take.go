@@ -29,7 +29,6 @@ func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	defer st.waitFlush()
 	if !st.active() {
 		st.touched = true
 		return false, nil
@@ -212,7 +211,6 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	defer st.waitFlush()
 	if !st.active() {
 		st.touched = true
 		return nil
@@ -279,7 +277,6 @@ func Trashed(ctx context.Context, p *sandbox.Path, trash string) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	defer st.waitFlush()
 	if !st.active() {
 		st.touched = true
 		return nil

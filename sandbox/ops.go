@@ -244,12 +244,6 @@ func (p *Path) Target() (*Path, error) {
 // a new one gets perm. A symlink is written through to its target, which
 // must be inside the root.
 func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
-	return p.WriteFileGated(data, perm, nil)
-}
-
-// WriteFileGated is WriteFile with gate run once the new content is on
-// disk, before it takes the name (see Temp.SetGate).
-func (p *Path) WriteFileGated(data []byte, perm fs.FileMode, gate func() error) error {
 	t, err := p.Target()
 	if err != nil {
 		return err
@@ -278,7 +272,6 @@ func (p *Path) WriteFileGated(data []byte, perm fs.FileMode, gate func() error) 
 	if err := f.Chmod(perm); err != nil { // the umask may have narrowed it
 		return describe(p.Abs, err)
 	}
-	tf.SetGate(gate)
 	return tf.Commit(true)
 }
 

@@ -24,7 +24,6 @@ import (
 // hidden ".NAME.fsmcp-RANDOM.tmp" in the same directory, removed on
 // failure (a SIGKILL can leave that one).
 type Temp struct {
-	gate  func() error // run before the file takes its name (SetGate)
 	f     *os.File
 	dir   *os.File // the parent directory, opened through the root
 	name  string   // the hidden name, "" while the file is unnamed
@@ -69,11 +68,6 @@ func (t *Temp) Commit(replace bool) error {
 	defer t.Discard()
 	if err := t.f.Sync(); err != nil {
 		return describe(p.Abs, err)
-	}
-	if t.gate != nil {
-		if err := t.gate(); err != nil {
-			return err
-		}
 	}
 	dfd := int(t.dir.Fd())
 	final := path.Base(p.Rel)
@@ -142,9 +136,3 @@ func (t *Temp) Chtimes(atime, mtime time.Time) error {
 	ts := []unix.Timespec{unix.NsecToTimespec(atime.UnixNano()), unix.NsecToTimespec(mtime.UnixNano())}
 	return describe(t.final.Abs, unix.UtimesNanoAt(int(t.dir.Fd()), t.name, ts, unix.AT_SYMLINK_NOFOLLOW))
 }
-
-// SetGate makes Commit run gate once the file is on disk and before it
-// takes its name: what must be durable before the change is visible (the
-// change journal's record) is waited for there, its flush having run
-// beside the file's own.
-func (t *Temp) SetGate(gate func() error) { t.gate = gate }

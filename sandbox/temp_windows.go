@@ -12,7 +12,6 @@ import (
 // the final name, reached by name through the root (there are no *at
 // calls), and removed on failure.
 type Temp struct {
-	gate  func() error // run before the file takes its name (SetGate)
 	f     *os.File
 	tmp   *Path
 	final *Path
@@ -40,11 +39,6 @@ func (t *Temp) Commit(replace bool) error {
 	defer t.Discard()
 	if err := t.f.Sync(); err != nil {
 		return describe(t.final.Abs, err)
-	}
-	if t.gate != nil {
-		if err := t.gate(); err != nil {
-			return err
-		}
 	}
 	if err := t.f.Close(); err != nil {
 		return describe(t.final.Abs, err)
@@ -76,9 +70,3 @@ func (t *Temp) Discard() {
 
 // Chtimes sets the file's access and modification times.
 func (t *Temp) Chtimes(atime, mtime time.Time) error { return t.tmp.Chtimes(atime, mtime) }
-
-// SetGate makes Commit run gate once the file is on disk and before it
-// takes its name: what must be durable before the change is visible (the
-// change journal's record) is waited for there, its flush having run
-// beside the file's own.
-func (t *Temp) SetGate(gate func() error) { t.gate = gate }
