@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/fsmcp/fsmcp/backend"
 )
@@ -34,8 +35,10 @@ import (
 //	         valid UTF-8 holds) lists the contents with a byte ≥ 0x80
 //	trailer  CRC-32C of all the above, u32
 //
-// A file whose checksum or sizes do not hold is not used (the root is
-// indexed again), so a torn or damaged index cannot hide a match.
+// A file whose checksum, sizes, counts or order do not hold is set aside
+// (index.bin.bad, one log line) and the root indexed again, so a torn,
+// damaged or crafted index can neither hide a match nor make its reader
+// allocate past what the file's size allows.
 //
 // Postings name contents, not files: hard links to one inode (a tree
 // copied with cp -al, a pnpm store) are read and indexed once. A content
@@ -117,7 +120,7 @@ var errFormat = errors.New("not an index of this root in this format")
 // its mapping, so the pages it reads through are the page cache's and
 // not the server's resident memory.
 func checkSum(path string) error {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO put there is not waited on
 	if err != nil {
 		return err
 	}
@@ -126,8 +129,11 @@ func checkSum(path string) error {
 	if err != nil {
 		return err
 	}
+	if !fi.Mode().IsRegular() {
+		return errCorrupt("not a regular file")
+	}
 	if fi.Size() < int64(headerFixed+4) {
-		return errFormat
+		return errCorrupt("shorter than a header")
 	}
 	sum := crc32.New(castagnoli)
 	if _, err := io.Copy(sum, io.LimitReader(f, fi.Size()-4)); err != nil {
@@ -138,7 +144,7 @@ func checkSum(path string) error {
 		return err
 	}
 	if sum.Sum32() != binary.LittleEndian.Uint32(want[:]) {
-		return errFormat
+		return errCorrupt("its checksum does not hold")
 	}
 	return nil
 }
@@ -153,10 +159,27 @@ func parseIndex(data []byte, root string) (*Index, error) {
 	if u(6) != backend.ChunkSize {
 		return nil, errFormat
 	}
+	// Every count and length is checked against the file's size before
+	// it is multiplied, and before anything is allocated from it: a file
+	// whose checksum holds may still have been written to crash its
+	// reader (a header claiming 2^32 contents made the check allocate
+	// 64 GiB at every start).
+	size := uint64(len(data))
+	for _, n := range []uint64{nfiles, ncontent, ntrig, nnames, npost, nroot} {
+		if n > size {
+			return nil, errCorrupt("a count past the file's size")
+		}
+	}
 	off := uint64(headerFixed)
 	need := off + nroot + nfiles*fileRecSize + nnames + ntrig*trigRecSize + npost
-	if nfiles > 1<<32 || ncontent > 1<<32 || ntrig > maxTrigram || nnames > maxNameBytes || npost > 1<<40 || nroot > 1<<16 || need != uint64(len(data)) {
-		return nil, errFormat
+	if nfiles > 1<<32 || ntrig > maxTrigram || nnames > maxNameBytes || nroot > 1<<16 || need != size {
+		return nil, errCorrupt("the sections do not add up to the file's size")
+	}
+	// A content is a file's (a distinct one per listed file at most), or
+	// a chunk after a file's first, which holds at least chunkSize bytes
+	// and so at least one trigram: a posting of two bytes or more.
+	if ncontent > nfiles+npost/2 || ncontent > 1<<32 {
+		return nil, errCorrupt("more contents than the file can hold")
 	}
 	if string(data[off:off+nroot]) != root {
 		return nil, errFormat
@@ -168,13 +191,82 @@ func parseIndex(data []byte, root string) (*Index, error) {
 	ix.names = take(nnames)
 	ix.trigrams = take(ntrig * trigRecSize)
 	ix.post = take(npost)
-	for i := range ix.nfiles { // names must lie in the blob, or lookups could fault
-		o, n := ix.nameAt(i)
-		if o+n > uint64(len(ix.names)) || ix.content(i)+ix.chunks(i) > ix.ncontent {
-			return nil, errFormat
-		}
+	if err := ix.checkFiles(); err != nil {
+		return nil, err
+	}
+	if err := ix.checkTrigrams(); err != nil {
+		return nil, err
 	}
 	return ix, nil
+}
+
+// errCorrupt says why an index file of this format cannot be used: it is
+// set aside, not read (see Searcher.prepare).
+type errCorrupt string
+
+func (e errCorrupt) Error() string { return "a damaged index: " + string(e) }
+
+// checkFiles checks every file record against the sections: its name
+// lies in the names (and names are in order, as lookups assume), and the
+// files' content ids
+// tile [0, ncontent): each id belongs to exactly one content, whose files
+// all name the same chunks. What later walks by content (the check, the
+// bases) then costs the contents once, not each file's claim.
+func (ix *Index) checkFiles() error {
+	span := make([]uint32, ix.ncontent) // per first id: its content's chunks
+	var prev []byte
+	for i := range ix.nfiles {
+		o, n := ix.nameAt(i)
+		if o > uint64(len(ix.names)) || n > uint64(len(ix.names))-o {
+			return errCorrupt("a name outside the names")
+		}
+		name := ix.names[o : o+n]
+		if i > 0 && string(prev) >= string(name) {
+			return errCorrupt("names out of order")
+		}
+		prev = name
+		cid, chunks := uint64(ix.content(i)), uint64(ix.chunks(i))
+		if cid+chunks > uint64(ix.ncontent) {
+			return errCorrupt("a file's content ids outside the contents")
+		}
+		switch span[cid] {
+		case 0:
+			span[cid] = uint32(chunks)
+		case uint32(chunks):
+		default:
+			return errCorrupt("two files of one content disagree on its chunks")
+		}
+	}
+	for id := 0; id < ix.ncontent; {
+		n := int(span[id])
+		if n == 0 {
+			return errCorrupt("a content id no file names")
+		}
+		for k := 1; k < n; k++ {
+			if span[id+k] != 0 {
+				return errCorrupt("two contents share an id")
+			}
+		}
+		id += n
+	}
+	return nil
+}
+
+// checkTrigrams checks that the trigrams ascend (lookups search them)
+// and that their postings start in order inside the postings.
+func (ix *Index) checkTrigrams() error {
+	le := binary.LittleEndian
+	var prevT uint32
+	var prevOff uint64
+	for i := range ix.ntrig {
+		r := ix.trigrams[i*trigRecSize:]
+		t, n, off := le.Uint32(r), le.Uint32(r[4:]), le.Uint64(r[8:])
+		if i > 0 && t <= prevT || t >= maxTrigram || off < prevOff || off > uint64(len(ix.post)) || uint64(n) > (uint64(len(ix.post))-off)/2 {
+			return errCorrupt("trigrams out of order, or their postings outside the postings")
+		}
+		prevT, prevOff = t, off
+	}
+	return nil
 }
 
 // Close unmaps the index.
@@ -265,8 +357,14 @@ func (ix *Index) lookup(rel string) (int, bool) {
 func (ix *Index) bases() ([]int32, []uint32) {
 	ix.basesOnce.Do(func() {
 		ix.base = make([]int32, ix.ncontent)
+		seen := make([]uint64, (ix.ncontent+63)/64) // a content's links name it again
 		for i := range ix.nfiles {
 			cid, n := ix.content(i), ix.chunks(i)
+			if n == 1 || has(seen, cid) {
+				ix.base[cid] = int32(cid)
+				continue
+			}
+			set(seen, cid)
 			for c := cid; c < cid+n; c++ {
 				ix.base[c] = int32(cid)
 			}

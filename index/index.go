@@ -23,6 +23,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -238,10 +239,24 @@ func (s *Searcher) Wait() {
 }
 
 // prepare loads r's cached index, or builds one, and puts it in use.
+//
+// A cached file that is damaged (its checksum, sizes, counts or order do
+// not hold) is renamed to index.bin.bad, replacing an older one, with one
+// log line, and never read again; one of another format or root is
+// simply built over.
 func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
-	cached, err := openIndex(cacheFile(r.dir), r.root)
-	if err == nil {
+	file := cacheFile(r.dir)
+	cached, err := openIndex(file, r.root)
+	var bad errCorrupt
+	switch {
+	case err == nil:
 		s.swap(r, cached)
+	case errors.As(err, &bad):
+		aside := file + ".bad"
+		if rerr := os.Rename(file, aside); rerr != nil {
+			aside = "(not set aside: " + rerr.Error() + "; it is built over)"
+		}
+		s.opts.Log.Warn("index: the cached index is damaged; it is set aside and the root indexed again", "root", r.root, "reason", string(bad), "set_aside", aside)
 	}
 	return s.refresh(ctx, r, cached)
 }
