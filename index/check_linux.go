@@ -28,7 +28,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	if !ok {
 		return false
 	}
-	w, err := newWatcher()
+	w, err := newWatcher(&s.fileWatches)
 	if err != nil {
 		s.opts.Log.Info("index: no watcher; narrowed searches walk the tree", "root", r.root, "error", err)
 		return false
@@ -52,6 +52,10 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 			addAncestors(ps.always, dirOf(string(ix.nameBytes(i))))
 		}
 	}
+	// watched: contents whose inode has a watch of its own (the first name
+	// met adds it); unwatched: those that could get none.
+	watched, unwatched := make([]uint64, (ix.ncontent+63)/64), make([]uint64, (ix.ncontent+63)/64)
+	var bare atomic.Int64 // files stat'ed by every search for want of a watch
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex // ps's sets
@@ -110,18 +114,41 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 				differs(frel) // new since the index, or not listed then
 				continue
 			}
-			want, _ := ix.fileMeta(id)
-			now, nlink, ok := fileAt(dirfd, name)
-			if !ok || now != want {
+			want, indexed := ix.fileMeta(id)
+			cid := ix.content(id)
+			// A file is trusted unstat'ed only while its inode has a watch
+			// of its own: a hard link to it can be made at any time from
+			// where no directory watch looks, and written through. Its
+			// first name met adds the watch, its other names share it.
+			mu.Lock()
+			known, lacking := has(watched, cid), has(unwatched, cid)
+			mu.Unlock()
+			var now meta
+			var nlink uint64
+			var regular, inodeWatched bool
+			if known || lacking || !indexed {
+				now, nlink, regular = fileAt(dirfd, name)
+				inodeWatched = known
+			} else {
+				now, nlink, regular, inodeWatched = w.addFile(dirfd, name, cid)
+			}
+			if !regular || now != want {
 				differs(frel)
 				continue
 			}
-			if nlink > uint64(links[ix.content(id)]) {
-				mu.Lock()
+			mu.Lock()
+			if inodeWatched {
+				set(watched, cid)
+			} else if indexed {
+				set(unwatched, cid)
+			}
+			if !inodeWatched && (indexed || nlink > uint64(links[cid])) {
+				// Read by every search: stat'ed where its directory is read.
 				ps.external[frel] = struct{}{}
 				addAncestors(ps.always, rel)
-				mu.Unlock()
+				bare.Add(1)
 			}
+			mu.Unlock()
 		}
 	}
 	err = dw.Dirs(ctx, r.root, nil, opened, listed)
@@ -147,7 +174,10 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	if old := r.prune.Swap(ps); old != nil {
 		old.w.close()
 	}
-	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", len(w.wds), "changed", differ.Load())
+	if n := bare.Load(); n > 0 {
+		s.opts.Log.Info("index: too few inotify watches for every file (fs.inotify.max_user_watches); the files without one are stat'ed by every search", "root", r.root, "files", n)
+	}
+	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", len(w.wds), "file_watches", len(w.files), "changed", differ.Load())
 	return false
 }
 

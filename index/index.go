@@ -81,6 +81,8 @@ type Searcher struct {
 	bg     sync.WaitGroup // maintain
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	fileWatches watchBudget // the watchers' file watches, all roots together
 }
 
 // rootIndex is one root's index, nil until ready.

@@ -14,10 +14,27 @@ type overlay struct {
 	broken   string              // why pruning is off ("" while exact)
 	files    map[string]struct{} // paths (relative) of entries changed
 	subtrees map[string]struct{} // directories whose whole subtree is unknown
+	// contents are the content ids whose inode's own watch reported a
+	// change: written, linked or unlinked, by whatever name.
+	contents map[int]struct{}
 }
 
 func newOverlay() *overlay {
-	return &overlay{files: map[string]struct{}{}, subtrees: map[string]struct{}{}}
+	return &overlay{files: map[string]struct{}{}, subtrees: map[string]struct{}{}, contents: map[int]struct{}{}}
+}
+
+// changedContent records that the file inode holding content cid changed:
+// every name of it is read from now on.
+func (o *overlay) changedContent(cid int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.broken != "" {
+		return
+	}
+	o.contents[cid] = struct{}{}
+	if len(o.files)+len(o.subtrees)+len(o.contents) > overlayCap {
+		o.breakOff("more changes than the overlay holds")
+	}
 }
 
 // changed records that rel (a file or directory) changed; a directory
@@ -33,7 +50,7 @@ func (o *overlay) changed(rel string, subtree bool) {
 	} else {
 		o.files[rel] = struct{}{}
 	}
-	if len(o.files)+len(o.subtrees) > overlayCap {
+	if len(o.files)+len(o.subtrees)+len(o.contents) > overlayCap {
 		o.breakOff("more changes than the overlay holds")
 	}
 }
@@ -44,7 +61,7 @@ func (o *overlay) breakOff(why string) {
 	if o.broken == "" {
 		o.broken = why
 	}
-	o.files, o.subtrees = nil, nil
+	o.files, o.subtrees, o.contents = nil, nil, nil
 }
 
 func (o *overlay) fail(why string) {
@@ -54,11 +71,14 @@ func (o *overlay) fail(why string) {
 }
 
 // snapshot copies the changes for one search.
-func (o *overlay) snapshot() (files, subtrees map[string]struct{}, ok bool) {
+func (o *overlay) snapshot() (files, subtrees map[string]struct{}, contents []int, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.broken != "" {
-		return nil, nil, false
+		return nil, nil, nil, false
+	}
+	for cid := range o.contents {
+		contents = append(contents, cid)
 	}
 	files = make(map[string]struct{}, len(o.files))
 	for k := range o.files {
@@ -68,12 +88,12 @@ func (o *overlay) snapshot() (files, subtrees map[string]struct{}, ok bool) {
 	for k := range o.subtrees {
 		subtrees[k] = struct{}{}
 	}
-	return files, subtrees, true
+	return files, subtrees, contents, true
 }
 
 // size is how many changes o holds, and whether it lost track of them.
 func (o *overlay) size() (n int, lost bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.files) + len(o.subtrees), o.broken != ""
+	return len(o.files) + len(o.subtrees) + len(o.contents), o.broken != ""
 }

@@ -163,15 +163,23 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore bool) *queryPrune {
 	if ps.parents != parentPrint(ps.ix.root) {
 		return nil
 	}
-	changed, subtrees, ok := ps.w.ov.snapshot()
+	changed, subtrees, contents, ok := ps.w.ov.snapshot()
 	if !ok {
 		return nil
 	}
 	qp := &queryPrune{ps: ps, restore: restore, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
-	qp.hasChange = len(changed) > 0 || len(subtrees) > 0
+	qp.hasChange = len(changed) > 0 || len(subtrees) > 0 || len(contents) > 0
 	ix := ps.ix
-	// A change through one hard link changes every name of the inode.
+	// A change through one hard link changes every name of the inode, and
+	// a change an inode's own watch saw (through a name no directory
+	// watch covers) every name the index gives it.
 	var linked []uint64
+	for _, cid := range contents {
+		if linked == nil {
+			linked = make([]uint64, (ix.ncontent+63)/64)
+		}
+		set(linked, cid)
+	}
 	for rel := range changed {
 		cid, ok := -1, false
 		if id, known := ix.lookup(rel); known {

@@ -4,7 +4,9 @@ package index
 
 import (
 	"errors"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -18,28 +20,112 @@ const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE |
 	unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR | unix.IN_EXCL_UNLINK
 
+// fileMask is what a file's own watch reports: a write or a truncation
+// through any of its names, and a change of its metadata, its link count
+// included. A hard link made to the file from outside the root (or from a
+// directory the walk leaves out) and a write through it reach no
+// directory watch: the kernel reports both to watches of the file's
+// parent through the name used, and to the inode's own.
+const fileMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE
+
+// watchBudget bounds the file watches of one Searcher: at most half of
+// the user's fs.inotify.max_user_watches, which every program the user
+// runs shares (an editor's watcher, fsmcp's own fs_watch). A file that
+// gets none is stat'ed by every search instead of trusted.
+type watchBudget struct {
+	once sync.Once
+	max  int64
+	used atomic.Int64
+}
+
+// take takes one watch from the budget, if any is left.
+func (b *watchBudget) take() bool {
+	b.once.Do(func() {
+		b.max = 4096 // the kernel's smallest default is 8192
+		if v, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
+			if n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64); err == nil && n > 0 {
+				b.max = n / 2
+			}
+		}
+	})
+	if b.used.Add(1) > b.max {
+		b.used.Add(-1)
+		return false
+	}
+	return true
+}
+
 // watcher follows every directory of one root with inotify. inotify
 // queues an event while the change's system call runs, so reading the
 // queue dry before a search (sync) puts every change that returned
 // before the search began in the overlay: exactness does not wait on a
 // goroutine being scheduled.
+//
+// It also watches each indexed file's inode (addFile), so that a write
+// through a name no directory watch covers is seen too.
 type watcher struct {
-	fd   int
-	ov   *overlay
-	mu   sync.Mutex       // wds, and reading fd
-	wds  map[int32]string // watch → directory (relative; "" the root)
-	buf  []byte
-	stop atomic.Bool
+	fd     int
+	ov     *overlay
+	mu     sync.Mutex       // wds, files, and reading fd
+	wds    map[int32]string // watch → directory (relative; "" the root)
+	files  map[int32]int    // watch → the content id of the file inode it watches
+	budget *watchBudget
+	taken  int64 // file watches taken from budget
+	buf    []byte
+	stop   atomic.Bool
 }
 
-func newWatcher() (*watcher, error) {
+func newWatcher(budget *watchBudget) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{fd: fd, ov: newOverlay(), wds: map[int32]string{}, buf: make([]byte, 64<<10)}
+	w := &watcher{fd: fd, ov: newOverlay(), wds: map[int32]string{}, files: map[int32]int{}, budget: budget, buf: make([]byte, 64<<10)}
 	go w.drain()
 	return w, nil
+}
+
+// addFile opens the regular file name in the open directory dirfd
+// without following a link, watches that very inode (through the open
+// descriptor, never by name), and only then takes its metadata and link
+// count: a change before the watch shows in them, one after is an event.
+// watched is false when the file got no watch (the budget is spent, or
+// the inode is already watched for another content): every search must
+// then stat it. ok is false when it is not a regular file any more.
+func (w *watcher) addFile(dirfd int, name string, cid int) (m meta, nlink uint64, ok, watched bool) {
+	fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return meta{}, 0, false, false
+	}
+	defer unix.Close(fd)
+	if w.budget.take() {
+		w.mu.Lock()
+		if w.stop.Load() {
+			w.mu.Unlock()
+			w.budget.used.Add(-1)
+		} else {
+			wd, err := unix.InotifyAddWatch(w.fd, "/proc/self/fd/"+strconv.Itoa(fd), fileMask)
+			_, dir := w.wds[int32(wd)]
+			other, taken := w.files[int32(wd)]
+			switch {
+			case err != nil || dir:
+				w.budget.used.Add(-1)
+			case taken:
+				w.budget.used.Add(-1)
+				watched = other == cid
+			default:
+				w.files[int32(wd)] = cid
+				w.taken++
+				watched = true
+			}
+			w.mu.Unlock()
+		}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return meta{}, 0, false, false
+	}
+	return metaOf(&st), uint64(st.Nlink), true, watched
 }
 
 // add watches the directory open as dirfd, rel below the root. It goes
@@ -128,6 +214,13 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 		w.ov.fail("the watcher's queue overflowed")
 		return
 	}
+	if cid, ok := w.files[wd]; ok {
+		if mask&unix.IN_IGNORED != 0 {
+			delete(w.files, wd) // the inode is gone, or unwatchable: its names are read from now on
+		}
+		w.ov.changedContent(cid)
+		return
+	}
 	dir, ok := w.wds[wd]
 	if !ok {
 		return
@@ -161,9 +254,14 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 // close stops the watcher without waiting: its drain releases the
 // descriptor within one poll (half a second).
 func (w *watcher) close() {
-	if w != nil {
-		w.stop.Store(true)
+	if w == nil {
+		return
 	}
+	w.mu.Lock()
+	if !w.stop.Swap(true) {
+		w.budget.used.Add(-w.taken) // released with the descriptor
+	}
+	w.mu.Unlock()
 }
 
 // remoteFS reports whether the file system of the open directory dirfd

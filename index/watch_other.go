@@ -11,8 +11,13 @@ type watcher struct{ ov *overlay }
 // overlay never holds changes here.
 type overlay struct{}
 
-func (*overlay) snapshot() (files, subtrees map[string]struct{}, ok bool) { return nil, nil, false }
-func (*overlay) size() (n int, lost bool)                                 { return 0, false }
+func (*overlay) snapshot() (files, subtrees map[string]struct{}, contents []int, ok bool) {
+	return nil, nil, nil, false
+}
+func (*overlay) size() (n int, lost bool) { return 0, false }
+
+// watchBudget bounds file watches; there are none here.
+type watchBudget struct{}
 
 func (*watcher) sync()  {}
 func (*watcher) close() {}

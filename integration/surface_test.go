@@ -116,7 +116,9 @@ func (s *indexedServer) stop(t *testing.T) {
 }
 
 // settledTree writes files (relative path: content) under a new root, with
-// times an hour old, so that the index takes their content.
+// times an hour old, and returns once their change times (which Chtimes
+// sets to now) are older than the index's settle time (2 s), so that the
+// index takes their content rather than reading them at every search.
 func settledTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -129,8 +131,12 @@ func settledTree(t *testing.T, files map[string]string) string {
 		write(t, p, content)
 		os.Chtimes(p, old, old)
 	}
+	time.Sleep(indexSettle) // a clock to pass, not an event to wait for
 	return root
 }
+
+// indexSettle is a little over the index's settle time (index.DefaultSettle).
+const indexSettle = 2500 * time.Millisecond
 
 // TestCraftedIndexIsSetAside: an index.bin whose checksum holds but whose
 // header claims 2^32 contents (more than its size can hold) used to pass
