@@ -5,10 +5,13 @@ package integration
 // shell's processes), each through the built binary.
 
 import (
+	"bufio"
 	"context"
 	le "encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,5 +191,60 @@ func TestCraftedIndexIsSetAside(t *testing.T) {
 	}
 	if out := mustCall(t, again.cs, "fs_grep", map[string]any{"pattern": "CRAFTED", "path": root}); !strings.Contains(out, "hit.txt") {
 		t.Errorf("fs_grep with the rebuilt index: %q", out)
+	}
+}
+
+// TestListenCapSeesTheMethodTheSDKServes: the cap on subscriptions/listen
+// streams reads a request's method as the SDK does. A body with
+// "METHOD":"ping" (or "Method") beside "method":"subscriptions/listen" is
+// a listen to the SDK, which opens the stream; the cap used to decode it
+// with encoding/json, which takes either spelling, and let 8 such streams
+// open under --max-sessions 2. Now the third is refused with 503.
+func TestListenCapSeesTheMethodTheSDKServes(t *testing.T) {
+	tr := newTree(t)
+	url, _ := startHTTP(t, modes(t)[0], "--resources", "--max-sessions", "2", "--shell", "off", tr.root)
+	uri := fileURI(tr.path("a.txt"))
+	bodies := []string{
+		`{"jsonrpc":"2.0","id":%d,"METHOD":"ping","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":[%q]},%s}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","Method":"ping","params":{"notifications":{"resourceSubscriptions":[%q]},%s}}`,
+		`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","METHOD":"ping","params":{"notifications":{"resourceSubscriptions":[%q]},%s}}`,
+	}
+	listen := func(id int, body string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(fmt.Sprintf(body, id, uri, meta)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", statelessVersion)
+		req.Header.Set("Mcp-Method", "subscriptions/listen")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	for i := range 2 {
+		resp := listen(i+1, bodies[i])
+		defer resp.Body.Close()
+		// The acknowledgement is the stream's first event: the listen is open.
+		events := bufio.NewReader(resp.Body)
+		ack, err := events.ReadString('\n')
+		for err == nil && !strings.Contains(ack, "subscriptions/acknowledged") {
+			ack, err = events.ReadString('\n')
+		}
+		if resp.StatusCode != http.StatusOK || err != nil {
+			t.Fatalf("listen %d: %d %v", i+1, resp.StatusCode, err)
+		}
+	}
+	for i, body := range bodies {
+		resp := listen(10+i, body)
+		if resp.StatusCode != http.StatusServiceUnavailable { // an open stream: its body never ends
+			resp.Body.Close()
+			t.Errorf("a listen past --max-sessions 2 spelled %.60s...: %d, want 503", body, resp.StatusCode)
+			continue
+		}
+		text, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if !strings.Contains(string(text), "subscriptions/listen streams") {
+			t.Errorf("the refusal of a listen past --max-sessions 2: %.200q", text)
+		}
 	}
 }

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 
@@ -37,25 +35,24 @@ func answerDiscover(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// The body is already bounded (httpServer, listen.go); keep it to replay.
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, "cannot read the request body", http.StatusBadRequest)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Meta map[string]any `json:"_meta"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(body, &msg) != nil || msg.Method != "server/discover" || len(msg.ID) == 0 {
+		// What the body holds is decided once, as the SDK reads it (readOnce).
+		msgs := messagesOf(r)
+		if len(msgs) != 1 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		requested, _ := msg.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+		req, ok := msgs[0].(*jsonrpc.Request)
+		if !ok || req.Method != "server/discover" || !req.IsCall() {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var params map[string]json.RawMessage // keys as they are, as the SDK reads them
+		var meta map[string]any
+		if json.Unmarshal(req.Params, &params) == nil {
+			json.Unmarshal(params["_meta"], &meta)
+		}
+		id, _ := json.Marshal(req.ID.Raw())
+		requested, _ := meta["io.modelcontextprotocol/protocolVersion"].(string)
 		if requested == "" {
 			requested = r.Header.Get("Mcp-Protocol-Version")
 		}
@@ -64,7 +61,7 @@ func answerDiscover(next http.Handler) http.Handler {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
 			Error   *jsonrpc.Error  `json:"error"`
-		}{"2.0", msg.ID, &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "unsupported protocol version " + requested + "; this endpoint serves " + strings.Join(versions, ", ") + " with initialize", Data: data}})
+		}{"2.0", id, &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "unsupported protocol version " + requested + "; this endpoint serves " + strings.Join(versions, ", ") + " with initialize", Data: data}})
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest) // as the SDK answers -32022 over HTTP
 		w.Write(resp)

@@ -2,8 +2,8 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/toolkit"
@@ -79,7 +80,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		Logger:    opts.Log,
 		Stateless: true,
 	})
-	var h http.Handler = byEra(capListens(max, stateless), answerDiscover(withRetry(s.capSessions(max, mcpHandler))))
+	var h http.Handler = readOnce(byEra(capListens(max, stateless), answerDiscover(withRetry(s.capSessions(max, mcpHandler)))))
 	if s.cfg.Plain != nil {
 		onExit := opts.OnExit
 		if !s.httpExit {
@@ -139,28 +140,47 @@ func capListens(max int, next http.Handler) http.Handler {
 	})
 }
 
-// isListen reports whether r's body (already read whole and bounded by
-// httpServer) is a subscriptions/listen request; the body stays readable.
+// isListen reports whether r is a subscriptions/listen request, as the
+// SDK reads it (readOnce).
 func isListen(r *http.Request) bool {
-	body, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil {
-		return false
-	}
-	type message struct {
-		Method string `json:"method"`
-	}
-	var msgs []message
-	if json.Unmarshal(body, &msgs) != nil { // not a batch
-		msgs = make([]message, 1)
-		json.Unmarshal(body, &msgs[0])
-	}
-	for _, m := range msgs {
-		if m.Method == "subscriptions/listen" {
+	for _, m := range messagesOf(r) {
+		if req, ok := m.(*jsonrpc.Request); ok && req.Method == "subscriptions/listen" {
 			return true
 		}
 	}
 	return false
+}
+
+// messagesKey is the context key of a POST's messages (readOnce).
+type messagesKey struct{}
+
+// readOnce decides once, the way the SDK will (wire.ReadBody), what a
+// POST's body holds, for every check in front of the SDK: the listen cap
+// decoding with encoding/json, which matches keys in any case, counted a
+// body with "METHOD":"ping" beside "method":"subscriptions/listen" as a
+// ping, and the SDK opened a listen stream for it. The body stays
+// readable; it is already read whole and bounded (httpServer).
+func readOnce(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		msgs, _, _ := wire.ReadBody(body) // a body the SDK refuses holds no message
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), messagesKey{}, msgs)))
+	})
+}
+
+// messagesOf is what readOnce found in r's body.
+func messagesOf(r *http.Request) []jsonrpc.Message {
+	msgs, _ := r.Context().Value(messagesKey{}).([]jsonrpc.Message)
+	return msgs
 }
 
 // capSessions answers 503 to a request that would open a session past

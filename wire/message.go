@@ -74,3 +74,36 @@ func idOf(line []byte) json.RawMessage {
 	}
 	return nil
 }
+
+// ReadBody reads a Streamable HTTP POST body as the go-sdk's transport
+// does (its readBatch): a JSON array is a batch, each element one message,
+// anything else one message, each decoded by jsonrpc.DecodeMessage, the
+// SDK's own decoder, which matches keys exactly ("METHOD" is not
+// "method"; encoding/json would take either). Every check in front of the
+// SDK that depends on what a request is (its method, its id) must read it
+// through here, once, or it can be shown one request while the SDK serves
+// another. err is set when the SDK would refuse the body.
+func ReadBody(body []byte) (msgs []jsonrpc.Message, batch bool, err error) {
+	if bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(body, &raw); err != nil {
+			return nil, true, err
+		}
+		if len(raw) == 0 {
+			return nil, true, fmt.Errorf("empty batch")
+		}
+		for _, r := range raw {
+			m, err := jsonrpc.DecodeMessage(r)
+			if err != nil {
+				return nil, true, err
+			}
+			msgs = append(msgs, m)
+		}
+		return msgs, true, nil
+	}
+	m, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return nil, false, err
+	}
+	return []jsonrpc.Message{m}, false, nil
+}
