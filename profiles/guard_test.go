@@ -230,8 +230,9 @@ var pathCallAllowed = map[string]string{
 	"index/build.go builder.write os.CreateTemp":           "the index cache directory",
 	"index/build.go builder.write os.Open":                 "the index cache directory",
 	"index/build.go builder.write os.Rename":               "the index cache directory",
-	"index/file.go checkSum os.Open":                       "the index cache directory",
+	"index/file.go checkSum os.OpenFile":                   "the index cache directory",
 	"index/file.go remove os.Remove":                       "the index cache directory",
+	"index/index.go Searcher.prepare os.Rename":            "the index cache directory: a damaged index set aside",
 	"index/index.go Searcher.refresh os.Chmod":             "the index cache directory",
 	"index/index.go Searcher.refresh os.MkdirAll":          "the index cache directory",
 	"index/prune.go linkOf os.Lstat":                       "a stat only, not followed: a changed name's inode and link count",
@@ -239,6 +240,7 @@ var pathCallAllowed = map[string]string{
 	"index/index.go cleanTemps filepath.Glob":              "the index cache directory",
 	"index/index.go resolveExisting filepath.EvalSymlinks": "the cache directory, to refuse one inside a root",
 	"index/sys_unix.go mapFile os.Open":                    "the index cache directory",
+	"index/watch_linux.go watchBudget.take os.ReadFile":    "a kernel setting in /proc/sys, not a file of the roots",
 	"index/sys_windows.go mapFile os.Open":                 "the index cache directory",
 	"index/sys_windows.go statAt os.Lstat":                 "Windows has no openat; a stat only, to decide freshness",
 	// The shell's private root: built in its own mount namespace from the
