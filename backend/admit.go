@@ -80,13 +80,39 @@ var ErrBusy = errors.New("the server is busy")
 type queueKey struct{}
 
 // WithQueue marks ctx as a call of session (any comparable value; calls
-// without one share one queue).
+// without one share one queue). A queue is what fairness counts: each
+// gets its turn, so it must stand for something a flood cannot multiply
+// for free (an MCP session, which --max-sessions bounds; a client's
+// address), never for one request.
 func WithQueue(ctx context.Context, session any) context.Context {
 	return context.WithValue(ctx, queueKey{}, session)
 }
 
+// HasQueue reports whether ctx is marked with a queue already.
+func HasQueue(ctx context.Context) bool { return ctx.Value(queueKey{}) != nil }
+
 // Searcher wraps s so that its searches go through a.
 func (a *Admission) Searcher(s Searcher) Searcher { return admitted{s, a} }
+
+// heldKey is the context key of a call that holds a slot of an Admission
+// (Enter) for its whole run.
+type heldKey struct{}
+
+// Enter waits for a slot for the rest of a call that searches by other
+// means than a.Searcher (a profile's tool walking the tree itself), as a
+// search through a.Searcher waits: in the call's queue, its clock
+// stopped, refused with ErrBusy past the wait. release frees it. The
+// context returned holds the slot: searches the call then makes through
+// a.Searcher take no second one.
+func (a *Admission) Enter(ctx context.Context) (_ context.Context, release func(), err error) {
+	if ctx.Value(heldKey{}) == a {
+		return ctx, func() {}, nil
+	}
+	if release, err = a.enter(ctx); err != nil {
+		return ctx, nil, err
+	}
+	return context.WithValue(ctx, heldKey{}, a), release, nil
+}
 
 type admitted struct {
 	Searcher
@@ -94,6 +120,9 @@ type admitted struct {
 }
 
 func (s admitted) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+	if ctx.Value(heldKey{}) == s.a {
+		return s.Searcher.Grep(ctx, q, sink)
+	}
 	release, err := s.a.enter(ctx)
 	if err != nil {
 		return err
@@ -103,6 +132,9 @@ func (s admitted) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 }
 
 func (s admitted) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+	if ctx.Value(heldKey{}) == s.a {
+		return s.Searcher.Glob(ctx, q, fn)
+	}
 	release, err := s.a.enter(ctx)
 	if err != nil {
 		return err

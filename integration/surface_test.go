@@ -15,12 +15,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/testenv"
 )
 
 // eventLog is a server's stderr kept whole, forwarded to the test log,
@@ -246,5 +249,170 @@ func TestListenCapSeesTheMethodTheSDKServes(t *testing.T) {
 		if !strings.Contains(string(text), "subscriptions/listen streams") {
 			t.Errorf("the refusal of a listen past --max-sessions 2: %.200q", text)
 		}
+	}
+}
+
+// slowTree writes, under root/dir, text that takes a search a while to
+// read: files of lines no literal prefilter can skip for slowPattern.
+func slowTree(t *testing.T, root, dir string, files, size int) {
+	t.Helper()
+	var b strings.Builder
+	for b.Len() < size {
+		fmt.Fprintf(&b, "some words %d and more words to match against, none of them ending the pattern\n", b.Len())
+	}
+	for i := range files {
+		write(t, filepath.Join(root, dir, fmt.Sprintf("f%03d.txt", i)), b.String())
+	}
+}
+
+// slowPattern matches nothing in slowTree, and every line must be tried.
+const slowPattern = `\w+ \d{12}\b`
+
+// TestStatelessFloodCannotStarveASession: with --max-searches 1, a flood
+// of 2026-07-28 (stateless) greps from one address is one queue, served
+// in turn with a session's: the session's single grep waits behind at
+// most a couple of the flood's, not all of them. Each stateless request
+// used to be a queue of its own, and the session's grep waited for the
+// whole flood.
+func TestStatelessFloodCannotStarveASession(t *testing.T) {
+	tr := newTree(t)
+	slowTree(t, tr.root, "mid", 8, 128<<10)
+	url, _ := startHTTP(t, modes(t)[0], "--max-searches", "1", "--search-backend", "native", "--shell", "off", tr.root)
+	session := connectHTTPAt(t, url, legacyVersion)
+	const flood = 40
+	var mu sync.Mutex
+	done := 0
+	progress := make(chan struct{}, flood)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs_grep","arguments":{"pattern":%q,"path":%q},` + meta + `}}`
+	var wg sync.WaitGroup
+	for range flood {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, answer := postModern(t, url, fmt.Sprintf(body, slowPattern, tr.path("mid")), map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "fs_grep"})
+			if status != http.StatusOK || !strings.Contains(answer, "No matches") {
+				t.Errorf("a stateless grep: %d %.200q", status, answer)
+			}
+			mu.Lock()
+			done++
+			mu.Unlock()
+			progress <- struct{}{}
+		}()
+	}
+	defer wg.Wait()
+	// Two of the flood have run: the rest are queued (all were sent at once).
+	<-progress
+	<-progress
+	mu.Lock()
+	before := done
+	mu.Unlock()
+	mustCall(t, session, "fs_grep", map[string]any{"pattern": slowPattern, "path": tr.path("mid")})
+	mu.Lock()
+	during := done - before
+	mu.Unlock()
+	if during > 6 {
+		t.Errorf("the session's grep waited for %d of the %d stateless greps still queued; served in turn, it waits for a couple", during, flood-before)
+	}
+}
+
+// TestEverySearchToolWaitsForTheSlot: with --max-searches 1 and the one
+// slot held by a running fs_grep, every profile's search tool waits for
+// it, and past --search-wait is refused as busy (reference search_files,
+// peekaboo search_path and LocalCowork filesystem.search_files used to
+// answer at once), whatever means it searches by: the rule is the
+// core's, the same admission for all. Any tool of these profiles whose
+// name says it searches is tried, so a new one cannot skip the queue
+// unnoticed.
+func TestEverySearchToolWaitsForTheSlot(t *testing.T) {
+	tr := newTree(t)
+	slowTree(t, tr.root, "big", 20, 256<<10)
+	args := map[string]map[string]any{
+		"fs_grep":                 {"pattern": needle, "path": tr.path("sub")},
+		"fs_glob":                 {"pattern": "**/*.go", "path": tr.path("sub")},
+		"search_path":             {"pattern": "**/*.go"},
+		"search_content":          {"query": needle},
+		"filesystem.search_files": {"path": tr.path("sub"), "pattern": "*.go"},
+	}
+	servers := []struct {
+		profiles string
+		args     map[string]map[string]any
+	}{
+		{"fsmcp,reference,peekaboo,localcowork", map[string]map[string]any{"search_files": {"path": tr.path("sub"), "pattern": "*.go"}}},
+		{"fsmcp,filesystem-mcp", map[string]map[string]any{"search_files": {"path": "sub", "regex": needle}}},
+	}
+	searchName := regexp.MustCompile(`search|grep|glob|find`)
+	for _, srv := range servers {
+		t.Run(srv.profiles, func(t *testing.T) {
+			progress := make(chan any, 100)
+			client := mcp.NewClient(&mcp.Implementation{Name: "fsmcp-integration", Version: "1"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					select {
+					case progress <- req.Params.ProgressToken:
+					default:
+					}
+				},
+			})
+			cmd := exec.Command(binary, "--profile", srv.profiles, "--max-searches", "1", "--search-wait", "50ms", "--search-backend", "native", "--shell", "off", tr.root)
+			cmd.Env = append(os.Environ(), "PATH="+modes(t)[0].path)
+			cmd.Stderr = &testLog{t: t, prefix: "fsmcp: "}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // only bounds a hang
+			defer cancel()
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			list, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tried := 0
+			for _, tool := range list.Tools {
+				if !searchName.MatchString(tool.Name) {
+					continue
+				}
+				a, ok := srv.args[tool.Name]
+				if !ok {
+					a, ok = args[tool.Name]
+				}
+				if !ok {
+					t.Errorf("the search tool %s has no arguments in this test: add them", tool.Name)
+					continue
+				}
+				tried++
+				// The holder runs for far longer than the 50 ms the tool may
+				// wait; should it end that soon, the tool is admitted, and the
+				// round is tried again.
+				var answer string
+				for round := 0; round < 3; round++ {
+					token := fmt.Sprintf("holder-%s-%d", tool.Name, round)
+					held := make(chan error, 1)
+					go func() {
+						_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fs_grep", Arguments: map[string]any{"pattern": slowPattern, "path": tr.path("big")},
+							Meta: mcp.Meta{"progressToken": token}})
+						held <- err
+					}()
+					for tok := <-progress; tok != token; tok = <-progress { // the holder runs: it has the one slot
+					}
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: a})
+					answer = fmt.Sprint(err)
+					if res != nil {
+						answer = testenv.Text(res)
+					}
+					if err := <-held; err != nil {
+						t.Fatalf("the holder: %v", err)
+					}
+					if strings.Contains(answer, "busy") {
+						break
+					}
+				}
+				if !strings.Contains(answer, "the server is busy") {
+					t.Errorf("%s answered while the one search slot was held, past --search-wait: %.300q", tool.Name, answer)
+				}
+			}
+			if tried == 0 {
+				t.Fatal("no search tool listed")
+			}
+		})
 	}
 }

@@ -72,8 +72,11 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())
 	}
-	// Pages of a kept result need no turn; a search does.
-	deps.Searcher = backend.NewPages(0, 0).Searcher(backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait).Searcher(deps.Searcher))
+	// One admission for every search: the Searcher's, and the calls of
+	// tools marked Search. Pages of a kept result need no turn; a search
+	// does.
+	deps.Admission = backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait)
+	deps.Searcher = backend.NewPages(0, 0).Searcher(deps.Admission.Searcher(deps.Searcher))
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
@@ -153,10 +156,14 @@ func cacheHints(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 }
 
 // queueBySession marks each request with its session, the queue its
-// searches wait in (backend.Admission).
+// searches wait in (backend.Admission): an MCP session's (stdio's, or an
+// HTTP session's, of which --max-sessions are open at most). A request
+// that belongs to no session keeps the queue the HTTP front gave it, its
+// client address's (queueByClient): the SDK makes each such request a
+// session of its own, which a flood could multiply at will.
 func queueBySession(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if ss := req.GetSession(); ss != nil {
+		if ss := req.GetSession(); ss != nil && (ss.ID() != "" || !backend.HasQueue(ctx)) {
 			ctx = backend.WithQueue(ctx, ss)
 		}
 		return next(ctx, method, req)

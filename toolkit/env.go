@@ -74,6 +74,10 @@ type Env struct {
 	// Searcher serves grep and glob: backend.Select(--search-backend,
 	// fallback.New()). The server fills it in when nil.
 	Searcher backend.Searcher
+	// Admission bounds the searches running at once (--max-searches): the
+	// Searcher's go through it, and so does every call of a tool marked
+	// Search (Searching). nil: none.
+	Admission *backend.Admission
 	// Journal keeps what each call changes, for undo (nil: none).
 	Journal Journal
 }

@@ -25,11 +25,23 @@ type Tool struct {
 	// NeedsShell is set by tools that run commands; they are left out when
 	// the shell is off.
 	NeedsShell bool
+	// Search is set (Searching) by tools that search the tree by other
+	// means than Call.Searcher, whose searches are admitted there: the
+	// whole call waits for a search slot (Env.Admission) as a grep does.
+	Search bool
 	// Hints name, for an argument the schema does not have, the parameter
 	// that does what it meant (include: glob), for ReportExtra's line.
 	Hints  map[string]string
 	params []string // the schema's parameters, in its order
 	handle func(ctx context.Context, c *Call, req *mcp.CallToolRequest) (*mcp.CallToolResult, error)
+}
+
+// Searching marks t as a search that walks the tree itself (Tool.Search):
+// a profile says what its tool is, the runtime admits it, as fs_grep is
+// admitted, under the one --max-searches bound and its fair queue.
+func Searching(t Tool) Tool {
+	t.Search = true
+	return t
 }
 
 // ReadOnly reports whether the tool never changes anything; --read-only
@@ -270,6 +282,14 @@ func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRe
 	}
 	if sb != base {
 		defer sb.Close()
+	}
+	if t.Search && env.Admission != nil {
+		actx, release, err := env.Admission.Enter(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer release()
+		ctx = actx
 	}
 	c := &Call{Env: env, Sandbox: sb, Base: base, Req: req, Paths: tab.Paths, Output: budget, extra: tab.ExtraArgs}
 	session := ""

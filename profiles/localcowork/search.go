@@ -21,7 +21,7 @@ type searchIn struct {
 const defaultMaxResults = 100
 
 func searchFiles() toolkit.Tool {
-	return toolkit.Bind(&mcp.Tool{Name: "filesystem.search_files", Description: "Search for files matching a pattern", Annotations: toolkit.ReadOnly("Search files")},
+	return toolkit.Searching(toolkit.Bind(&mcp.Tool{Name: "filesystem.search_files", Description: "Search for files matching a pattern", Annotations: toolkit.ReadOnly("Search files")},
 		func(ctx context.Context, c *toolkit.Call, in searchIn) (*mcp.CallToolResult, error) {
 			switch in.Type {
 			case "", "file", "dir", "symlink":
@@ -50,7 +50,7 @@ func searchFiles() toolkit.Tool {
 				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
 			}
 			return result(infoOf(entries))
-		})
+		}))
 }
 
 type metadataIn struct {

@@ -49,7 +49,7 @@ type contentArgs struct {
 // SearchPath is search_path: files and directories whose "/rel" path
 // matches a glob, in listing order.
 func SearchPath() toolkit.Tool {
-	return toolkit.Bind(&mcp.Tool{
+	return toolkit.Searching(toolkit.Bind(&mcp.Tool{
 		Name:        "search_path",
 		Description: "Search for files and directories by name pattern",
 		Annotations: toolkit.ReadOnly("Search paths"),
@@ -95,7 +95,7 @@ func SearchPath() toolkit.Tool {
 			text += fmt.Sprintf("\n(stopped at --max-results %d; narrow the pattern)", c.Limits.MaxResults)
 		}
 		return toolkit.Text(text), nil
-	})
+	}))
 }
 
 // skipDir is the walk's verdict on a directory: nothing below the skipped

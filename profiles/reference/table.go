@@ -36,7 +36,7 @@ func Table() *toolkit.Table {
 			tool("list_directory_with_sizes", listWithSizes),
 			tool("directory_tree", directoryTree),
 			tool("move_file", moveFile),
-			tool("search_files", searchFiles),
+			toolkit.Searching(tool("search_files", searchFiles)), // walks the tree itself
 			tool("get_file_info", fileInfo),
 			tool("list_allowed_directories", allowedDirectories),
 		},
