@@ -138,6 +138,9 @@ type GrepQuery struct {
 
 	// Skipped, if set, counts the entries skipped as TooLong.
 	Skipped *Skipped
+	// Kept, if set, is told when the result served was searched, if it is
+	// one Pages kept from an earlier page rather than the tree now.
+	Kept *Kept
 }
 
 // Candidates says which walked files could hold a match (see
@@ -190,6 +193,8 @@ type GlobQuery struct {
 	Order  func(a, b File) bool
 	Keep   int
 	Beyond *Skipped
+	// Kept is as in GrepQuery.
+	Kept *Kept
 	// Known, if set, gives a listed file's time and size without a stat
 	// when its caller (the index, whose watcher follows the tree) knows
 	// the file unchanged since it recorded them; false means stat it. A

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -40,6 +41,9 @@ type Result struct {
 	Capped bool
 	// TooLong is the number of entries skipped as TooLong.
 	TooLong int64
+	// KeptAt, when set, is when the result this page comes from was
+	// searched: a result kept from an earlier page (Pages, KeptNote).
+	KeptAt time.Time
 }
 
 // Caps end a search early, as peekaboo's 20 files and 5 matches per file
@@ -260,9 +264,13 @@ func RunCapped(ctx context.Context, s Searcher, q GrepQuery, offset, limit int, 
 	if q.Skipped == nil {
 		q.Skipped = new(Skipped)
 	}
+	if q.Kept == nil {
+		q.Kept = new(Kept)
+	}
 	r, err := c.Result(Grep(ctx, s, q, c))
 	if r != nil {
 		r.TooLong = q.Skipped.Count()
+		r.KeptAt = q.Kept.At()
 	}
 	return r, err
 }

@@ -14,6 +14,35 @@ import (
 	"time"
 )
 
+// Kept records that a page was served from a result Pages kept, and when
+// that result was searched. A nil *Kept records nothing.
+type Kept struct{ at atomic.Int64 }
+
+func (k *Kept) set(t time.Time) {
+	if k != nil {
+		k.at.Store(t.UnixNano())
+	}
+}
+
+// At is when the kept result served was searched; zero when the answer
+// was searched afresh.
+func (k *Kept) At() time.Time {
+	if k == nil || k.at.Load() == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, k.at.Load())
+}
+
+// KeptNote is the note a page served from a kept result (at: when it was
+// searched) ends with: its age, what it may not show, and how to search
+// afresh; "" for a page searched now.
+func KeptNote(at time.Time) string {
+	if at.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("(this page is from the result of a search made %s ago, kept for paging: a file rewritten in place since then shows as it was; offset=0 searches afresh)", max(time.Since(at), 0).Round(time.Second))
+}
+
 // Pages keeps the whole result of a recent search, per session and query,
 // so that a later page (offset > 0, LaterPage) is served from it instead
 // of searching the tree again: on a 1M-file tree every page cost the 25 s
@@ -27,7 +56,9 @@ import (
 // there, as editors and tools save). A file another program rewrites in
 // place, in a directory nothing else changed in, is seen once the result
 // expires; stat'ing every file of the result would cost a later page of
-// 40,000 lines a tenth of the first search.
+// 40,000 lines a tenth of the first search. So a page served from a kept
+// result says so, with the result's age and how to search afresh
+// (Kept, KeptNote): it never passes for the tree as it is now.
 type Pages struct {
 	ttl    time.Duration
 	budget int // bytes kept over all results
@@ -152,6 +183,7 @@ func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	key := pageKey{ctx.Value(queueKey{}), "grep " + grepKey(q)}
 	if e := s.p.get(ctx, key); e != nil {
 		q.Skipped.Add(e.skipped)
+		q.Kept.set(e.at)
 		if t, ok := sink.(interface{ takeFiles([]recordedFile) bool }); ok && t.takeFiles(e.files) {
 			return nil
 		}
@@ -182,6 +214,7 @@ func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 	key := pageKey{ctx.Value(queueKey{}), "glob " + globKey(q)}
 	if e := s.p.get(ctx, key); e != nil && (e.beyond == 0 || (q.Keep > 0 && q.Keep <= len(e.globs))) {
 		q.Skipped.Add(e.skipped)
+		q.Kept.set(e.at)
 		for _, f := range e.globs {
 			if err := fn(f); err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
 )
@@ -35,6 +36,9 @@ type Globbed struct {
 	Partial bool
 	// TooLong is the number of entries skipped as backend.TooLong.
 	TooLong int64
+	// KeptAt, when set, is when the result this page comes from was
+	// searched: one kept from an earlier page (backend.KeptNote).
+	KeptAt time.Time
 }
 
 // Truncated reports whether matches exist beyond those kept.
@@ -58,7 +62,7 @@ func Glob(ctx context.Context, s backend.Searcher, q backend.GlobQuery, opt Glob
 	}
 	// A kept result too big to keep whole keeps its first files in this
 	// order, and says how many rank after them (backend.Pages).
-	q.Order, q.Keep, q.Beyond = before, limit, new(backend.Skipped)
+	q.Order, q.Keep, q.Beyond, q.Kept = before, limit, new(backend.Skipped), new(backend.Kept)
 	err := s.Glob(ctx, q, func(f backend.File) error {
 		total++
 		if h.Len() < limit {
@@ -69,7 +73,7 @@ func Glob(ctx context.Context, s backend.Searcher, q backend.GlobQuery, opt Glob
 		}
 		return nil
 	})
-	g := &Globbed{Total: total + int(q.Beyond.Count()), TooLong: q.Skipped.Count()}
+	g := &Globbed{Total: total + int(q.Beyond.Count()), TooLong: q.Skipped.Count(), KeptAt: q.Kept.At()}
 	if err != nil {
 		if ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 			return nil, err

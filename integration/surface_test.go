@@ -416,3 +416,56 @@ func TestEverySearchToolWaitsForTheSlot(t *testing.T) {
 		})
 	}
 }
+
+// TestLaterPageNeverPassesForTheTree: after page 1 of an fs_grep (or
+// fs_glob), a file on page 3 is rewritten in place by another program,
+// its directory untouched. Page 3 used to show the old line with no word
+// that it came from a kept result; now it either shows the tree as it is
+// or says it comes from a search of a given age and how to search afresh.
+func TestLaterPageNeverPassesForTheTree(t *testing.T) {
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := time.Now().Add(-time.Hour)
+			for i := range 6 {
+				p := filepath.Join(root, "d", fmt.Sprintf("f%d.txt", i))
+				write(t, p, fmt.Sprintf("NEEDLE old %d\n", i))
+				os.Chtimes(p, old.Add(time.Duration(i)*time.Minute), old.Add(time.Duration(i)*time.Minute))
+			}
+			// A directory changed since a result was kept drops it: these are old.
+			os.Chtimes(filepath.Join(root, "d"), old, old)
+			os.Chtimes(root, old, old)
+			cs := connectStdio(t, m, "--read-only", root)
+
+			grep := map[string]any{"pattern": "NEEDLE", "path": root, "output_mode": "content", "head_limit": 2}
+			if first := mustCall(t, cs, "fs_grep", grep); !strings.Contains(first, "f0.txt") || !strings.Contains(first, "pass offset=2") {
+				t.Fatalf("page 1: %q", first)
+			}
+			// Rewritten in place: the same inode, its directory untouched.
+			if err := os.WriteFile(filepath.Join(root, "d", "f4.txt"), []byte("NEEDLE new 4\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			grep["offset"] = 4
+			page3 := mustCall(t, cs, "fs_grep", grep)
+			fresh := strings.Contains(page3, "NEEDLE new 4")
+			said := strings.Contains(page3, "search made") && strings.Contains(page3, "offset=0")
+			if !fresh && !said {
+				t.Errorf("page 3 of fs_grep after f4.txt was rewritten in place shows it as it was, and does not say so:\n%s", page3)
+			}
+
+			glob := map[string]any{"pattern": "**/*.txt", "path": root, "head_limit": 2}
+			mustCall(t, cs, "fs_glob", glob) // newest first: f4 (just written), f5, f3, ...
+			if err := os.WriteFile(filepath.Join(root, "d", "f0.txt"), []byte("NEEDLE newer 0\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			glob["offset"] = 4 // the oldest two: f1, and f0, which is now the newest
+			last := mustCall(t, cs, "fs_glob", glob)
+			if strings.Contains(last, "f0.txt") && !(strings.Contains(last, "search made") && strings.Contains(last, "offset=0")) {
+				t.Errorf("the last page of fs_glob lists f0.txt, rewritten since (now the newest), and does not say it is from a kept result:\n%s", last)
+			}
+		})
+	}
+}

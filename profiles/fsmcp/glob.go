@@ -131,6 +131,9 @@ func formatGlob(g *files.Globbed, offset, limit int, limits toolkit.Limits, out 
 	if skipped != "" {
 		notes = append(notes, skipped[1:])
 	}
+	if n := backend.KeptNote(g.KeptAt); n != "" {
+		notes = append(notes, n)
+	}
 	if len(notes) > 0 {
 		b.WriteString("\n\n" + strings.Join(notes, "\n"))
 	}

@@ -161,6 +161,9 @@ func grepNote(r *backend.Result, shown int, limits toolkit.Limits, out toolkit.B
 	if n := backend.SkippedNote(r.TooLong); n != "" {
 		notes = append(notes, n)
 	}
+	if n := backend.KeptNote(r.KeptAt); n != "" {
+		notes = append(notes, n)
+	}
 	if len(notes) == 0 {
 		return ""
 	}
