@@ -1,11 +1,14 @@
 package integration
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestIndexSeesWritesThroughLinksFromOutside: once the index follows the
@@ -91,4 +94,55 @@ func TestIndexSeesWritesThroughLinksFromOutside(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSetsidChildEndsWithItsSession: where the shell has no pid namespace
+// of its own (--shell on here; fsmcp's own namespaces and Landlock alone
+// are the same case, tested in package shell), a process that calls
+// setsid, or is double-forked away from bash, leaves the process session
+// fsmcp tracked commands by, and used to be re-parented to init and run
+// on after its MCP session ended. Now every command runs below a keeper
+// it cannot leave: such a process dies at a timeout, at the session's
+// end, and when fsmcp itself is killed.
+func TestSetsidChildEndsWithItsSession(t *testing.T) {
+	tr := newTree(t)
+	url, server := startHTTP(t, modes(t)[0], "--shell", "on", tr.root)
+	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	// A timeout kills what the command left, setsid'd or not.
+	sleep, arg := sleeper()
+	out, isErr := call(t, cs, "fs_bash", map[string]any{"command": "setsid " + sleep + " > /dev/null 2>&1 & sleep 100", "timeout": 1000})
+	if !isErr || !strings.Contains(out, "timed out") {
+		t.Fatalf("the command did not time out: %q", out)
+	}
+	waitSleeperGone(t, arg)
+
+	// The session's end kills what its commands left running.
+	sleep1, arg1 := sleeper()
+	sleep2, arg2 := sleeper()
+	bash(t, cs, "setsid "+sleep1+" > /dev/null 2>&1 &")
+	bash(t, cs, "(setsid "+sleep2+" > /dev/null 2>&1 &) ; true") // double-forked: its parent is gone at once
+	pid1, pid2 := sleeperStarted(t, arg1), sleeperStarted(t, arg2)
+	if out, _ := bash(t, cs, "echo next"); out != "next" || !alive(pid1) || !alive(pid2) {
+		t.Fatalf("the background processes should run on between calls: %q %v %v", out, alive(pid1), alive(pid2))
+	}
+	cs.Close() // DELETE: the session ends
+	waitGone(t, pid1)
+	waitGone(t, pid2)
+
+	// fsmcp killed: the keeper is told by its parent-death signal.
+	cs2, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs2.Close()
+	sleep3, arg3 := sleeper()
+	bash(t, cs2, "setsid "+sleep3+" > /dev/null 2>&1 &")
+	pid3 := sleeperStarted(t, arg3)
+	server.Process.Kill()
+	waitGone(t, pid3)
 }

@@ -19,12 +19,14 @@
 // bounded memory whatever its size.
 //
 // A timeout, the caller's context ending (notifications/cancelled) or
-// Close kill the command's whole process session with SIGKILL. Processes
-// a command leaves in the background do not hold up the call; they run on
-// until Close kills them (bash itself also dies with fsmcp, through
-// PR_SET_PDEATHSIG). Only a process that starts its own session (setsid)
-// escapes this tracking; under Landlock it stays confined all the same,
-// and in the session's pid namespace it dies at Close.
+// Close kill everything of the command with SIGKILL. Processes a command
+// leaves in the background do not hold up the call; they run on until
+// Close kills them. A process that starts its own session (setsid), or is
+// double-forked away from bash, leaves the process session, but not what
+// holds the command: in the session's pid namespace (bwrap) it dies with
+// the namespace, and elsewhere on Linux every command runs below a keeper,
+// a child subreaper it cannot leave (keeper_linux.go), which kills what
+// is below it at a timeout, at Close, and when fsmcp dies.
 //
 // # What the sandboxed shell can touch
 //

@@ -19,7 +19,8 @@ import (
 // Landlock, builds a private root as bwrap would (buildRoot). It has no
 // pid namespace of its own (Go cannot join one per call), so /proc is the
 // host's, bound in, and stays denied by Landlock; background processes
-// are tracked as without namespaces.
+// are held by the command's keeper (keeper_linux.go), which the helper
+// started in the namespaces is before it starts the command below it.
 
 // probeGo runs the helper once in namespaces of its own, with a private
 // root, and bash in it.

@@ -9,10 +9,12 @@ import (
 	"syscall"
 )
 
-// Every command runs in its own process session whose id is bash's pid,
-// so the processes a command leaves behind can be found even when they
-// moved to another process group; only a process that calls setsid itself
-// escapes. A session id is a pid number, though, and once every member
+// Every command runs in its own process session whose id is the pid of
+// the process fsmcp started (bash, or its keeper), so the processes a
+// command leaves behind can be found even when they moved to another
+// process group; a process that calls setsid itself leaves the session,
+// and is held by the keeper instead (keeper_linux.go) or by the session's
+// pid namespace. A session id is a pid number, though, and once every member
 // of the session has died the number can be reused by an unrelated
 // session. So the session remembers the members it saw (pid and start
 // time), and treats a session id as still its own only while one of

@@ -46,8 +46,14 @@ type policy struct {
 	// Trace, when set, is the descriptor of the socket the helper sends
 	// the listener of the command's seccomp filter on (trace_linux.go).
 	Trace int `json:"trace,omitempty"`
-	// NoConfine: an unconfined shell that is only traced.
+	// NoConfine: an unconfined shell, traced or kept only.
 	NoConfine bool `json:"no_confine,omitempty"`
+	// Keep, when set, is the descriptor of the pipe to fsmcp on which the
+	// helper, as the command's keeper (keeper_linux.go), sends bash's wait
+	// status; the command, started as its child with this policy less
+	// Keep, inherits descriptors 0 to KeepFds-1 but that one.
+	Keep    int `json:"keep,omitempty"`
+	KeepFds int `json:"keep_fds,omitempty"`
 }
 
 // mountPlan is the shell's private root, as the helper builds it.
@@ -295,6 +301,9 @@ func MaybeRunSandboxChild() {
 	// are built on. None reaches bash.
 	if err := closeOnExecFrom(4); err != nil {
 		sandboxFail(err)
+	}
+	if p.Keep > 0 {
+		keep(p) // runs the command below it, with this policy less Keep
 	}
 	if p.Mount != nil {
 		if err := buildRoot(*p.Mount); err != nil {

@@ -49,6 +49,9 @@ type Session struct {
 	// traces are the supervisors of commands traced, which serve as long
 	// as a process of theirs runs.
 	traces []*tracing
+	// keepers hold what commands left running, where there is no pid
+	// namespace of the session's (keeper_linux.go).
+	keepers []*keeper
 }
 
 // NewSession starts a session in the first root. It fails for ModeOff,
@@ -274,6 +277,29 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 	argv := []string{s.bash, "--noprofile", "--norc", "-c", wrapper, "bash", command}
 	attr := sysProcAttr()
 	extra := []*os.File{nil} // fd 3, the marker pipe
+	// Where the session has no pid namespace, the helper keeps the
+	// command: bash's status comes back on this pipe (keeper_linux.go).
+	var stR, stW *os.File
+	if s.useKeeper() {
+		var err error
+		if stR, stW, err = os.Pipe(); err != nil {
+			return res, err
+		}
+		defer stW.Close()
+	}
+	// kept adds the status pipe to the helper's descriptors; helped then
+	// says how many the command inherits, once the helper's is added.
+	kept := func(pol *policy) {
+		if stW != nil {
+			pol.Keep = 3 + len(extra)
+			extra = append(extra, stW)
+		}
+	}
+	helped := func(pol *policy) {
+		if stW != nil {
+			pol.KeepFds = 3 + len(extra)
+		}
+	}
 	var tr *tracing
 	if rec != nil {
 		var err error
@@ -285,15 +311,17 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 			extra = append(extra, tr.theirs)
 		}
 	}
-	if s.mode != ModeSandboxed && tr != nil {
-		// An unconfined shell is traced through the helper too, which
-		// then only installs the filter (and sets no_new_privs).
+	if s.mode != ModeSandboxed && (tr != nil || stW != nil) {
+		// An unconfined shell is traced and kept through the helper too,
+		// which then only installs the filter (and sets no_new_privs).
 		helper, err := sealedHelper()
 		if err != nil {
 			return res, err
 		}
 		pol = policy{Trace: pol.Trace, NoConfine: true}
+		kept(&pol)
 		extra = append(extra, helper)
+		helped(&pol)
 		if argv, err = sandboxCommand(helperPath(3+len(extra)-1), pol, argv); err != nil {
 			return res, err
 		}
@@ -319,7 +347,9 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 			}
 			pol.Mount = m
 		}
+		kept(&pol)
 		extra = append(extra, s.helper)
+		helped(&pol)
 		var err error
 		if argv, err = sandboxCommand(helperPath(3+len(extra)-1), pol, argv); err != nil {
 			return res, err
@@ -354,12 +384,20 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 	err = start(cmd)
 	outW.Close()
 	mkW.Close()
+	if stW != nil {
+		stW.Close()
+	}
 	if err != nil {
 		outR.Close()
 		mkR.Close()
+		if stR != nil {
+			stR.Close()
+		}
 		return res, fmt.Errorf("shell: start bash: %w", err)
 	}
-	sid := cmd.Process.Pid // Setsid: the session and group id are bash's pid
+	// Setsid: the session and group id are the pid of the process
+	// started, bash or its keeper.
+	sid := cmd.Process.Pid
 	if tr != nil {
 		tr.started(rec)
 		if tr.err != nil {
@@ -377,13 +415,39 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 	mkDone := make(chan error, 1)
 	go func() { outDone <- drain(out, outR) }()
 	go func() { mkDone <- drain(mk, mkR) }()
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
+	// ended is closed when bash has ended, and code is then its status.
+	ended := make(chan struct{})
+	var code int
+	var k *keeper
+	if stR == nil {
+		go func() {
+			cmd.Wait()
+			code = exitCode(cmd.ProcessState)
+			close(ended)
+		}()
+	} else {
+		k = &keeper{cmd: cmd.Process, done: make(chan struct{})}
+		go func() {
+			cmd.Wait() // the keeper ends when nothing of the command runs any more
+			close(k.done)
+		}()
+		go func() {
+			ws, ok := keptStatus(stR)
+			stR.Close()
+			if ok {
+				code = exitCodeOf(ws)
+			} else { // the keeper ended without a status: it could not start the command
+				<-k.done
+				code = exitCode(cmd.ProcessState)
+			}
+			close(ended)
+		}()
+	}
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case <-waitDone:
+	case <-ended:
 	case <-timer.C:
 		res.TimedOut = true
 	case <-ctx.Done():
@@ -392,8 +456,12 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 		res.Cancelled = true
 	}
 	if res.TimedOut || res.Cancelled {
-		killSession(sid)
-		<-waitDone
+		if k != nil {
+			k.stop(keeperLimit) // everything below it, setsid or not
+		} else {
+			killSession(sid)
+		}
+		<-ended
 	}
 
 	// bash has exited: what it and its foreground commands wrote is in
@@ -406,9 +474,20 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 	finishDrain(mk, mkR, <-mkDone)
 	s.mu.Lock()
 	s.left.update(sid)
+	if k != nil {
+		live := s.keepers[:0]
+		for _, old := range s.keepers {
+			select {
+			case <-old.done:
+			default:
+				live = append(live, old)
+			}
+		}
+		s.keepers = append(live, k)
+	}
 	s.mu.Unlock()
 
-	res.ExitCode = exitCode(cmd.ProcessState)
+	res.ExitCode = code
 	text, dropped := out.result()
 	res.Output = strings.ToValidUTF8(text, "\uFFFD")
 	res.Truncated, res.Dropped = dropped > 0, dropped
@@ -565,6 +644,20 @@ func (s *Session) Close() error {
 	s.close.Do(func() {
 		s.cancel()
 		s.sem <- struct{}{} // wait for a running command to be killed; never released
+		s.mu.Lock()
+		keepers := s.keepers
+		s.keepers = nil
+		s.mu.Unlock()
+		// Each keeper kills what its command left, setsid'd or not.
+		var wg sync.WaitGroup
+		for _, k := range keepers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				k.stop(keeperLimit)
+			}()
+		}
+		wg.Wait()
 		s.mu.Lock()
 		s.left.killAll()
 		s.left = leftovers{}
