@@ -55,7 +55,7 @@ docs:
 ## redteam: the attack tests (races against swapped links, writers against writers, the shell's
 ## and trash's walls, hostile names) run FSMCP_REDTEAM times longer than in make test, three times over
 FSMCP_REDTEAM ?= 5
-REDTEAM_TESTS ?= ^Test(Race|EveryWriterAgainstEveryOther|WholeWritesAreNeverUndone|DeleteIsNeverUndoneByAnEdit|Shell(CannotChangeOrStatOutside|HelperNotTakenFromARoot)|LocalCoworkTrashNeverFollowsALinkOut|ChmodItemsRefusesHardLinkToOutside|GlobSymlinkDirOutDoesNotList|NameWithNewlineCannotForgeResultLine|EveryListingEscapesControlCharactersInNames|IndexFollowsOutsideChanges)
+REDTEAM_TESTS ?= ^Test(Race|EveryWriterAgainstEveryOther|WholeWritesAreNeverUndone|DeleteIsNeverUndoneByAnEdit|Shell(CannotChangeOrStatOutside|HelperNotTakenFromARoot)|LocalCoworkTrashNeverFollowsALinkOut|ChmodItemsRefusesHardLinkToOutside|GlobSymlinkDirOutDoesNotList|NameWithNewlineCannotForgeResultLine|EveryListingEscapesControlCharactersInNames|IndexFollowsOutsideChanges|IndexSeesWritesThroughLinksFromOutside|StatelessFloodCannotStarveASession|EverySearchToolWaitsForTheSlot|SetsidChildEndsWithItsSession|CraftedIndexIsSetAside|ListenCapSeesTheMethodTheSDKServes|LaterPageNeverPassesForTheTree)
 redteam:
 	FSMCP_REDTEAM=$(FSMCP_REDTEAM) $(GO) test -count=3 -timeout 90m -run '$(REDTEAM_TESTS)' ./integration/
 
