@@ -153,3 +153,45 @@ func TestCallTimeoutEndsAsDeadlineExceeded(t *testing.T) {
 		t.Fatalf("err %v", ctx2.Err())
 	}
 }
+
+// stubSearcher answers at once; it counts the searches that reached it.
+type stubSearcher struct {
+	Searcher
+	greps chan struct{}
+}
+
+func (s stubSearcher) Grep(context.Context, GrepQuery, Sink) error {
+	s.greps <- struct{}{}
+	return nil
+}
+
+// Enter holds a slot for a whole call: the searches that call then makes
+// through the admission's Searcher take no second slot (with one slot,
+// they would wait for ever), while another call waits for it, and past
+// the wait is refused as busy.
+func TestEnterHoldsTheSlotForTheCall(t *testing.T) {
+	a := NewAdmission(1, 50*time.Millisecond)
+	s := a.Searcher(stubSearcher{greps: make(chan struct{}, 2)})
+	ctx, release, err := a.Enter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Grep(ctx, GrepQuery{}, nil); err != nil {
+		t.Fatalf("a search of the call that holds the slot: %v", err)
+	}
+	if _, again, err := a.Enter(ctx); err != nil {
+		t.Fatalf("entering again in the call that holds the slot: %v", err)
+	} else {
+		again()
+	}
+	if _, _, err := a.Enter(WithQueue(context.Background(), "other")); !errors.Is(err, ErrBusy) {
+		t.Fatalf("another call while the slot is held: %v, want busy", err)
+	}
+	if err := s.Grep(WithQueue(context.Background(), "other"), GrepQuery{}, nil); !errors.Is(err, ErrBusy) {
+		t.Fatalf("another call's search while the slot is held: %v, want busy", err)
+	}
+	release()
+	if err := s.Grep(context.Background(), GrepQuery{}, nil); err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+}
