@@ -22,5 +22,9 @@ type watchBudget struct{}
 func (*watcher) sync()  {}
 func (*watcher) close() {}
 
-// check does nothing here: there is no watcher to prune with.
-func (s *Searcher) check(context.Context, *rootIndex, *Index) (rebuild bool) { return false }
+// check does nothing here: there is no watcher to prune with, nor file
+// watches to budget.
+func (s *Searcher) check(context.Context, *rootIndex, *Index) (rebuild bool) {
+	_ = s.fileWatches
+	return false
+}
