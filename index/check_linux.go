@@ -177,7 +177,10 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	if n := bare.Load(); n > 0 {
 		s.opts.Log.Info("index: too few inotify watches for every file (fs.inotify.max_user_watches); the files without one are stat'ed by every search", "root", r.root, "files", n)
 	}
-	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", len(w.wds), "file_watches", len(w.files), "changed", differ.Load())
+	w.mu.Lock()
+	dirWatches, fileWatches := len(w.wds), len(w.files)
+	w.mu.Unlock()
+	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", dirWatches, "file_watches", fileWatches, "changed", differ.Load())
 	return false
 }
 
