@@ -155,6 +155,8 @@ var pathCallAllowed = map[string]string{
 	"shell/proc.go procOK os.Stat":                  "/proc",
 	"shell/proc.go procStat os.ReadFile":            "/proc/PID/stat",
 	"shell/proc.go scanSessions os.Open":            "/proc",
+	"shell/keeper_linux.go descendants os.Open":     "/proc, by the keeper: the processes below it",
+	"shell/keeper_linux.go parentOf os.ReadFile":    "/proc/PID/stat, by the keeper",
 	// The change journal's own directory, under the user's state
 	// directory and refused inside a root; its files go through an os.Root.
 	"journal/journal.go realish filepath.EvalSymlinks": "compares the journal directory with the roots",
