@@ -65,7 +65,7 @@ type runner struct {
 
 func main() {
 	runs := flag.Int("runs", 7, "timed runs per cell (median reported); one warm-up run precedes them")
-	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, linux (issue 14's queries on the Linux 6.12 source), mono (issue 22's: 12 hard-linked copies of it under one git init), or directories")
+	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, linux (issue 14's queries on the Linux 6.12 source), mono (12 distinct copies of it under one git init, -copies), or directories")
 	limit := flag.Int("limit", 1000, "entries kept per search (the in-process collector's page; fs_grep's head_limit)")
 	only := flag.String("only", "", "run only the queries whose name contains this")
 	useMCP := flag.Bool("mcp", true, "also time fs_grep/fs_glob through a real MCP client against the built fsmcp binary (stdio), with and without rg on its PATH")
@@ -82,6 +82,7 @@ func main() {
 	pagingGlob := flag.String("paging-glob", "", "the paging row's fs_glob pattern (default: **/*.go, **/*.c on the linux and mono trees; - for none)")
 	index := flag.String("index", "off", "the servers' --index: off, or on (wait for each root's index before timing)")
 	floor := flag.Bool("floor", false, "add the \"rg on answer\" column: rg given exactly the files that match (the least any exact index can read)")
+	flag.IntVar(&monoCopies, "copies", monoCopies, "copies of the Linux tree in the mono tree")
 	flag.Parse()
 
 	rgBin, err := exec.LookPath("rg")
@@ -360,7 +361,7 @@ func resolveTree(t string) (dir, label string) {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
-		return dir, "mono (12x linux)"
+		return dir, fmt.Sprintf("mono (%dx linux)", monoCopies)
 	}
 	return t, filepath.Base(t)
 }
