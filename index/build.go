@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -35,15 +36,19 @@ const (
 	// register names holds the trigrams of nearly any identifier.
 	chunkSize = backend.ChunkSize
 	// runPairs bounds the build's memory: (trigram, file) pairs are
-	// collected up to this many (8 bytes each, 8 MiB), sorted and
-	// spilled to a run file, and the runs are merged at the end.
-	runPairs = 1 << 20
+	// collected up to this many (8 bytes each, 32 MiB, and as much again
+	// to sort them), sorted and spilled to a run file as delta varints
+	// (about 2 bytes a pair, where 8 a pair left more run files than the
+	// tree on a 20 GB monorepo), and the runs are merged at the end.
+	runPairs = 1 << 22
 )
 
 // buildStats describes one build.
 type buildStats struct {
 	Files, Indexed int
-	Bytes          int64 // content indexed
+	Bytes          int64 // distinct content indexed
+	Read           int64 // content read (identical contents counted each time)
+	Contents       int   // distinct contents
 	Took           time.Duration
 }
 
@@ -78,33 +83,52 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	}
 	defer root.Close()
 
-	// Hard links share one content: the first link met is read, the
-	// others only stat'ed. A link is indexed when its metadata is the
-	// content's as read (a change in between moves the shared times).
+	// Hard links share one content: the first link met is read (the
+	// inode's owner), the others only stat'ed; a link is indexed when its
+	// metadata is the owner's as read (a change in between moves the
+	// shared times). Distinct files of identical content (a vendored copy,
+	// a second checkout of a tree) share one too, found by the SHA-256 of
+	// what was read: its trigrams are extracted and posted once. Each
+	// such file is still its own inode to the check (inodeGroups).
 	type content struct {
-		m       meta
 		ok      bool
 		text    bool   // no NUL byte
 		base, n uint32 // its chunks' ids
 	}
 	var nextID atomic.Uint32
 	var contents []content
-	byInode := map[[2]uint64]uint32{}
-	cids := make([]uint32, len(names))
+	byInode := map[[2]uint64]int32{}         // (device, inode) -> its owner
+	byHash := map[[sha256.Size]byte]uint32{} // what was read -> its content
+	owner := make([]int32, len(names))       // the file whose read stands for this one's inode
+	cids := make([]uint32, len(names))       // owners only
+	newContent := func() uint32 {            // under mu
+		contents = append(contents, content{})
+		return uint32(len(contents) - 1)
+	}
 
+	// Reading waits on the disk more than on the processor: more
+	// goroutines read than the workers the build may keep busy, and
+	// hashing and trigram extraction take one of b.workers slots, each
+	// with its scratch (18 MiB: a bit and a pair mask per trigram).
+	type scratch struct {
+		seen  []uint64
+		nexts []uint8
+		tris  []uint32
+		ends  []int
+	}
+	slots := make(chan *scratch, b.workers)
+	for range b.workers {
+		slots <- &scratch{seen: make([]uint64, maxTrigram/64), nexts: make([]uint8, maxTrigram)}
+	}
 	var next, done int
 	var mu sync.Mutex
 	var firstErr error
 	var wg sync.WaitGroup
-	for range b.workers {
+	for range b.workers * readersPerWorker {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf []byte
-			seen := make([]uint64, maxTrigram/64)
-			nexts := make([]uint8, maxTrigram)
-			var tris []uint32
-			var ends []int
 			for {
 				b.yield()
 				mu.Lock()
@@ -116,30 +140,52 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 				}
 				f, m, key, err := openForIndex(root, names[i])
 				metas[i] = m
-				mu.Lock()
-				cid, shared := byInode[key]
-				shared = shared && err == nil && key[1] != 0
-				if !shared {
-					cid = uint32(len(contents))
-					contents = append(contents, content{m: m})
-					if err == nil && key[1] != 0 {
-						byInode[key] = cid
+				owner[i] = int32(i)
+				if err == nil && key[1] != 0 {
+					mu.Lock()
+					if j, shared := byInode[key]; shared {
+						owner[i] = j
+					} else {
+						byInode[key] = int32(i)
 					}
+					mu.Unlock()
 				}
-				cids[i] = cid
-				mu.Unlock()
 				var data []byte
 				ok := false
 				if err == nil {
-					if !shared {
+					if owner[i] == int32(i) {
 						data, ok = readForIndex(f, m, b.settle, &buf)
 					}
 					f.Close()
 				}
-				var base uint32
+				var sc *scratch
 				if ok {
-					tris, ends = chunkTrigrams(data, seen, nexts, tris[:0], ends[:0])
-					if ok = len(tris) <= maxFilePairs; ok {
+					sc = <-slots
+				}
+				fresh := false // the first file of its content: indexed here
+				var cid uint32
+				if ok {
+					sum := sha256.Sum256(data)
+					mu.Lock()
+					var dup bool
+					if cid, dup = byHash[sum]; !dup {
+						cid = newContent()
+						byHash[sum] = cid
+						fresh = true
+					}
+					cids[i] = cid
+					mu.Unlock()
+				} else if owner[i] == int32(i) {
+					mu.Lock()
+					cids[i] = newContent() // not indexed: an id no posting names
+					mu.Unlock()
+				}
+				if fresh {
+					var base uint32
+					sc.tris, sc.ends = chunkTrigrams(data, sc.seen, sc.nexts, sc.tris[:0], sc.ends[:0])
+					tris, ends := sc.tris, sc.ends
+					indexed := len(tris) <= maxFilePairs
+					if indexed {
 						base = nextID.Add(uint32(len(ends))) - uint32(len(ends))
 						from := 0
 						for k, end := range ends {
@@ -147,23 +193,30 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 								mu.Lock()
 								firstErr = cmpOr(firstErr, err)
 								mu.Unlock()
+								slots <- sc
 								return
 							}
 							from = end
 						}
 					}
+					mu.Lock()
+					if indexed {
+						contents[cid] = content{ok: true, text: bytes.IndexByte(data, 0) < 0, base: base, n: uint32(len(ends))}
+						st.Bytes += int64(len(data))
+					}
+					mu.Unlock()
+				}
+				if sc != nil {
+					slots <- sc
 				}
 				if cap(buf) > 16<<20 {
 					buf = nil // a rare big file's buffer is not kept for the rest
 				}
 				mu.Lock()
-				if ok {
-					contents[cid].ok = true
-					contents[cid].text = bytes.IndexByte(data, 0) < 0
-					contents[cid].base, contents[cid].n = base, uint32(len(ends))
-					st.Bytes += int64(len(data))
-				}
 				done++
+				if ok {
+					st.Read += int64(len(data))
+				}
 				if b.report != nil {
 					b.report(done, len(names))
 				}
@@ -178,6 +231,7 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	if firstErr != nil {
 		return st, firstErr
 	}
+	st.Contents = len(contents)
 	// A content not indexed still gets an id, which no posting names.
 	for i := range contents {
 		if !contents[i].ok {
@@ -186,10 +240,11 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 	}
 	ids := make([]uint32, len(names))
 	nchunks := make([]uint32, len(names))
-	for i, cid := range cids {
-		c := contents[cid]
+	for i := range names {
+		o := owner[i]
+		c := contents[cids[o]]
 		ids[i], nchunks[i] = c.base, c.n
-		if c.ok && c.m == metas[i] {
+		if c.ok && metas[o] == metas[i] {
 			flags[i] = flagIndexed
 			if c.text {
 				flags[i] |= flagText
@@ -385,7 +440,8 @@ func radixSort(a, tmp []uint64) []uint64 {
 	return tmp
 }
 
-// spill sorts the pairs in memory and writes them to a run file.
+// spill sorts the pairs in memory and writes them to a run file, each
+// pair as the varint of its difference from the one before.
 func (b *builder) spill() error {
 	b.tmp = radixSort(b.pairs, b.tmp)
 	f, err := os.CreateTemp(b.dir, "run-*.tmp")
@@ -394,10 +450,11 @@ func (b *builder) spill() error {
 	}
 	b.runs = append(b.runs, f.Name())
 	w := bufio.NewWriterSize(f, 1<<16)
-	var x [8]byte
+	var x [binary.MaxVarintLen64]byte
+	var prev uint64
 	for _, p := range b.pairs {
-		binary.LittleEndian.PutUint64(x[:], p)
-		w.Write(x[:])
+		w.Write(x[:binary.PutUvarint(x[:], p-prev)])
+		prev = p
 	}
 	err = w.Flush()
 	if cerr := f.Close(); err == nil {
@@ -420,12 +477,18 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 	b.tmp = radixSort(b.pairs, b.tmp)
 	b.tmp = nil
 	src := &merger{}
+	var opened []*os.File
+	defer func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}()
 	for _, r := range b.runs {
 		f, err := os.Open(r)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		opened = append(opened, f)
 		src.add(&runReader{r: f})
 	}
 	src.add(&runReader{block: b.pairs})
@@ -481,6 +544,13 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 	if err := pw.Flush(); err != nil {
 		return err
 	}
+	// The runs are merged: their disk is freed before the index file
+	// takes its own.
+	for _, f := range opened {
+		f.Close()
+	}
+	opened = nil
+	b.cleanRuns()
 	if _, err := post.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -558,13 +628,16 @@ type pair struct {
 }
 
 // runReader reads one sorted run, from a file (a block of pairs at a
-// time) or from memory.
+// time, decoded from spill's delta varints) or from memory.
 type runReader struct {
-	r     io.Reader
-	block []uint64 // pairs read and not yet taken
-	buf   []uint64 // block's storage for a file
-	raw   []byte
-	head  pair
+	r      io.Reader
+	block  []uint64 // pairs read and not yet taken
+	buf    []uint64 // block's storage for a file
+	raw    []byte   // bytes read, raw[rp:rn] not yet decoded
+	rp, rn int
+	eof    bool
+	prev   uint64
+	head   pair
 }
 
 func (r *runReader) advance() bool {
@@ -572,31 +645,52 @@ func (r *runReader) advance() bool {
 		if r.r == nil {
 			return false
 		}
-		if r.raw == nil {
-			r.raw = make([]byte, 1<<16)
-		}
-		n, err := io.ReadFull(r.r, r.raw)
-		if n%8 != 0 {
-			r.head = pair{err: fmt.Errorf("a run file ends inside a pair")}
-			return true
-		}
-		if n == 0 {
-			if err == io.EOF {
-				return false
-			}
+		if err := r.fill(); err != nil {
 			r.head = pair{err: err}
 			return true
 		}
-		if r.buf == nil {
-			r.buf = make([]uint64, len(r.raw)/8)
-		}
-		r.block = r.buf[:n/8]
-		for i := range r.block {
-			r.block[i] = binary.LittleEndian.Uint64(r.raw[8*i:])
+		if len(r.block) == 0 {
+			return false
 		}
 	}
 	r.head, r.block = pair{v: r.block[0]}, r.block[1:]
 	return true
+}
+
+// fill decodes the next block of pairs.
+func (r *runReader) fill() error {
+	if r.raw == nil {
+		r.raw, r.buf = make([]byte, 1<<16), make([]uint64, 1<<13)
+	}
+	n := 0
+	for n < len(r.buf) {
+		if r.rn-r.rp < binary.MaxVarintLen64 && !r.eof {
+			r.rn = copy(r.raw, r.raw[r.rp:r.rn])
+			r.rp = 0
+			m, err := io.ReadFull(r.r, r.raw[r.rn:])
+			r.rn += m
+			switch err {
+			case nil:
+			case io.EOF, io.ErrUnexpectedEOF:
+				r.eof = true
+			default:
+				return err
+			}
+		}
+		if r.rp == r.rn {
+			break
+		}
+		d, k := binary.Uvarint(r.raw[r.rp:r.rn])
+		if k <= 0 {
+			return fmt.Errorf("a run file ends inside a pair")
+		}
+		r.rp += k
+		r.prev += d
+		r.buf[n] = r.prev
+		n++
+	}
+	r.block = r.buf[:n]
+	return nil
 }
 
 // merger merges sorted runs: a binary heap on the runs' heads.
@@ -651,9 +745,14 @@ func (m *merger) next() (pair, bool) {
 	return p, true
 }
 
-// workersFor is how many goroutines read files for a build: half the
-// cores, so serving keeps the rest.
+// workersFor is how many goroutines hash and extract trigrams for a
+// build: half the cores, so serving keeps the rest.
 func workersFor() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// readersPerWorker: files are opened and read by this many goroutines per
+// worker, so that the disk has several reads to serve while one content
+// is hashed and indexed.
+const readersPerWorker = 4
 
 // cacheFile is the index file's name in its directory.
 func cacheFile(dir string) string { return filepath.Join(dir, "index.bin") }

@@ -43,18 +43,20 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 			giveUp("more than 1% of the files differ from the index")
 		}
 	}
+	group, ngroups := inodeGroups(ix)
 	ps := &pruneState{ix: ix, w: w, known: knownDirs(ix), always: map[string]struct{}{},
-		external: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root), inodes: inodesOf(ix), files: contentFilesOf(ix)}
-	links := make([]uint32, ix.ncontent) // names per content: hard links inside the root
+		external: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root),
+		inodes: inodesOf(ix, group, ngroups), files: contentFilesOf(ix), group: group, inodeFiles: groupFilesOf(group, ngroups)}
+	links := make([]uint32, ngroups) // names per inode: hard links inside the root
 	for i := range ix.nfiles {
-		links[ix.content(i)]++
+		links[group[i]]++
 		if _, indexed := ix.fileMeta(i); !indexed {
 			addAncestors(ps.always, dirOf(string(ix.nameBytes(i))))
 		}
 	}
-	// watched: contents whose inode has a watch of its own (the first name
-	// met adds it); unwatched: those that could get none.
-	watched, unwatched := make([]uint64, (ix.ncontent+63)/64), make([]uint64, (ix.ncontent+63)/64)
+	// watched: inodes that have a watch of their own (the first name met
+	// adds it); unwatched: those that could get none.
+	watched, unwatched := make([]uint64, (ngroups+63)/64), make([]uint64, (ngroups+63)/64)
 	var bare atomic.Int64 // files stat'ed by every search for want of a watch
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -115,13 +117,13 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 				continue
 			}
 			want, indexed := ix.fileMeta(id)
-			cid := ix.content(id)
+			g := int(group[id])
 			// A file is trusted unstat'ed only while its inode has a watch
 			// of its own: a hard link to it can be made at any time from
 			// where no directory watch looks, and written through. Its
 			// first name met adds the watch, its other names share it.
 			mu.Lock()
-			known, lacking := has(watched, cid), has(unwatched, cid)
+			known, lacking := has(watched, g), has(unwatched, g)
 			mu.Unlock()
 			var now meta
 			var nlink uint64
@@ -130,7 +132,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 				now, nlink, regular = fileAt(dirfd, name)
 				inodeWatched = known
 			} else {
-				now, nlink, regular, inodeWatched = w.addFile(dirfd, name, cid)
+				now, nlink, regular, inodeWatched = w.addFile(dirfd, name, g)
 			}
 			if !regular || now != want {
 				differs(frel)
@@ -138,11 +140,11 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 			}
 			mu.Lock()
 			if inodeWatched {
-				set(watched, cid)
+				set(watched, g)
 			} else if indexed {
-				set(unwatched, cid)
+				set(unwatched, g)
 			}
-			if !inodeWatched && (indexed || nlink > uint64(links[cid])) {
+			if !inodeWatched && (indexed || nlink > uint64(links[g])) {
 				// Read by every search: stat'ed where its directory is read.
 				ps.external[frel] = struct{}{}
 				addAncestors(ps.always, rel)
@@ -184,18 +186,18 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	return false
 }
 
-// inodesOf lists ix's contents by inode.
-func inodesOf(ix *Index) []inodeContent {
-	out := make([]inodeContent, 0, ix.ncontent)
-	seen := make([]bool, ix.ncontent)
+// inodesOf lists ix's inodes (numbered by inodeGroups) by inode.
+func inodesOf(ix *Index, group []int32, n int) []inodeContent {
+	out := make([]inodeContent, 0, n)
+	seen := make([]bool, n)
 	for i := range ix.nfiles {
-		cid := ix.content(i)
-		if seen[cid] {
+		g := group[i]
+		if seen[g] {
 			continue
 		}
-		seen[cid] = true
+		seen[g] = true
 		m, _ := ix.fileMeta(i)
-		out = append(out, inodeContent{m.ino, cid})
+		out = append(out, inodeContent{m.ino, int(g)})
 	}
 	slices.SortFunc(out, func(a, b inodeContent) int { return cmp.Compare(a.ino, b.ino) })
 	return out

@@ -192,6 +192,9 @@ func (s *Searcher) Start(ctx context.Context) {
 	}()
 }
 
+// progressEvery is how often a build logs how far it got.
+const progressEvery = 10 * time.Second
+
 // RecheckEvery is how often a root is looked at again, in the background,
 // once its watcher lost events or its overlay of changes grew past 1% of
 // its files.
@@ -311,9 +314,11 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 	}
 	files = nil
 	b := &builder{root: r.root, dir: r.dir, yield: s.waitIdle, workers: workersFor(), settle: s.opts.Settle}
-	step := max(len(names)/4, 1)
+	// Progress every few seconds (report runs under the build's lock).
+	last := time.Now()
 	b.report = func(done, all int) {
-		if done%step == 0 && done < all {
+		if now := time.Now(); now.Sub(last) >= progressEvery && done < all {
+			last = now
 			s.opts.Log.Info("index: building", "root", r.root, "files", done, "of", all)
 		}
 	}
@@ -327,8 +332,8 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 		return err
 	}
 	s.swap(r, ix)
-	s.opts.Log.Info("index: ready", "root", r.root, "files", st.Files, "indexed", st.Indexed,
-		"content_bytes", st.Bytes, "index_bytes", ix.Size(), "took", st.Took.Round(time.Millisecond))
+	s.opts.Log.Info("index: ready", "root", r.root, "files", st.Files, "indexed", st.Indexed, "read_bytes", st.Read,
+		"contents", st.Contents, "content_bytes", st.Bytes, "index_bytes", ix.Size(), "took", st.Took.Round(time.Millisecond))
 	s.check(ctx, r, ix)
 	return nil
 }

@@ -14,25 +14,25 @@ type overlay struct {
 	broken   string              // why pruning is off ("" while exact)
 	files    map[string]struct{} // paths (relative) of entries changed
 	subtrees map[string]struct{} // directories whose whole subtree is unknown
-	// contents are the content ids whose inode's own watch reported a
-	// change: written, linked or unlinked, by whatever name.
-	contents map[int]struct{}
+	// inodes are the inodes (inodeGroups' numbers) whose own watch
+	// reported a change: written, linked or unlinked, by whatever name.
+	inodes map[int]struct{}
 }
 
 func newOverlay() *overlay {
-	return &overlay{files: map[string]struct{}{}, subtrees: map[string]struct{}{}, contents: map[int]struct{}{}}
+	return &overlay{files: map[string]struct{}{}, subtrees: map[string]struct{}{}, inodes: map[int]struct{}{}}
 }
 
-// changedContent records that the file inode holding content cid changed:
-// every name of it is read from now on.
-func (o *overlay) changedContent(cid int) {
+// changedInode records that the file inode numbered g (inodeGroups)
+// changed: every name of it is read from now on.
+func (o *overlay) changedInode(g int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.broken != "" {
 		return
 	}
-	o.contents[cid] = struct{}{}
-	if len(o.files)+len(o.subtrees)+len(o.contents) > overlayCap {
+	o.inodes[g] = struct{}{}
+	if len(o.files)+len(o.subtrees)+len(o.inodes) > overlayCap {
 		o.breakOff("more changes than the overlay holds")
 	}
 }
@@ -50,7 +50,7 @@ func (o *overlay) changed(rel string, subtree bool) {
 	} else {
 		o.files[rel] = struct{}{}
 	}
-	if len(o.files)+len(o.subtrees)+len(o.contents) > overlayCap {
+	if len(o.files)+len(o.subtrees)+len(o.inodes) > overlayCap {
 		o.breakOff("more changes than the overlay holds")
 	}
 }
@@ -61,7 +61,7 @@ func (o *overlay) breakOff(why string) {
 	if o.broken == "" {
 		o.broken = why
 	}
-	o.files, o.subtrees, o.contents = nil, nil, nil
+	o.files, o.subtrees, o.inodes = nil, nil, nil
 }
 
 func (o *overlay) fail(why string) {
@@ -71,14 +71,14 @@ func (o *overlay) fail(why string) {
 }
 
 // snapshot copies the changes for one search.
-func (o *overlay) snapshot() (files, subtrees map[string]struct{}, contents []int, ok bool) {
+func (o *overlay) snapshot() (files, subtrees map[string]struct{}, inodes []int, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.broken != "" {
 		return nil, nil, nil, false
 	}
-	for cid := range o.contents {
-		contents = append(contents, cid)
+	for g := range o.inodes {
+		inodes = append(inodes, g)
 	}
 	files = make(map[string]struct{}, len(o.files))
 	for k := range o.files {
@@ -88,12 +88,12 @@ func (o *overlay) snapshot() (files, subtrees map[string]struct{}, contents []in
 	for k := range o.subtrees {
 		subtrees[k] = struct{}{}
 	}
-	return files, subtrees, contents, true
+	return files, subtrees, inodes, true
 }
 
 // size is how many changes o holds, and whether it lost track of them.
 func (o *overlay) size() (n int, lost bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.files) + len(o.subtrees) + len(o.contents), o.broken != ""
+	return len(o.files) + len(o.subtrees) + len(o.inodes), o.broken != ""
 }

@@ -38,11 +38,16 @@ type pruneState struct {
 	// bring those back reads them.
 	leftOut map[string]struct{}
 	parents string // the ignore files and .git above the root, as checked
-	// inodes maps each content's inode to it, sorted by inode: a change
-	// written through one hard link is reported for that name only, and
-	// every other name of the inode must be read too.
+	// inodes maps each inode number to its group (inodeGroups), sorted
+	// by inode: a change written through one hard link is reported for
+	// that name only, and every other name of the inode must be read too.
 	inodes []inodeContent
-	files  *contentFiles
+	files  *contentFiles // names by content: a candidate content's files
+	// group numbers each file's inode (inodeGroups); inodeFiles lists
+	// the names of each. Files of one content are not one inode: the
+	// build posts identical contents once.
+	group      []int32
+	inodeFiles *contentFiles
 }
 
 // contentFiles lists an index's files by content, so a search finds the
@@ -75,17 +80,75 @@ func (cf *contentFiles) each(ids []uint64, fn func(file int)) {
 }
 
 type inodeContent struct {
-	ino uint64
-	cid int
+	ino   uint64
+	group int
 }
 
-// contentOfInode is the content id of ino, if the index holds it.
-func (ps *pruneState) contentOfInode(ino uint64) (int, bool) {
+// groupOfInode is the inode group (inodeGroups) of ino, if the index
+// holds it.
+func (ps *pruneState) groupOfInode(ino uint64) (int, bool) {
 	i, ok := slices.BinarySearchFunc(ps.inodes, ino, func(e inodeContent, t uint64) int { return cmp.Compare(e.ino, t) })
 	if !ok {
 		return 0, false
 	}
-	return ps.inodes[i].cid, true
+	return ps.inodes[i].group, true
+}
+
+// inodeGroups numbers the inodes of ix's files: names sharing a content
+// and an inode number are hard links of one inode; names sharing a
+// content alone are distinct files of identical content, which the
+// build read and posted once but which are written apart, so each is an
+// inode of its own to watch and follow. It returns each file's number
+// and how many there are.
+func inodeGroups(ix *Index) (group []int32, n int) {
+	group = make([]int32, ix.nfiles)
+	first := make([]int32, ix.ncontent) // per content: its first inode's number + 1
+	var inos []uint64                   // per number: its inode
+	var more map[[2]uint64]int32        // (content, inode) of a content's second inode on
+	for i := range ix.nfiles {
+		cid := ix.content(i)
+		m, _ := ix.fileMeta(i)
+		g := first[cid] - 1
+		switch {
+		case g < 0:
+			g = int32(len(inos))
+			inos = append(inos, m.ino)
+			first[cid] = g + 1
+		case inos[g] != m.ino:
+			if more == nil {
+				more = map[[2]uint64]int32{}
+			}
+			k := [2]uint64{uint64(cid), m.ino}
+			var ok bool
+			if g, ok = more[k]; !ok {
+				g = int32(len(inos))
+				inos = append(inos, m.ino)
+				more[k] = g
+			}
+		}
+		group[i] = g
+	}
+	return group, len(inos)
+}
+
+// groupFilesOf lists files by their inode number (inodeGroups).
+func groupFilesOf(group []int32, n int) *contentFiles {
+	cf := &contentFiles{base: make([]int32, n), start: make([]int32, n+1), files: make([]int32, len(group))}
+	for g := range cf.base {
+		cf.base[g] = int32(g)
+	}
+	for _, g := range group {
+		cf.start[g+1]++
+	}
+	for g := range n {
+		cf.start[g+1] += cf.start[g]
+	}
+	next := slices.Clone(cf.start[:n])
+	for i, g := range group {
+		cf.files[next[g]] = int32(i)
+		next[g]++
+	}
+	return cf
 }
 
 // stale reports whether r, serving ix, should be checked again: its
@@ -163,41 +226,42 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore bool) *queryPrune {
 	if ps.parents != parentPrint(ps.ix.root) {
 		return nil
 	}
-	changed, subtrees, contents, ok := ps.w.ov.snapshot()
+	changed, subtrees, inodes, ok := ps.w.ov.snapshot()
 	if !ok {
 		return nil
 	}
 	qp := &queryPrune{ps: ps, restore: restore, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
-	qp.hasChange = len(changed) > 0 || len(subtrees) > 0 || len(contents) > 0
+	qp.hasChange = len(changed) > 0 || len(subtrees) > 0 || len(inodes) > 0
 	ix := ps.ix
 	// A change through one hard link changes every name of the inode, and
 	// a change an inode's own watch saw (through a name no directory
 	// watch covers) every name the index gives it.
 	var linked []uint64
-	for _, cid := range contents {
+	ngroups := len(ps.inodeFiles.base)
+	for _, g := range inodes {
 		if linked == nil {
-			linked = make([]uint64, (ix.ncontent+63)/64)
+			linked = make([]uint64, (ngroups+63)/64)
 		}
-		set(linked, cid)
+		set(linked, g)
 	}
 	for rel := range changed {
-		cid, ok := -1, false
+		g, ok := -1, false
 		if id, known := ix.lookup(rel); known {
-			cid, ok = ix.content(id), true
+			g, ok = int(ps.group[id]), true
 		} else if ino, nlink, regular := linkOf(filepath.Join(ix.root, rel)); regular && nlink > 1 {
-			cid, ok = ps.contentOfInode(ino)
+			g, ok = ps.groupOfInode(ino)
 		}
 		if ok {
 			if linked == nil {
-				linked = make([]uint64, (ix.ncontent+63)/64)
+				linked = make([]uint64, (ngroups+63)/64)
 			}
-			set(linked, cid)
+			set(linked, g)
 		}
 	}
 	leads := func(file int) { addAncestors(qp.visit, dirOf(string(ix.nameBytes(file)))) }
 	ps.files.each(hits, leads)
 	if linked != nil {
-		ps.files.each(linked, func(f int) { changed[string(ix.nameBytes(f))] = struct{}{} })
+		ps.inodeFiles.each(linked, func(f int) { changed[string(ix.nameBytes(f))] = struct{}{} })
 	}
 	for rel := range changed {
 		addAncestors(qp.visit, dirOf(rel))

@@ -68,7 +68,7 @@ type watcher struct {
 	ov     *overlay
 	mu     sync.Mutex       // wds, files, and reading fd
 	wds    map[int32]string // watch → directory (relative; "" the root)
-	files  map[int32]int    // watch → the content id of the file inode it watches
+	files  map[int32]int    // watch → the number of the file inode it watches (inodeGroups)
 	budget *watchBudget
 	taken  int64 // file watches taken from budget
 	buf    []byte
@@ -90,9 +90,9 @@ func newWatcher(budget *watchBudget) (*watcher, error) {
 // descriptor, never by name), and only then takes its metadata and link
 // count: a change before the watch shows in them, one after is an event.
 // watched is false when the file got no watch (the budget is spent, or
-// the inode is already watched for another content): every search must
+// the inode is already watched under another number): every search must
 // then stat it. ok is false when it is not a regular file any more.
-func (w *watcher) addFile(dirfd int, name string, cid int) (m meta, nlink uint64, ok, watched bool) {
+func (w *watcher) addFile(dirfd int, name string, inode int) (m meta, nlink uint64, ok, watched bool) {
 	fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return meta{}, 0, false, false
@@ -112,9 +112,9 @@ func (w *watcher) addFile(dirfd int, name string, cid int) (m meta, nlink uint64
 				w.budget.used.Add(-1)
 			case taken:
 				w.budget.used.Add(-1)
-				watched = other == cid
+				watched = other == inode
 			default:
-				w.files[int32(wd)] = cid
+				w.files[int32(wd)] = inode
 				w.taken++
 				watched = true
 			}
@@ -214,11 +214,11 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 		w.ov.fail("the watcher's queue overflowed")
 		return
 	}
-	if cid, ok := w.files[wd]; ok {
+	if g, ok := w.files[wd]; ok {
 		if mask&unix.IN_IGNORED != 0 {
 			delete(w.files, wd) // the inode is gone, or unwatchable: its names are read from now on
 		}
-		w.ov.changedContent(cid)
+		w.ov.changedInode(g)
 		return
 	}
 	dir, ok := w.wds[wd]
