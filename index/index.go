@@ -268,7 +268,9 @@ func (s *Searcher) prepare(ctx context.Context, r *rootIndex) error {
 
 // refresh lists r's files and compares them with cached (r's index in
 // use, or nil): it keeps it when at most 1% of the files changed, and
-// builds a new one otherwise; then a watcher checks the tree against it.
+// builds a new one otherwise, from cached when at most half the files
+// changed (only those are read; see builder.update); then a watcher
+// checks the tree against it.
 func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) error {
 	file := cacheFile(r.dir)
 	files, err := listFileInfo(ctx, s.native, r.root, s.waitIdle)
@@ -284,6 +286,7 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 		s.opts.Log.Debug("index: off for this root (auto: fewer files than pay for one)", "root", r.root, "files", len(files), "threshold", s.opts.AutoMin)
 		return nil
 	}
+	from := cached
 	if cached != nil {
 		changed := cached.changedOf(files)
 		if changed*100 <= len(files) {
@@ -296,7 +299,10 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 			}
 			changed = -1
 		}
-		s.opts.Log.Info("index: rebuilding; the cached one still narrows searches meanwhile", "root", r.root, "changed", changed)
+		if changed*2 > len(files) {
+			from = nil // most of it changed: read everything
+		}
+		s.opts.Log.Info("index: updating; the cached one still narrows searches meanwhile", "root", r.root, "changed", changed)
 	}
 	if err := os.MkdirAll(r.dir, 0o700); err != nil {
 		return err
@@ -323,7 +329,7 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 		}
 	}
 	s.opts.Log.Info("index: building", "root", r.root, "files", len(names), "dir", r.dir)
-	st, err := b.build(ctx, names, file)
+	st, err := b.update(ctx, from, names, file)
 	if err != nil {
 		return err
 	}
@@ -332,7 +338,7 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 		return err
 	}
 	s.swap(r, ix)
-	s.opts.Log.Info("index: ready", "root", r.root, "files", st.Files, "indexed", st.Indexed, "read_bytes", st.Read,
+	s.opts.Log.Info("index: ready", "root", r.root, "files", st.Files, "indexed", st.Indexed, "reused", st.Reused, "read_bytes", st.Read,
 		"contents", st.Contents, "content_bytes", st.Bytes, "index_bytes", ix.Size(), "took", st.Took.Round(time.Millisecond))
 	s.check(ctx, r, ix)
 	return nil
