@@ -50,6 +50,7 @@ type buildStats struct {
 	Read           int64 // content read (identical contents counted each time)
 	Contents       int   // distinct contents read
 	Reused         int   // files kept from the old index unread
+	Known          int   // files read again whose content the old index held
 	Took           time.Duration
 }
 
@@ -112,6 +113,7 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 		ok      bool
 		text    bool   // no NUL byte
 		base, n uint32 // its chunks' ids
+		sum     [sha256.Size]byte
 	}
 	var nextID atomic.Uint32
 	var contents []content
@@ -139,9 +141,21 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 		slots <- &scratch{seen: make([]uint64, maxTrigram/64), nexts: make([]uint8, maxTrigram)}
 	}
 	// oldOf: each name's file in old (-1: none); reused: the old file
-	// whose record a name keeps (+1; 0: read anew).
-	var oldOf, reused []int32
+	// whose record a name keeps (+1; 0: read anew). oldByHash finds the
+	// old content a file read again holds (a file whose times alone
+	// moved, a copy of a file the index holds): oldContent then names
+	// its old file (+1) instead of cids a new content.
+	var oldOf, reused, oldContent []int32
+	oldByHash := map[[sha256.Size]byte]int32{}
 	if old != nil {
+		oldContent = make([]int32, len(names))
+		for j := range old.nfiles {
+			if _, indexed := old.fileMeta(j); indexed {
+				if h := old.hash(old.content(j)); h != ([sha256.Size]byte{}) {
+					oldByHash[h] = int32(j)
+				}
+			}
+		}
 		oldOf, reused = make([]int32, len(names)), make([]int32, len(names))
 		j := 0
 		for i, n := range names {
@@ -163,29 +177,37 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 		go func() {
 			defer wg.Done()
 			var buf []byte
+			ds := &dirStat{root: root}
+			defer ds.close()
+			var i, end int // this goroutine's batch of names: a directory's files come together
 			for {
-				b.yield()
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
+				if i == end {
+					b.yield()
+					mu.Lock()
+					i, end = next, min(next+batchNames, len(names))
+					next = end
+					mu.Unlock()
+				}
 				if i >= len(names) || ctx.Err() != nil {
 					return
+				}
+				i++
+				i := i - 1
+				if old != nil && oldOf[i] >= 0 {
+					if was, indexed := old.fileMeta(int(oldOf[i])); indexed {
+						if m, ok := ds.stat(names[i]); ok && was == m {
+							reused[i] = oldOf[i] + 1
+							mu.Lock()
+							done++
+							st.Reused++
+							mu.Unlock()
+							continue
+						}
+					}
 				}
 				f, m, key, err := openForIndex(root, names[i])
 				metas[i] = m
 				owner[i] = int32(i)
-				if err == nil && old != nil && oldOf[i] >= 0 {
-					if was, indexed := old.fileMeta(int(oldOf[i])); indexed && was == m {
-						f.Close()
-						reused[i] = oldOf[i] + 1
-						mu.Lock()
-						done++
-						st.Reused++
-						mu.Unlock()
-						continue
-					}
-				}
 				if err == nil && key[1] != 0 {
 					mu.Lock()
 					if j, shared := byInode[key]; shared {
@@ -211,15 +233,23 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 				var cid uint32
 				if ok {
 					sum := sha256.Sum256(data)
-					mu.Lock()
-					var dup bool
-					if cid, dup = byHash[sum]; !dup {
-						cid = newContent()
-						byHash[sum] = cid
-						fresh = true
+					if j, had := oldByHash[sum]; had {
+						oldContent[i] = j + 1
+						mu.Lock()
+						st.Known++
+						mu.Unlock()
+					} else {
+						mu.Lock()
+						var dup bool
+						if cid, dup = byHash[sum]; !dup {
+							cid = newContent()
+							contents[cid].sum = sum
+							byHash[sum] = cid
+							fresh = true
+						}
+						cids[i] = cid
+						mu.Unlock()
 					}
-					cids[i] = cid
-					mu.Unlock()
 				} else if owner[i] == int32(i) {
 					mu.Lock()
 					cids[i] = newContent() // not indexed: an id no posting names
@@ -246,7 +276,7 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 					}
 					mu.Lock()
 					if indexed {
-						contents[cid] = content{ok: true, text: bytes.IndexByte(data, 0) < 0, base: base, n: uint32(len(ends))}
+						contents[cid] = content{ok: true, text: bytes.IndexByte(data, 0) < 0, base: base, n: uint32(len(ends)), sum: contents[cid].sum}
 						st.Bytes += int64(len(data))
 					}
 					mu.Unlock()
@@ -293,11 +323,13 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 		for i := range remap {
 			remap[i] = deadContent
 		}
-		for _, r := range reused {
-			if r > 0 {
-				c, n := old.content(int(r-1)), old.chunks(int(r-1))
-				for id := c; id < c+n; id++ {
-					remap[id] = 0
+		for _, keep := range [][]int32{reused, oldContent} {
+			for _, r := range keep {
+				if r > 0 {
+					c, n := old.content(int(r-1)), old.chunks(int(r-1))
+					for id := c; id < c+n; id++ {
+						remap[id] = 0
+					}
 				}
 			}
 		}
@@ -320,6 +352,15 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 			continue
 		}
 		o := owner[i]
+		if old != nil && oldContent[o] > 0 {
+			j := int(oldContent[o] - 1)
+			ids[i], nchunks[i] = remap[old.content(j)], uint32(old.chunks(j))
+			if metas[o] == metas[i] {
+				flags[i] = binary.LittleEndian.Uint32(old.rec(j)[12:]) & (flagIndexed | flagText)
+				st.Indexed++
+			}
+			continue
+		}
 		c := contents[cids[o]]
 		ids[i], nchunks[i] = live+c.base, c.n
 		if c.ok && metas[o] == metas[i] {
@@ -333,9 +374,21 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 	if uint64(live)+uint64(nextID.Load()) > 1<<32-1 {
 		return st, fmt.Errorf("more contents than an index numbers")
 	}
+	hashes := make([]byte, (int(live)+int(nextID.Load()))*hashSize)
+	for id, r := range remap {
+		if r != deadContent {
+			h := old.hash(id)
+			copy(hashes[int(r)*hashSize:], h[:])
+		}
+	}
+	for _, c := range contents {
+		if c.ok {
+			copy(hashes[int(live+c.base)*hashSize:], c.sum[:])
+		}
+	}
 	b.offset, b.old, b.remap = uint64(live)<<8, old, remap
 	defer func() { b.pairs, b.old, b.remap = nil, nil, nil }() // a builder may be used again
-	if err := b.write(names, metas, flags, ids, nchunks, int(live+nextID.Load()), out); err != nil {
+	if err := b.write(names, metas, flags, ids, nchunks, hashes, out); err != nil {
 		return st, err
 	}
 	st.Took = time.Since(start)
@@ -556,7 +609,8 @@ func (b *builder) cleanRuns() {
 
 // write merges the runs and the pairs in memory into the index file out,
 // written beside it under a temporary name and renamed into place.
-func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchunks []uint32, ncontent int, out string) (err error) {
+func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchunks []uint32, hashes []byte, out string) (err error) {
+	ncontent := len(hashes) / hashSize
 	b.tmp = radixSort(b.pairs, b.tmp)
 	b.tmp = nil
 	src := &merger{}
@@ -691,6 +745,7 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 	if _, err := io.Copy(w, post); err != nil {
 		return err
 	}
+	w.Write(hashes)
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -900,6 +955,10 @@ func workersFor() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 // worker, so that the disk has several reads to serve while one content
 // is hashed and indexed.
 const readersPerWorker = 4
+
+// batchNames is how many consecutive names a reading goroutine takes at
+// a time.
+const batchNames = 64
 
 // cacheFile is the index file's name in its directory.
 func cacheFile(dir string) string { return filepath.Join(dir, "index.bin") }

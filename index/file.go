@@ -18,7 +18,7 @@ import (
 
 // The on-disk index of one root, little-endian, memory-mapped whole:
 //
-//	header   magic "fsmcpix7", then u64: files, contents, trigrams, names
+//	header   magic "fsmcpix8", then u64: files, contents, trigrams, names
 //	         length, postings length, root length, chunk size
 //	         (backend.ChunkSize: an index chunked otherwise is not used);
 //	         the root's path
@@ -33,6 +33,10 @@ import (
 //	         then one byte: the pairBits of the two bytes that follow
 //	         the trigram in that content; trigram 0xffffff (which no
 //	         valid UTF-8 holds) lists the contents with a byte ≥ 0x80
+//	hashes   per content id, the SHA-256 of the content it begins (zero
+//	         for a later chunk's id and a content not indexed): an
+//	         update finds a file read again, whose content the index
+//	         already holds, by it, and posts nothing new for it
 //	trailer  CRC-32C of all the above, u32
 //
 // A file whose checksum, sizes, counts or order do not hold is set aside
@@ -50,10 +54,11 @@ import (
 // read): it is always a candidate.
 
 const (
-	magic       = "fsmcpix7"
+	magic       = "fsmcpix8"
 	headerFixed = len(magic) + 7*8
 	fileRecSize = 56
 	trigRecSize = 16
+	hashSize    = 32 // sha256.Size
 	flagIndexed = 1
 	flagText    = 2 // the content holds no NUL byte
 	maxTrigram  = 1 << 24
@@ -89,6 +94,7 @@ type Index struct {
 	names    []byte
 	trigrams []byte // trigram records
 	post     []byte // postings
+	hashes   []byte // hashSize per content id
 
 	basesOnce sync.Once
 	base      []int32  // per id: the first id of its content
@@ -171,7 +177,7 @@ func parseIndex(data []byte, root string) (*Index, error) {
 		}
 	}
 	off := uint64(headerFixed)
-	need := off + nroot + nfiles*fileRecSize + nnames + ntrig*trigRecSize + npost
+	need := off + nroot + nfiles*fileRecSize + nnames + ntrig*trigRecSize + npost + ncontent*hashSize
 	if nfiles > 1<<32 || ntrig > maxTrigram || nnames > maxNameBytes || nroot > 1<<16 || need != size {
 		return nil, errCorrupt("the sections do not add up to the file's size")
 	}
@@ -191,6 +197,7 @@ func parseIndex(data []byte, root string) (*Index, error) {
 	ix.names = take(nnames)
 	ix.trigrams = take(ntrig * trigRecSize)
 	ix.post = take(npost)
+	ix.hashes = take(ncontent * hashSize)
 	if err := ix.checkFiles(); err != nil {
 		return nil, err
 	}
@@ -293,6 +300,13 @@ func (ix *Index) nameAt(i int) (off, n uint64) {
 func (ix *Index) nameBytes(i int) []byte {
 	o, n := ix.nameAt(i)
 	return ix.names[o : o+n]
+}
+
+// hash is the SHA-256 of the content that id begins; zero for a later
+// chunk or a content not indexed.
+func (ix *Index) hash(id int) (h [hashSize]byte) {
+	copy(h[:], ix.hashes[id*hashSize:])
+	return h
 }
 
 // content is file i's content id.

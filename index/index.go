@@ -338,7 +338,7 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 		return err
 	}
 	s.swap(r, ix)
-	s.opts.Log.Info("index: ready", "root", r.root, "files", st.Files, "indexed", st.Indexed, "reused", st.Reused, "read_bytes", st.Read,
+	s.opts.Log.Info("index: ready", "root", r.root, "files", st.Files, "indexed", st.Indexed, "reused", st.Reused, "known", st.Known, "read_bytes", st.Read,
 		"contents", st.Contents, "content_bytes", st.Bytes, "index_bytes", ix.Size(), "took", st.Took.Round(time.Millisecond))
 	s.check(ctx, r, ix)
 	return nil

@@ -3,8 +3,11 @@
 package index
 
 import (
+	"cmp"
 	"errors"
 	"os"
+	"path"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -104,4 +107,42 @@ func statIno(fi os.FileInfo) (ino, nlink uint64, regular bool) {
 		return 0, 0, false
 	}
 	return uint64(st.Ino), uint64(st.Nlink), true
+}
+
+// dirStat stats files by name relative to an open directory, kept open
+// from one name to the next of the same directory (a sorted list's
+// names come in runs), so an update checks the files it keeps with one
+// fstatat each instead of an open, stats and a close.
+type dirStat struct {
+	root *os.Root
+	dir  string
+	f    *os.File
+}
+
+// stat is the metadata of the regular file rel, a symlink not followed.
+func (d *dirStat) stat(rel string) (meta, bool) {
+	dir, base := path.Split(rel)
+	if d.f == nil || dir != d.dir {
+		d.close()
+		f, err := d.root.Open(cmp.Or(strings.TrimSuffix(dir, "/"), "."))
+		if err != nil {
+			return meta{}, false
+		}
+		d.f, d.dir = f, dir
+	}
+	raw, err := d.f.SyscallConn()
+	if err != nil {
+		return meta{}, false
+	}
+	var m meta
+	ok := false
+	raw.Control(func(fd uintptr) { m, _, ok = fileAt(int(fd), base) })
+	return m, ok
+}
+
+func (d *dirStat) close() {
+	if d.f != nil {
+		d.f.Close()
+		d.f = nil
+	}
 }

@@ -65,3 +65,17 @@ func mapFile(path string) ([]byte, func() error, error) {
 
 // statIno: Windows has no watcher to prune with, so this is never asked.
 func statIno(os.FileInfo) (ino, nlink uint64, regular bool) { return 0, 1, true }
+
+// dirStat stats files by name below root (on Windows through os.Root).
+type dirStat struct{ root *os.Root }
+
+// stat is the metadata of the regular file rel, a symlink not followed.
+func (d *dirStat) stat(rel string) (meta, bool) {
+	fi, err := d.root.Lstat(rel)
+	if err != nil || !fi.Mode().IsRegular() {
+		return meta{}, false
+	}
+	return metaOfInfo(fi), true
+}
+
+func (d *dirStat) close() {}

@@ -54,10 +54,11 @@ func postingsByFile(ix *Index) map[string]string {
 
 // TestUpdateReadsOnlyWhatChanged: an update from the old index reads the
 // files whose metadata moved (times set back to themselves, which moves
-// the change time only; an edit; a new file) and no other, drops the
-// deleted ones, and posts for every file exactly what a build from
-// scratch posts: chunked files, identical contents and files the old
-// index shared a content between included.
+// the change time only; an edit; a new file) and no other, finds those
+// whose content it held by their hash (nothing new posted for them),
+// drops the deleted ones, and posts for every file exactly what a build
+// from scratch posts: chunked files, identical contents and files the
+// old index shared a content between included.
 func TestUpdateReadsOnlyWhatChanged(t *testing.T) {
 	root := gitRoot(t)
 	files := maps.Clone(fixtureFiles)
@@ -106,6 +107,9 @@ func TestUpdateReadsOnlyWhatChanged(t *testing.T) {
 	}
 	if want := len(names) - 8; st.Reused != want {
 		t.Errorf("%d files kept unread, want %d (all but the 5 touched, the edited, the new and latin1.txt, which no index holds)", st.Reused, want)
+	}
+	if st.Known != 5 {
+		t.Errorf("%d files read again found in the old index by their content, want the 5 touched", st.Known)
 	}
 	fresh := filepath.Join(b.dir, "fresh.bin")
 	if _, err := b.build(ctx, names, fresh); err != nil {
