@@ -52,6 +52,7 @@ type buildStats struct {
 	Reused         int   // files kept from the old index unread
 	Known          int   // files read again whose content the old index held
 	Took           time.Duration
+	Merge          time.Duration // of Took: merging the postings and writing the file
 }
 
 // builder turns a list of files into an index file.
@@ -200,6 +201,9 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 							mu.Lock()
 							done++
 							st.Reused++
+							if b.report != nil {
+								b.report(done, len(names))
+							}
 							mu.Unlock()
 							continue
 						}
@@ -388,10 +392,11 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 	}
 	b.offset, b.old, b.remap = uint64(live)<<8, old, remap
 	defer func() { b.pairs, b.old, b.remap = nil, nil, nil }() // a builder may be used again
+	merge := time.Now()
 	if err := b.write(names, metas, flags, ids, nchunks, hashes, out); err != nil {
 		return st, err
 	}
-	st.Took = time.Since(start)
+	st.Took, st.Merge = time.Since(start), time.Since(merge)
 	return st, nil
 }
 
@@ -629,73 +634,19 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 		src.add(&runReader{r: f, add: b.offset})
 	}
 	src.add(&runReader{block: b.pairs, add: b.offset})
-	if b.old != nil {
-		op := &oldPostings{ix: b.old, remap: b.remap}
-		src.add(&runReader{gen: op.fill})
-	}
 
-	// Postings go to a temporary file first: the trigram table, which
-	// precedes them, is known only at the end.
-	post, err := os.CreateTemp(b.dir, "post-*.tmp")
-	if err != nil {
-		return err
+	// The file is written in one pass: a header of zeros first, the
+	// records and names, the postings as the merge yields them, then the
+	// trigram table and the hashes; the header is filled in at the end,
+	// and the checksum read back from the file (no temporary copy of the
+	// postings: on the 20 GB tree that copy was as big as the index).
+	var nnames uint64
+	for _, n := range names {
+		nnames += uint64(len(n))
 	}
-	defer func() { post.Close(); remove(post.Name()) }()
-	pw := bufio.NewWriterSize(post, 1<<16)
-	var table []byte
-	var postLen uint64
-	var cur uint32 = maxTrigram // none yet
-	var count, last uint32
-	var countAt int
-	var vb [binary.MaxVarintLen64 + 1]byte
-	for n := 0; ; n++ {
-		if n%(1<<16) == 0 {
-			b.yield() // the merge, too, waits while searches run
-		}
-		p, ok := src.next()
-		if !ok {
-			break
-		}
-		if p.err != nil {
-			return p.err
-		}
-		t, id, mask := uint32(p.v>>40), uint32(p.v>>8), uint8(p.v)
-		if t != cur {
-			if cur != maxTrigram {
-				binary.LittleEndian.PutUint32(table[countAt:], count)
-			}
-			cur, count, last = t, 0, 0
-			countAt = len(table) + 4
-			table = binary.LittleEndian.AppendUint32(table, t)
-			table = binary.LittleEndian.AppendUint32(table, 0)
-			table = binary.LittleEndian.AppendUint64(table, postLen)
-		} else if id == last && count > 0 {
-			continue
-		}
-		n := binary.PutUvarint(vb[:], uint64(id-last))
-		vb[n] = mask
-		pw.Write(vb[:n+1])
-		postLen += uint64(n + 1)
-		last = id
-		count++
+	if nnames > maxNameBytes {
+		return fmt.Errorf("the file names take %d bytes, more than an index holds", nnames)
 	}
-	if cur != maxTrigram {
-		binary.LittleEndian.PutUint32(table[countAt:], count)
-	}
-	if err := pw.Flush(); err != nil {
-		return err
-	}
-	// The runs are merged: their disk is freed before the index file
-	// takes its own.
-	for _, f := range opened {
-		f.Close()
-	}
-	opened = nil
-	b.cleanRuns()
-	if _, err := post.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-
 	f, err := os.CreateTemp(b.dir, "index-*.tmp")
 	if err != nil {
 		return err
@@ -706,21 +657,9 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 			remove(f.Name())
 		}
 	}()
-	sum := crc32.New(castagnoli)
-	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<16)
-	var nnames uint64
-	for _, n := range names {
-		nnames += uint64(len(n))
-	}
-	if nnames > maxNameBytes {
-		return fmt.Errorf("the file names take %d bytes, more than an index holds", nnames)
-	}
+	w := bufio.NewWriterSize(f, 1<<16)
 	le := binary.LittleEndian
-	hdr := []byte(magic)
-	for _, v := range []uint64{uint64(len(names)), uint64(ncontent), uint64(len(table) / trigRecSize), nnames, postLen, uint64(len(b.root)), backend.ChunkSize} {
-		hdr = le.AppendUint64(hdr, v)
-	}
-	w.Write(hdr)
+	w.Write(make([]byte, headerFixed))
 	w.WriteString(b.root)
 	var rec [fileRecSize]byte
 	var off uint64
@@ -741,12 +680,89 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 	for _, n := range names {
 		w.WriteString(n)
 	}
-	w.Write(table)
-	if _, err := io.Copy(w, post); err != nil {
-		return err
+	pw := w
+	var table []byte
+	var postLen uint64
+	var cur uint32 = maxTrigram // none yet
+	var count, last uint32
+	var countAt int
+	var vb [binary.MaxVarintLen64 + 1]byte
+	post1 := func(t, id uint32, mask uint8) {
+		if t != cur {
+			if cur != maxTrigram {
+				binary.LittleEndian.PutUint32(table[countAt:], count)
+			}
+			cur, count, last = t, 0, 0
+			countAt = len(table) + 4
+			table = binary.LittleEndian.AppendUint32(table, t)
+			table = binary.LittleEndian.AppendUint32(table, 0)
+			table = binary.LittleEndian.AppendUint64(table, postLen)
+		} else if id == last && count > 0 {
+			return
+		}
+		n := binary.PutUvarint(vb[:], uint64(id-last))
+		vb[n] = mask
+		pw.Write(vb[:n+1])
+		postLen += uint64(n + 1)
+		last = id
+		count++
 	}
+	// An update's old postings come first in each trigram (their ids,
+	// renumbered, all precede the new ones), read straight from the old
+	// index rather than through the merge's heap: most of an update's
+	// postings are these.
+	var op *oldPostings
+	if b.old != nil {
+		op = &oldPostings{ix: b.old, remap: b.remap}
+	}
+	for n := 0; ; n++ {
+		if n%(1<<16) == 0 {
+			b.yield() // the merge, too, waits while searches run
+		}
+		p, ok := src.next()
+		if ok && p.err != nil {
+			return p.err
+		}
+		upto := uint32(maxTrigram)
+		if ok {
+			upto = uint32(p.v >> 40)
+		}
+		if op != nil {
+			if err := op.each(upto, post1); err != nil {
+				return err
+			}
+		}
+		if !ok {
+			break
+		}
+		post1(uint32(p.v>>40), uint32(p.v>>8), uint8(p.v))
+	}
+	if cur != maxTrigram {
+		binary.LittleEndian.PutUint32(table[countAt:], count)
+	}
+	// The runs are merged: their disk is freed before the rest is written.
+	for _, f := range opened {
+		f.Close()
+	}
+	opened = nil
+	b.cleanRuns()
+	w.Write(table)
 	w.Write(hashes)
 	if err := w.Flush(); err != nil {
+		return err
+	}
+	hdr := []byte(magic)
+	for _, v := range []uint64{uint64(len(names)), uint64(ncontent), uint64(len(table) / trigRecSize), nnames, postLen, uint64(len(b.root)), backend.ChunkSize} {
+		hdr = le.AppendUint64(hdr, v)
+	}
+	if _, err := f.WriteAt(hdr, 0); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	sum := crc32.New(castagnoli)
+	if _, err := io.Copy(sum, f); err != nil {
 		return err
 	}
 	// The checksum trails the file; the file reaches the disk before its
@@ -773,11 +789,10 @@ type pair struct {
 // time, decoded from spill's delta varints) or from memory.
 type runReader struct {
 	r      io.Reader
-	gen    func([]uint64) (int, error) // or this fills a block
-	add    uint64                      // added to each pair (builder.offset)
-	block  []uint64                    // pairs read and not yet taken
-	buf    []uint64                    // block's storage for a file
-	raw    []byte                      // bytes read, raw[rp:rn] not yet decoded
+	add    uint64   // added to each pair (builder.offset)
+	block  []uint64 // pairs read and not yet taken
+	buf    []uint64 // block's storage for a file
+	raw    []byte   // bytes read, raw[rp:rn] not yet decoded
 	rp, rn int
 	eof    bool
 	prev   uint64
@@ -785,17 +800,6 @@ type runReader struct {
 }
 
 func (r *runReader) advance() bool {
-	if len(r.block) == 0 && r.gen != nil {
-		if r.buf == nil {
-			r.buf = make([]uint64, 1<<13)
-		}
-		n, err := r.gen(r.buf)
-		if err != nil {
-			r.head = pair{err: err}
-			return true
-		}
-		r.block = r.buf[:n]
-	}
 	if len(r.block) == 0 {
 		if r.r == nil {
 			return false
@@ -815,48 +819,41 @@ func (r *runReader) advance() bool {
 // deadContent marks an old content no file keeps (builder.remap).
 const deadContent = ^uint32(0)
 
-// oldPostings reads an index's postings as pairs (pairOf), ascending,
-// with the content ids renumbered by remap and the dead ones dropped.
+// oldPostings reads an index's postings, trigram by trigram, with the
+// content ids renumbered by remap and the dead ones dropped.
 type oldPostings struct {
 	ix    *Index
 	remap []uint32
-	ti    int    // the next trigram record
-	t     uint32 // the trigram being read
-	left  uint32 // its postings not yet read
-	p     []byte
-	id    uint32
+	ti    int // the next trigram record
 }
 
-// fill reads the next pairs into buf; 0 at the end.
-func (o *oldPostings) fill(buf []uint64) (int, error) {
+// each calls fn with the postings of every trigram up to and including
+// upto not read yet, in order.
+func (o *oldPostings) each(upto uint32, fn func(t, id uint32, mask uint8)) error {
 	le := binary.LittleEndian
-	n := 0
-	for n < len(buf) {
-		if o.left == 0 {
-			if o.ti == o.ix.ntrig {
-				break
+	for ; o.ti < o.ix.ntrig; o.ti++ {
+		r := o.ix.trigrams[o.ti*trigRecSize:]
+		t, left, p := le.Uint32(r), le.Uint32(r[4:]), o.ix.post[le.Uint64(r[8:]):]
+		if t > upto {
+			return nil
+		}
+		var id uint32
+		for ; left > 0; left-- {
+			d, k := binary.Uvarint(p)
+			if k <= 0 || k >= len(p) {
+				return errCorrupt("a posting list runs past the postings")
 			}
-			r := o.ix.trigrams[o.ti*trigRecSize:]
-			o.t, o.left, o.p, o.id = le.Uint32(r), le.Uint32(r[4:]), o.ix.post[le.Uint64(r[8:]):], 0
-			o.ti++
-			continue
-		}
-		d, k := binary.Uvarint(o.p)
-		if k <= 0 || k >= len(o.p) {
-			return n, errCorrupt("a posting list runs past the postings")
-		}
-		o.id += uint32(d)
-		if int(o.id) >= len(o.remap) {
-			return n, errCorrupt("a posting names no content")
-		}
-		mask := o.p[k]
-		o.p, o.left = o.p[k+1:], o.left-1
-		if id := o.remap[o.id]; id != deadContent {
-			buf[n] = pairOf(o.t, id, mask)
-			n++
+			id += uint32(d)
+			if int(id) >= len(o.remap) {
+				return errCorrupt("a posting names no content")
+			}
+			if nid := o.remap[id]; nid != deadContent {
+				fn(t, nid, p[k])
+			}
+			p = p[k+1:]
 		}
 	}
-	return n, nil
+	return nil
 }
 
 // fill decodes the next block of pairs.

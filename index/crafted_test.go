@@ -48,7 +48,7 @@ func TestCraftedIndexNeverTrusted(t *testing.T) {
 	le := binary.LittleEndian
 	hdr := func(i int) int { return len(magic) + 8*i }
 	filesAt := headerFixed + len(root)
-	trigAt := filesAt + ix.nfiles*fileRecSize + len(ix.names)
+	trigAt := filesAt + ix.nfiles*fileRecSize + len(ix.names) + len(ix.post)
 	craft := func(f func(b []byte)) []byte {
 		b := append([]byte{}, good...)
 		f(b)

@@ -27,12 +27,13 @@ import (
 //	         mtime ns i64, ctime ns i64, inode u64, content id u32,
 //	         chunks u32 (0 or 1: one)
 //	names    the files' paths relative to the root, '/'-separated
-//	trigrams one trigRecSize record per trigram, ascending:
-//	         trigram u32, content count u32, postings offset u64
 //	postings per trigram, its content ids ascending, each a uvarint delta
 //	         then one byte: the pairBits of the two bytes that follow
 //	         the trigram in that content; trigram 0xffffff (which no
 //	         valid UTF-8 holds) lists the contents with a byte ≥ 0x80
+//	trigrams one trigRecSize record per trigram, ascending:
+//	         trigram u32, content count u32, postings offset u64
+//	         (after the postings, which the build writes as it merges)
 //	hashes   per content id, the SHA-256 of the content it begins (zero
 //	         for a later chunk's id and a content not indexed): an
 //	         update finds a file read again, whose content the index
@@ -195,8 +196,8 @@ func parseIndex(data []byte, root string) (*Index, error) {
 	take := func(n uint64) []byte { b := data[off : off+n]; off += n; return b }
 	ix.files = take(nfiles * fileRecSize)
 	ix.names = take(nnames)
-	ix.trigrams = take(ntrig * trigRecSize)
 	ix.post = take(npost)
+	ix.trigrams = take(ntrig * trigRecSize)
 	ix.hashes = take(ncontent * hashSize)
 	if err := ix.checkFiles(); err != nil {
 		return nil, err

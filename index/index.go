@@ -339,7 +339,7 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 	}
 	s.swap(r, ix)
 	s.opts.Log.Info("index: ready", "root", r.root, "files", st.Files, "indexed", st.Indexed, "reused", st.Reused, "known", st.Known, "read_bytes", st.Read,
-		"contents", st.Contents, "content_bytes", st.Bytes, "index_bytes", ix.Size(), "took", st.Took.Round(time.Millisecond))
+		"contents", st.Contents, "content_bytes", st.Bytes, "index_bytes", ix.Size(), "took", st.Took.Round(time.Millisecond), "merge_took", st.Merge.Round(time.Millisecond))
 	s.check(ctx, r, ix)
 	return nil
 }
