@@ -117,10 +117,11 @@ bench-linux:
 	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }
 	$(GO) run ./bench -trees linux -inprocess=false -runs 5
 
-## bench-mono: issue 22's queries on 12 copies of the Linux 6.12 source under one git init
-## (one copied, eleven hard links to it; about 1M files, built in $TMPDIR/fsmcp-bench-mono and
-## removed afterwards), through MCP with --index on (timed once each server's index is ready
-## and its watcher follows the tree) against rg alone
+## bench-mono: issue 36's rows on 12 distinct copies of the Linux 6.12 source under one git init
+## (cp --reflink=auto; about 1M files and 20 GB, built in $TMPDIR/fsmcp-bench-mono and removed
+## afterwards): the index's cold build (time, size, peak temporary disk) and its update after
+## touch on 2% of the files, then the queries through MCP with --index on (timed once each
+## server's index is ready and its watcher follows the tree) against rg alone and rg on the answer
 .PHONY: bench-mono
 bench-mono:
 	@test -f $(LINUX_TARBALL) || { $(SUDO) apt-get update && $(SUDO) apt-get install -y linux-source-6.12; }

@@ -133,6 +133,22 @@ func main() {
 		}
 		defer os.RemoveAll(filepath.Dir(bin)) // the build's temp dir
 	}
+	if *index == "on" && bin != "" {
+		for _, d := range dirs {
+			if !strings.HasPrefix(d.label, "mono") {
+				continue
+			}
+			// The build rows' cache is the one the servers below reuse.
+			cache, err := indexBuildRows(bin, d.dir)
+			if cache != "" {
+				defer os.RemoveAll(cache)
+				os.Setenv("XDG_CACHE_HOME", cache)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench: index build rows:", err)
+			}
+		}
+	}
 	if *useMCP {
 		var roots []string
 		for _, d := range dirs {
