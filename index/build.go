@@ -713,7 +713,36 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 	// postings are these.
 	var op *oldPostings
 	if b.old != nil {
-		op = &oldPostings{ix: b.old, remap: b.remap}
+		// A content no posting names (not indexed: binary, not UTF-8,
+		// too big; read again by the update) may drop out without
+		// changing the rest: the build numbers those last.
+		posted := make([]bool, len(b.remap))
+		for j := range b.old.nfiles {
+			if _, indexed := b.old.fileMeta(j); indexed {
+				for c := b.old.content(j); c < b.old.content(j)+b.old.chunks(j); c++ {
+					posted[c] = true
+				}
+			}
+		}
+		op = &oldPostings{ix: b.old, remap: b.remap, same: true}
+		for id, r := range b.remap {
+			op.same = op.same && (r == uint32(id) || r == deadContent && !posted[id])
+		}
+		// Every old content kept under its id (times touched, files
+		// added): each old list is copied as it is, and the merge only
+		// learns its count and last id.
+		op.raw = func(t uint32, p []byte, n, lastID uint32) {
+			if cur != maxTrigram {
+				binary.LittleEndian.PutUint32(table[countAt:], count)
+			}
+			cur, count, last = t, n, lastID
+			countAt = len(table) + 4
+			table = binary.LittleEndian.AppendUint32(table, t)
+			table = binary.LittleEndian.AppendUint32(table, n)
+			table = binary.LittleEndian.AppendUint64(table, postLen)
+			pw.Write(p)
+			postLen += uint64(len(p))
+		}
 	}
 	for n := 0; ; n++ {
 		if n%(1<<16) == 0 {
@@ -824,7 +853,9 @@ const deadContent = ^uint32(0)
 type oldPostings struct {
 	ix    *Index
 	remap []uint32
-	ti    int // the next trigram record
+	ti    int  // the next trigram record
+	same  bool // remap is the identity: raw takes each list whole
+	raw   func(t uint32, p []byte, n, last uint32)
 }
 
 // each calls fn with the postings of every trigram up to and including
@@ -836,6 +867,23 @@ func (o *oldPostings) each(upto uint32, fn func(t, id uint32, mask uint8)) error
 		t, left, p := le.Uint32(r), le.Uint32(r[4:]), o.ix.post[le.Uint64(r[8:]):]
 		if t > upto {
 			return nil
+		}
+		if o.same && left > 0 {
+			var id uint32
+			q := p
+			for range left {
+				d, k := binary.Uvarint(q)
+				if k <= 0 || k >= len(q) || d >= uint64(len(o.remap)) {
+					return errCorrupt("a posting list runs past the postings")
+				}
+				id += uint32(d)
+				q = q[k+1:]
+			}
+			if int(id) >= len(o.remap) {
+				return errCorrupt("a posting names no content")
+			}
+			o.raw(t, p[:len(p)-len(q)], left, id)
+			continue
 		}
 		var id uint32
 		for ; left > 0; left-- {

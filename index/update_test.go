@@ -134,4 +134,41 @@ func TestUpdateReadsOnlyWhatChanged(t *testing.T) {
 	if len(g) != len(w) {
 		t.Errorf("%d files in the updated index, %d in the fresh one", len(g), len(w))
 	}
+
+	// Times touched and a file added, nothing removed: every old content
+	// keeps its id, and the old lists are copied whole.
+	for _, rel := range []string{"gen/010.txt", "big.txt"} {
+		p := filepath.Join(root, rel)
+		fi, _ := os.Stat(p)
+		os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	}
+	writeTree(t, root, map[string]string{"new/two.txt": "PM_RESUME two\n"})
+	settled()
+	names = listNames(t, root)
+	again := filepath.Join(b.dir, "again.bin")
+	if st, err = b.update(ctx, got, names, again); err != nil {
+		t.Fatal(err)
+	}
+	if st.Known != 2 || st.Reused != len(names)-4 {
+		t.Errorf("the second update: %d kept, %d found by content; want %d and 2", st.Reused, st.Known, len(names)-4)
+	}
+	if _, err := b.build(ctx, names, fresh); err != nil {
+		t.Fatal(err)
+	}
+	got2, err := openIndex(again, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got2.Close()
+	want2, err := openIndex(fresh, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want2.Close()
+	g, w = postingsByFile(got2), postingsByFile(want2)
+	for _, name := range slices.Sorted(maps.Keys(w)) {
+		if g[name] != w[name] {
+			t.Errorf("second update, %s:\nupdated %s\nfresh   %s", name, g[name], w[name])
+		}
+	}
 }
