@@ -67,6 +67,14 @@ type builder struct {
 	// moving, so it is listed but not indexed (git's "racy" rule).
 	settle time.Duration
 
+	// listed: the listing's sizes and times, one per name, or nil. A
+	// file whose size and time the listing found as the old index has
+	// them keeps its record without a stat of its own: the check that
+	// follows compares inodes and change times with the tree (what moved
+	// there is searched, and more than 1% updates again, then with
+	// stats). nil: every kept file is stat'ed.
+	listed []fileInfo
+
 	// offset is added to the new pairs (the new contents' ids follow the
 	// old contents kept, which old's postings give through remap).
 	offset uint64
@@ -195,18 +203,22 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 				i++
 				i := i - 1
 				if old != nil && oldOf[i] >= 0 {
-					if was, indexed := old.fileMeta(int(oldOf[i])); indexed {
-						if m, ok := ds.stat(names[i]); ok && was == m {
-							reused[i] = oldOf[i] + 1
-							mu.Lock()
-							done++
-							st.Reused++
-							if b.report != nil {
-								b.report(done, len(names))
-							}
-							mu.Unlock()
-							continue
+					was, indexed := old.fileMeta(int(oldOf[i]))
+					keep := indexed && b.listed != nil && b.listed[i].size == was.size && b.listed[i].mtime == was.mtime
+					if indexed && !keep {
+						m, ok := ds.stat(names[i])
+						keep = ok && was == m
+					}
+					if keep {
+						reused[i] = oldOf[i] + 1
+						mu.Lock()
+						done++
+						st.Reused++
+						if b.report != nil {
+							b.report(done, len(names))
 						}
+						mu.Unlock()
+						continue
 					}
 				}
 				f, m, key, err := openForIndex(root, names[i])

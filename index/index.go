@@ -286,7 +286,7 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 		s.opts.Log.Debug("index: off for this root (auto: fewer files than pay for one)", "root", r.root, "files", len(files), "threshold", s.opts.AutoMin)
 		return nil
 	}
-	from := cached
+	from, verify := cached, false
 	if cached != nil {
 		changed := cached.changedOf(files)
 		if changed*100 <= len(files) {
@@ -298,6 +298,7 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 				return nil
 			}
 			changed = -1
+			verify = true // the check found them: stat every file kept
 		}
 		if changed*2 > len(files) {
 			from = nil // most of it changed: read everything
@@ -318,8 +319,11 @@ func (s *Searcher) refresh(ctx context.Context, r *rootIndex, cached *Index) err
 	for i, f := range files {
 		names[i] = f.rel
 	}
-	files = nil
 	b := &builder{root: r.root, dir: r.dir, yield: s.waitIdle, workers: workersFor(), settle: s.opts.Settle}
+	if from != nil && !verify {
+		b.listed = files // the check after will compare inodes and change times
+	}
+	files = nil
 	// Progress every few seconds (report runs under the build's lock).
 	last := time.Now()
 	b.report = func(done, all int) {
