@@ -227,7 +227,7 @@ var pathCallAllowed = map[string]string{
 	"files/trash.go OpenTrash os.MkdirAll":                    "the host's trash outside every root (one inside a root is opened beneath its handle)",
 	"files/trash.go OpenTrash os.OpenRoot":                    "the host's trash outside every root (one inside a root is opened beneath its handle)",
 	// The index's cache directory: outside every root (one inside is refused).
-	"index/build.go builder.build os.OpenRoot":             "a DIR given at start; files are read beneath its handle",
+	"index/build.go builder.update os.OpenRoot":            "a DIR given at start; files are read beneath its handle",
 	"index/build.go builder.spill os.CreateTemp":           "the index cache directory",
 	"index/build.go builder.write os.CreateTemp":           "the index cache directory",
 	"index/build.go builder.write os.Open":                 "the index cache directory",
