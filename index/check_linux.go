@@ -246,3 +246,60 @@ func lastSlash(b []byte) int {
 	}
 	return -1
 }
+
+// inodeGroups numbers the inodes of ix's files: names sharing a content
+// and an inode number are hard links of one inode; names sharing a
+// content alone are distinct files of identical content, which the
+// build read and posted once but which are written apart, so each is an
+// inode of its own to watch and follow. It returns each file's number
+// and how many there are.
+func inodeGroups(ix *Index) (group []int32, n int) {
+	group = make([]int32, ix.nfiles)
+	first := make([]int32, ix.ncontent) // per content: its first inode's number + 1
+	var inos []uint64                   // per number: its inode
+	var more map[[2]uint64]int32        // (content, inode) of a content's second inode on
+	for i := range ix.nfiles {
+		cid := ix.content(i)
+		m, _ := ix.fileMeta(i)
+		g := first[cid] - 1
+		switch {
+		case g < 0:
+			g = int32(len(inos))
+			inos = append(inos, m.ino)
+			first[cid] = g + 1
+		case inos[g] != m.ino:
+			if more == nil {
+				more = map[[2]uint64]int32{}
+			}
+			k := [2]uint64{uint64(cid), m.ino}
+			var ok bool
+			if g, ok = more[k]; !ok {
+				g = int32(len(inos))
+				inos = append(inos, m.ino)
+				more[k] = g
+			}
+		}
+		group[i] = g
+	}
+	return group, len(inos)
+}
+
+// groupFilesOf lists files by their inode number (inodeGroups).
+func groupFilesOf(group []int32, n int) *contentFiles {
+	cf := &contentFiles{base: make([]int32, n), start: make([]int32, n+1), files: make([]int32, len(group))}
+	for g := range cf.base {
+		cf.base[g] = int32(g)
+	}
+	for _, g := range group {
+		cf.start[g+1]++
+	}
+	for g := range n {
+		cf.start[g+1] += cf.start[g]
+	}
+	next := slices.Clone(cf.start[:n])
+	for i, g := range group {
+		cf.files[next[g]] = int32(i)
+		next[g]++
+	}
+	return cf
+}
