@@ -94,11 +94,12 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 
 // update indexes names (sorted, relative to b.root) into the file out,
 // taking from old (the root's index in use, or nil) every file whose
-// metadata is still what old recorded: such a file is opened and
-// stat'ed, not read, and its postings are copied from old's (renumbered,
-// the contents no file keeps dropped). Only the files that changed, or
-// are new, are read; a change of 1% of the files costs about 1% of a
-// build's reading, plus one pass over the old postings.
+// metadata is still what old recorded (see listed): such a file is not
+// read, and its postings are copied from old's (renumbered, the
+// contents no file keeps dropped). Only the files that changed, or are
+// new, are read, and one whose content old holds (by its SHA-256) posts
+// nothing new; a change of 1% of the files costs about 1% of a build's
+// reading, plus one pass over the old postings.
 func (b *builder) update(ctx context.Context, old *Index, names []string, out string) (buildStats, error) {
 	start := time.Now()
 	st := buildStats{Files: len(names)}
@@ -188,20 +189,20 @@ func (b *builder) update(ctx context.Context, old *Index, names []string, out st
 			var buf []byte
 			ds := &dirStat{root: root}
 			defer ds.close()
-			var i, end int // this goroutine's batch of names: a directory's files come together
+			var at, end int // this goroutine's batch of names: a directory's files come together
 			for {
-				if i == end {
+				if at == end {
 					b.yield()
 					mu.Lock()
-					i, end = next, min(next+batchNames, len(names))
+					at, end = next, min(next+batchNames, len(names))
 					next = end
 					mu.Unlock()
 				}
-				if i >= len(names) || ctx.Err() != nil {
+				if at >= len(names) || ctx.Err() != nil {
 					return
 				}
-				i++
-				i := i - 1
+				i := at
+				at++
 				if old != nil && oldOf[i] >= 0 {
 					was, indexed := old.fileMeta(int(oldOf[i]))
 					keep := indexed && b.listed != nil && b.listed[i].size == was.size && b.listed[i].mtime == was.mtime
