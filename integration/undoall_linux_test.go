@@ -118,6 +118,14 @@ func everyChange() []change {
 		bash("truncate and >", "truncate -s 2 f.txt && : > tree/a.txt"),
 		bash("cp -a, touch, mkfifo", "cp -a tree tree3 && touch -d 2001-01-01 f.txt && mkfifo pipe"),
 		bash("git checkout -- .", "git checkout -q -- ."),
+		bash("a write through a hard link", "ln f.txt hl && echo more >> hl"),
+		bash("mv over a file, sed -i through a link", "mv f.txt tree/a.txt && sed -i s/changed/Z/ tree/link"),
+		bash("find -delete, chmod -R", "find tree -name '*.txt' -delete && chmod -R go-rwx tree"),
+		bash("O_TMPFILE linked in, os.replace", `python3 -c "import os, ctypes; l = ctypes.CDLL(None, use_errno=True); fd = os.open('.', os.O_TMPFILE|os.O_WRONLY, 0o644); os.write(fd, b'tmp'); assert l.linkat(-100, b'/proc/self/fd/%d' % fd, -100, b'tmpfile', 0x400) == 0, ctypes.get_errno(); os.replace('tmpfile', 'f.txt')"`),
+		bash("dd conv=notrunc", "dd if=/dev/zero of=f.txt bs=1 count=2 seek=1 conv=notrunc status=none"),
+		bash("mv -T a tree onto an empty directory", "mv -T tree/empty gone && mv -T tree other && mkdir e2 && mv -T other e2"),
+		bash("tar x over files", "mkdir t2 && (cd tree && tar cf - .) | (cd t2 && tar xf -) && echo new > t2/a.txt && (cd t2 && tar cf - .) | (cd tree && tar xf -)"),
+		bash("git stash, git clean", "echo x >> f.txt && echo u > untracked && git -c user.name=t -c user.email=t@t stash -q && git clean -qfd"),
 		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
 		}), wait: waitBackground},

@@ -85,6 +85,11 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 	if st == nil || st.set == nil {
 		return nil
 	}
+	if how&capHowMask == capKeep {
+		if err := st.keepLinked(p); err != nil {
+			return err
+		}
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.active() {

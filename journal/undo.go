@@ -193,6 +193,9 @@ func (u *undoer) undoOp(op Op) error {
 		if err != nil {
 			return err
 		}
+		if u.movedBackAlready(p, to, op.Before) {
+			return nil
+		}
 		return u.moveBack(to, p)
 	case "trash":
 		if err := u.restore(p, op.Before); err != nil {
@@ -399,6 +402,24 @@ func (u *undoer) setTimes(p *sandbox.Path, b Image) {
 	if fi, err := p.Lstat(); err == nil && fi.IsDir() {
 		p.Chtimes(b.atime(), b.mtime())
 	}
+}
+
+// movedBackAlready reports whether the object a move took from p to to
+// (b) is at p again and not at to: a rename recorded twice (one attempt
+// failed) is undone once.
+func (u *undoer) movedBackAlready(p, to *sandbox.Path, b Image) bool {
+	if b.Ino == 0 {
+		return false
+	}
+	same := func(q *sandbox.Path) bool {
+		fi, err := q.Lstat()
+		if err != nil {
+			return false
+		}
+		s, ok := sysStat(fi)
+		return ok && s.dev == b.Dev && s.ino == b.Ino
+	}
+	return same(p) && !same(to)
 }
 
 // moveBack renames what from holds back to to, where a change moved it.

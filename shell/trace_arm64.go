@@ -23,7 +23,7 @@ var traps = map[uintptr]trap{
 	unix.SYS_MKDIRAT:   tAt(Create, 0, 1, false),
 	unix.SYS_MKNODAT:   tAt(Create, 0, 1, false),
 	unix.SYS_SYMLINKAT: tAt(Create, 1, 2, false),
-	unix.SYS_LINKAT:    tAt(Create, 2, 3, false),
+	unix.SYS_LINKAT:    second(tAt(Create, 2, 3, false), 0, 1),
 	unix.SYS_FCHMOD:    tFd(Meta, 0),
 	unix.SYS_FCHMODAT:  tAt(Meta, 0, 1, true),
 	unix.SYS_FCHMODAT2: tAt(Meta, 0, 1, true),

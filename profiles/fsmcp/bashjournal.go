@@ -71,6 +71,9 @@ func (b *bashJournal) Before(ev shell.Event) {
 	}
 	switch ev.Change {
 	case shell.Write, shell.Create:
+		if ev.Change == shell.Create && terr == nil {
+			journal.Linked(ctx, to) // a hard link: a later write changes to's file too
+		}
 		if ev.Follow {
 			journal.KeepTarget(ctx, p)
 		} else {
@@ -82,6 +85,9 @@ func (b *bashJournal) Before(ev shell.Event) {
 		if terr != nil {
 			journal.Gone(ctx, p) // moved out of the roots
 			return
+		}
+		if _, err := to.Lstat(); err == nil && ev.NoReplace {
+			return // the rename fails (mv tries this first, then renames over)
 		}
 		journal.Moved(ctx, p, to)
 	case shell.Exchange:
