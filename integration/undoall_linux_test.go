@@ -70,6 +70,14 @@ func everyChange() []change {
 		{name: "fs_copy of a tree", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_copy", args("source", r+"/tree", "destination", r+"/copy")}}
 		})},
+		{name: "fs_move and fs_copy over what was there, fs_write through a link", calls: abs(func(r string) [][2]any {
+			return [][2]any{
+				{"fs_move", args("source", r+"/f.txt", "destination", r+"/tree/a.txt", "overwrite", true)},
+				{"fs_copy", args("source", r+"/suid.sh", "destination", r+"/tree/deep/b.bin", "overwrite", true)},
+				{"fs_write", args("file_path", r+"/tree/link", "content", "through the link\n")},
+				{"fs_move", args("source", r+"/tree/deep", "destination", r+"/tree/empty", "overwrite", true)},
+			}
+		})},
 		{name: "fs_mkdir", calls: abs(func(r string) [][2]any { return [][2]any{{"fs_mkdir", args("path", r+"/m/n/o")}} })},
 		{name: "fs_catalog", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_catalog", args("target_dir", r+"/tree", "output_file", r+"/catalog.tsv")}}
