@@ -105,6 +105,11 @@ func setAttrs(p *sandbox.Path, f *os.File, a journal.Attrs) error {
 			}
 		}
 	}
+	if a.XattrsKept { // after the owner (a chown drops a capability), before the mode
+		if err := journal.PutXattrs(f, a.Xattrs); err != nil {
+			return fmt.Errorf("restoring the extended attributes of %s: %v", escape.Name(p.Abs), sandbox.Cause(err))
+		}
+	}
 	if err := f.Chmod(journal.FileMode(a.Mode)); err != nil {
 		return fmt.Errorf("restoring the mode of %s: %v", escape.Name(p.Abs), sandbox.Cause(err))
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 
 	"github.com/fsmcp/fsmcp/internal/testenv"
 )
@@ -126,6 +127,7 @@ func everyChange() []change {
 		bash("truncate and >", "truncate -s 2 f.txt && : > tree/a.txt"),
 		bash("cp -a, touch, mkfifo", "cp -a tree tree3 && touch -d 2001-01-01 f.txt && mkfifo pipe"),
 		bash("git checkout -- .", "git checkout -q -- ."),
+		bash("setfattr and removexattr", `python3 -c "import os; os.setxattr('f.txt', 'user.kept', b'2'); os.setxattr('tree', 'user.new', b'n'); os.removexattr('tree/a.txt', 'user.gone')"`),
 		bash("a write through a hard link", "ln f.txt hl && echo more >> hl"),
 		bash("mv over a file, sed -i through a link", "mv f.txt tree/a.txt && sed -i s/changed/Z/ tree/link"),
 		bash("find -delete, chmod -R", "find tree -name '*.txt' -delete && chmod -R go-rwx tree"),
@@ -204,6 +206,14 @@ func undoFixture(t *testing.T) string {
 		}
 	}
 	put("sig/wait", "", 0o644) // the background case's signal, not compared
+	// Extended attributes, where the file system has them: a user
+	// attribute on a file and on a directory.
+	for _, x := range [][3]string{{"f.txt", "user.kept", "1"}, {"tree/a.txt", "user.gone", "g"}, {"tree", "user.dir", "d"}} {
+		if err := unix.Setxattr(filepath.Join(root, x[0]), x[1], []byte(x[2]), 0); err != nil {
+			t.Logf("no extended attributes here: %v", err)
+			break
+		}
+	}
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-q", "-m", "fixture")

@@ -240,6 +240,9 @@ func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err err
 		return Image{}, err
 	}
 	im := statImage(fi)
+	if im.Type == File || im.Type == Dir {
+		im.Xattrs, im.XattrsKept = st.dirs.xattrs(p)
+	}
 	if how == capMeta {
 		return im, nil
 	}

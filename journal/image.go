@@ -44,9 +44,18 @@ type Image struct {
 	// Manifest sums a directory tree's names, types, sizes and times: an
 	// undo removes a tree only while it is what the change left.
 	Manifest string `json:"manifest,omitempty"`
+	// Xattrs are a file's or directory's extended attributes, where
+	// XattrsKept (Linux): put back with its mode (xattr_linux.go).
+	Xattrs     map[string][]byte `json:"xattrs,omitempty"`
+	XattrsKept bool              `json:"xk,omitempty"`
 	// Lost says why the content was not kept ("" when it was, or when
 	// there was none to keep).
 	Lost string `json:"lost,omitempty"`
+}
+
+// attrs is what an undo puts back on the object besides its content.
+func (im *Image) attrs() Attrs {
+	return Attrs{Mode: im.Mode, Owner: im.Owner, ATime: im.atime(), MTime: im.mtime(), Xattrs: im.Xattrs, XattrsKept: im.XattrsKept}
 }
 
 // Exists reports whether the path held anything.
@@ -170,6 +179,9 @@ func unchanged(before, now Image) bool {
 	if before.Type != now.Type || before.Mode != now.Mode || !ownerEq(before.Owner, now.Owner) {
 		return false
 	}
+	if before.XattrsKept && now.XattrsKept && !sameXattrs(before.Xattrs, now.Xattrs) {
+		return false
+	}
 	switch before.Type {
 	case File:
 		if before.Hash != "" && now.Hash != "" {
@@ -180,6 +192,19 @@ func unchanged(before, now Image) bool {
 		return before.Target == now.Target
 	case Dir:
 		return before.MTime == now.MTime
+	}
+	return true
+}
+
+// sameXattrs reports whether two sets of extended attributes are equal.
+func sameXattrs(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || string(v) != string(w) {
+			return false
+		}
 	}
 	return true
 }

@@ -343,7 +343,7 @@ func (u *undoer) restoreFile(p *sandbox.Path, b Image) error {
 		return fmt.Errorf("%s: %v", escape.Name(p.Abs), err)
 	}
 	defer r.Close()
-	return u.owner(u.s.ops.RestoreFile(u.ctx, p, r, b.Size, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()}))
+	return u.owner(u.s.ops.RestoreFile(u.ctx, p, r, b.Size, b.attrs()))
 }
 
 // owner turns an owner not given back into a note: the rest landed.
@@ -393,7 +393,7 @@ func (u *undoer) restoreDir(p *sandbox.Path, b Image) error {
 // directory's entries changed after it was recorded come back before
 // this, so its times stay; an owner that cannot be given back is named.
 func (u *undoer) setMeta(p *sandbox.Path, b Image) error {
-	return u.owner(u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()}))
+	return u.owner(u.s.ops.SetMeta(u.plain, p, b.attrs()))
 }
 
 // setTimes puts a directory's times back (it is the directory of paths
@@ -493,7 +493,7 @@ func (u *undoer) unpackTree(p *sandbox.Path, b Image) error {
 				u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+err.Error())
 				continue
 			}
-			err = u.owner(u.s.ops.RestoreFile(u.ctx, c, r, im.Size, Attrs{Mode: im.Mode, Owner: im.Owner, ATime: im.atime(), MTime: im.mtime()}))
+			err = u.owner(u.s.ops.RestoreFile(u.ctx, c, r, im.Size, im.attrs()))
 			r.Close()
 			if err != nil {
 				return err

@@ -86,8 +86,9 @@ func (b *bashJournal) Before(ev shell.Event) {
 			journal.Gone(ctx, p) // moved out of the roots
 			return
 		}
-		if _, err := to.Lstat(); err == nil && ev.NoReplace {
-			return // the rename fails (mv tries this first, then renames over)
+		if ev.NoReplace {
+			journal.MovedNoReplace(ctx, p, to)
+			return
 		}
 		journal.Moved(ctx, p, to)
 	case shell.Exchange:
