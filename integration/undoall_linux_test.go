@@ -127,6 +127,7 @@ func everyChange() []change {
 		bash("truncate and >", "truncate -s 2 f.txt && : > tree/a.txt"),
 		bash("cp -a, touch, mkfifo", "cp -a tree tree3 && touch -d 2001-01-01 f.txt && mkfifo pipe"),
 		bash("git checkout -- .", "git checkout -q -- ."),
+		bash("rm of a socket and a device", "rm -f sock null"),
 		bash("setfattr and removexattr", `python3 -c "import os; os.setxattr('f.txt', 'user.kept', b'2'); os.setxattr('tree', 'user.new', b'n'); os.removexattr('tree/a.txt', 'user.gone')"`),
 		bash("a write through a hard link", "ln f.txt hl && echo more >> hl"),
 		bash("mv over a file, sed -i through a link", "mv f.txt tree/a.txt && sed -i s/changed/Z/ tree/link"),
@@ -206,6 +207,15 @@ func undoFixture(t *testing.T) string {
 		}
 	}
 	put("sig/wait", "", 0o644) // the background case's signal, not compared
+	// A socket (a name; its listener is gone), and as root a device.
+	if err := unix.Mknod(filepath.Join(root, "sock"), unix.S_IFSOCK|0o640, 0); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() == 0 {
+		if err := unix.Mknod(filepath.Join(root, "null"), unix.S_IFCHR|0o600, int(unix.Mkdev(1, 3))); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Extended attributes, where the file system has them: a user
 	// attribute on a file and on a directory.
 	for _, x := range [][3]string{{"f.txt", "user.kept", "1"}, {"tree/a.txt", "user.gone", "g"}, {"tree", "user.dir", "d"}} {

@@ -257,6 +257,9 @@ func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err err
 		im.Target, err = p.Readlink()
 		return im, err
 	case Other:
+		if im.Node != "" {
+			break
+		}
 		im.Lost = "a socket or device is not kept"
 		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
 	}

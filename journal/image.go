@@ -12,7 +12,7 @@ const (
 	Dir    = "dir"   // a directory
 	Link   = "link"  // a symbolic link
 	FIFO   = "fifo"  // a named pipe
-	Other  = "other" // a socket or device: its type is noted, it is not kept
+	Other  = "other" // a socket or device: made again where it can be (Node)
 )
 
 // Image is the state of one path at one moment: what it held, with its
@@ -44,6 +44,11 @@ type Image struct {
 	// Manifest sums a directory tree's names, types, sizes and times: an
 	// undo removes a tree only while it is what the change left.
 	Manifest string `json:"manifest,omitempty"`
+	// Node is a socket's or device's kind (socket, char, block) and Rdev
+	// a device's number, where the system tells them (Linux): enough to
+	// make the node again (a socket is a name; its listener is gone).
+	Node string `json:"node,omitempty"`
+	Rdev uint64 `json:"rdev,omitempty"`
 	// Xattrs are a file's or directory's extended attributes, where
 	// XattrsKept (Linux): put back with its mode (xattr_linux.go).
 	Xattrs     map[string][]byte `json:"xattrs,omitempty"`
@@ -70,7 +75,7 @@ func (im *Image) kept() bool {
 	case Dir:
 		return im.Lost == ""
 	case Other:
-		return false
+		return im.Node != ""
 	}
 	return true
 }
@@ -137,6 +142,9 @@ func statImage(fi fs.FileInfo) Image {
 	im := Image{Type: typeOf(fi.Mode()), Mode: unixMode(fi.Mode()), MTime: fi.ModTime().UnixNano(), Size: fi.Size()}
 	if im.Type != File {
 		im.Size = 0
+	}
+	if im.Type == Other {
+		im.Node, im.Rdev = nodeOf(fi)
 	}
 	if s, ok := sysStat(fi); ok {
 		im.Owner = &[2]int{s.uid, s.gid}

@@ -113,6 +113,9 @@ func (st *Step) copyObject(p *sandbox.Path, im *Image) error {
 	case Dir:
 		return st.packTree(p, im)
 	case Other:
+		if im.Node != "" {
+			break
+		}
 		im.Lost = "a socket or device is not kept"
 		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
 	}

@@ -305,6 +305,18 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 			return err
 		}
 		return u.setMeta(p, b)
+	case Other:
+		if ok, err := u.clear(p, false); !ok || err != nil {
+			return err
+		}
+		if err := Keep(u.ctx, p); err != nil {
+			return err
+		}
+		if err := mknode(p, b); err != nil {
+			u.notes = append(u.notes, escape.Name(p.Abs)+" was not brought back: "+sandbox.Cause(err).Error())
+			return nil
+		}
+		return u.setMeta(p, b)
 	}
 	return nil
 }
