@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/fsmcp/fsmcp/internal/escape"
+	"github.com/fsmcp/fsmcp/internal/xattr"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -106,7 +107,7 @@ func setAttrs(p *sandbox.Path, f *os.File, a journal.Attrs) error {
 		}
 	}
 	if a.XattrsKept { // after the owner (a chown drops a capability), before the mode
-		if err := journal.PutXattrs(f, a.Xattrs); err != nil {
+		if err := xattr.Put(f, a.Xattrs); err != nil {
 			return fmt.Errorf("restoring the extended attributes of %s: %v", escape.Name(p.Abs), sandbox.Cause(err))
 		}
 	}

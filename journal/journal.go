@@ -79,7 +79,7 @@ type Attrs struct {
 	Owner        *[2]int
 	ATime, MTime time.Time
 	// Xattrs, where XattrsKept, are the extended attributes to put back
-	// (PutXattrs); else they are left as they are.
+	// (xattr.Put); else they are left as they are.
 	Xattrs     map[string][]byte
 	XattrsKept bool
 }
