@@ -87,7 +87,7 @@ func mapErr(err error, path, notFound string) error {
 		return toolkit.RPCError(codeInvalidParams, "Not a directory: %s", path)
 	case fault.IsDir:
 		return toolkit.RPCError(codeInvalidParams, "Not a file: %s", path)
-	case fault.Invalid, fault.TooLarge, fault.Binary, fault.Exists:
+	case fault.Invalid, fault.TooLarge, fault.Binary, fault.Exists, fault.NoPath, fault.NULInPath, fault.NotAbsolute, fault.NotRelative:
 		return toolkit.RPCError(codeInvalidParams, "%s", err.Error())
 	case fault.Permission:
 		return toolkit.RPCError(codePermission, "Permission denied: %s", path)
