@@ -228,19 +228,19 @@ func (r *resources) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, err
 }
 
 // profilePath resolves a URI the profile's way (ResourceShape.Path): a
-// relative path is taken from the first root, and the result is contained
-// like any other; a refusal goes through the profile's Errors.
+// relative path is taken from the first root (toolkit.RelativeToRoot),
+// and the result is contained like any other; a refusal goes through the
+// profile's Errors.
 func (r *resources) profilePath(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error) {
 	path, err := r.shape.Path(uri)
 	if err != nil {
 		return nil, err
 	}
-	if !filepath.IsAbs(path) {
-		roots := sb.Roots()
-		if len(roots) == 0 {
-			return nil, r.fail(fault.Errorf(fault.Outside, path, "no allowed directory to resolve %q in", path))
-		}
-		path = filepath.Join(roots[0], path)
+	if !filepath.IsAbs(path) && len(sb.Roots()) == 0 {
+		return nil, r.fail(fault.Errorf(fault.Outside, path, "no allowed directory to resolve %q in", path))
+	}
+	if path, err = toolkit.RelativeToRoot.Apply(sb, path); err != nil {
+		return nil, r.fail(err)
 	}
 	p, err := sb.Resolve(path)
 	if err != nil {

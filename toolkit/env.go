@@ -100,3 +100,35 @@ func (e *Env) Var(key string) string {
 
 // ShellOff reports whether tools that run commands are left out.
 func (e *Env) ShellOff() bool { return e.Shell == "" || e.Shell == shell.ModeOff }
+
+// ResultLimit is --max-results lowered to a client's own limit n (n <= 0:
+// the client asked for none): the one count a profile hands the core
+// (files' Max, backend.Run's limit), never compares against itself.
+func (l Limits) ResultLimit(n int) int {
+	if n > 0 && (l.MaxResults <= 0 || n < l.MaxResults) {
+		return n
+	}
+	return l.MaxResults
+}
+
+// ResultCap counts a profile's results against --max-results where the
+// profile filters what the core found (a name pattern over a walk): Take
+// says whether one more fits, and Cut whether one did not.
+type ResultCap struct {
+	Max int // --max-results; 0 takes everything
+	n   int
+	Cut bool
+}
+
+// ResultCap is a count against the call's --max-results.
+func (c *Call) ResultCap() *ResultCap { return &ResultCap{Max: c.Limits.MaxResults} }
+
+// Take reports whether one more result fits; when it does not, Cut is set.
+func (r *ResultCap) Take() bool {
+	if r.Max > 0 && r.n >= r.Max {
+		r.Cut = true
+		return false
+	}
+	r.n++
+	return true
+}

@@ -134,17 +134,6 @@ const (
 // drops reports whether unknown arguments are dropped, not refused.
 func (e ExtraArgs) drops() bool { return e != RefuseExtra }
 
-// PathRule says how a profile's tool arguments name files.
-type PathRule int
-
-const (
-	// Absolute: paths are absolute (fsmcp, fsMCP, Claude Code).
-	Absolute PathRule = iota
-	// RelativeToRoot: a relative path is taken from the first root
-	// (filesystem-mcp's project root); absolute paths are still accepted.
-	RelativeToRoot
-)
-
 // Wire is the framing a profile's clients speak.
 type Wire int
 

@@ -61,10 +61,7 @@ func Glob() toolkit.Tool {
 		}
 		// --max-results bounds every page, as in fs_grep; head_limit can
 		// only lower it. The first offset+limit files are kept, in order.
-		limit := c.Limits.MaxResults
-		if in.HeadLimit > 0 && (limit <= 0 || in.HeadLimit < limit) {
-			limit = in.HeadLimit
-		}
+		limit := c.Limits.ResultLimit(in.HeadLimit)
 		offset := pageOffset(in.Offset)
 		roots, rootDirs, done, err := c.SearchRoots()
 		if err != nil {

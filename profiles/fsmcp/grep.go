@@ -91,10 +91,7 @@ func Grep() toolkit.Tool {
 		}
 		// --max-results bounds every page (and so the memory a search
 		// holds); head_limit can only lower it.
-		limit := c.Limits.MaxResults
-		if in.HeadLimit > 0 && (limit <= 0 || in.HeadLimit < limit) {
-			limit = in.HeadLimit
-		}
+		limit := c.Limits.ResultLimit(in.HeadLimit)
 		r, err := backend.Run(ctx, c.Searcher, q, pageOffset(in.Offset), limit)
 		if fault.KindOf(err) == fault.Invalid {
 			return nil, fmt.Errorf("grep error: %v", err) // fsMCP's words for a bad pattern

@@ -35,9 +35,7 @@ func searchFiles() toolkit.Tool {
 				}
 				max = *in.MaxResults
 			}
-			if c.Limits.MaxResults > 0 {
-				max = min(max, c.Limits.MaxResults)
-			}
+			max = c.Limits.ResultLimit(max)
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
 				return nil, err
