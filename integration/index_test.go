@@ -158,6 +158,7 @@ func (l *followingLog) Write(p []byte) (int, error) {
 // calls; after every change, with nothing waited for, both answers are
 // the same, with rg on PATH and without.
 func TestIndexFollowsOutsideChanges(t *testing.T) {
+	attack(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			root := t.TempDir()
