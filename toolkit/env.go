@@ -4,7 +4,7 @@
 // the table machinery — a profile is a Table of typed tools (Bind) with its
 // own error mapping, path rule and answer shapes. It holds no file
 // operation (those are in files/, catalog/, watch/, backend/) and no
-// profile's wording (that is in tools/ and profiles/<name>/).
+// profile's wording (that is in profiles/<name>/).
 package toolkit
 
 import (

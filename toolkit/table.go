@@ -17,7 +17,7 @@ type Table struct {
 	// Methods are direct JSON-RPC methods besides the MCP ones
 	// (catalog/create).
 	Methods []Method
-	// Errors maps a handler's error (a core error, see files.KindOf, or
+	// Errors maps a handler's error (a core error, see fault.KindOf, or
 	// an argument error: *jsonrpc.Error -32602) to what the client gets:
 	// a plain error becomes an isError result with its text, a
 	// *jsonrpc.Error a protocol error with its code. nil keeps errors as
