@@ -272,7 +272,7 @@ var pathCallAllowed = map[string]string{
 // pathCallSkipped are the trees the guard does not read: the sandbox
 // itself, tests' helpers and tools that are not the server.
 var pathCallSkipped = map[string]bool{
-	"sandbox": true, "integration": true, "bench": true, "internal/testenv": true, "internal/profiletest": true,
+	"sandbox": true, "integration": true, "bench": true, "internal/testenv": true, "internal/profiletest": true, "internal/goroot": true,
 	"testdata": true, "node_modules": true, "__toolsnaps__": true, "packaging": true,
 }
 
