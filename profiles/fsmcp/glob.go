@@ -104,7 +104,7 @@ func formatGlob(g *files.Globbed, offset, limit int, limits toolkit.Limits, out 
 	for i, f := range page {
 		lines[i] = escape.Name(f.Path)
 	}
-	shown := fitLines(lines, entryBudget(out))
+	shown := out.Entries().FitLines(lines)
 	var b strings.Builder
 	b.WriteString(strings.Join(lines[:shown], "\n"))
 	last := offset + shown

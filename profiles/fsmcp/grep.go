@@ -102,7 +102,7 @@ func Grep() toolkit.Tool {
 		lineNumbers := in.LineNumbers == nil || *in.LineNumbers
 		opts := backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0, NoPath: oneFile(paths, r)}
 		// Whole entries, as many as the answer budget holds with the note.
-		shown, text := fitRendered(len(r.Entries), budget(c), func(k int) string {
+		shown, text := budget(c).FitRendered(len(r.Entries), func(k int) string {
 			page := *r
 			page.Entries = r.Entries[:k]
 			return backend.Format(&page, opts)
