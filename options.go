@@ -193,13 +193,13 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("--transport must be stdio or http, not %q", o.transport)
 	}
 	if f.shell == "" {
-		o.server.Shell = shell.DefaultMode()
+		o.server.Shell = string(shell.DefaultMode())
 	} else {
 		m, err := shell.ParseMode(f.shell)
 		if err != nil {
 			return nil, err
 		}
-		o.server.Shell = m
+		o.server.Shell = string(m)
 	}
 	if err := o.resolveAuth(set, getenv); err != nil {
 		return nil, err

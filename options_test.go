@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -52,7 +53,7 @@ func TestParseShell(t *testing.T) {
 		t.Error("--shell yes accepted")
 	}
 	o, _ := parseArgs(nil, none)
-	if o.server.Shell != shell.DefaultMode() {
+	if o.server.Shell != string(shell.DefaultMode()) {
 		t.Errorf("default shell %q, want %q", o.server.Shell, shell.DefaultMode())
 	}
 }
@@ -240,5 +241,13 @@ func TestParseIndex(t *testing.T) {
 	}
 	if _, err := parseArgs([]string{"--index", "yes"}, none); err == nil || !strings.Contains(err.Error(), "auto, on or off") {
 		t.Errorf("--index yes: %v", err)
+	}
+}
+
+// TestShellModeOffIsShells: toolkit names shell.ModeOff by its name (it
+// does not import shell), so the two stay one.
+func TestShellModeOffIsShells(t *testing.T) {
+	if toolkit.ShellModeOff != string(shell.ModeOff) {
+		t.Errorf("toolkit.ShellModeOff = %q, shell.ModeOff = %q", toolkit.ShellModeOff, shell.ModeOff)
 	}
 }

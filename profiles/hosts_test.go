@@ -152,7 +152,7 @@ func TestEveryToolSaysHowHostsFindIt(t *testing.T) {
 			}
 			e := testenv.New(t, testenv.WithServer(func(c *server.Config) {
 				c.Profiles = []*toolkit.Table{tab}
-				c.Shell = shell.ModeOn
+				c.Shell = string(shell.ModeOn)
 			}))
 			res, err := e.CS.ListTools(context.Background(), nil)
 			if err != nil {

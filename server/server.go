@@ -68,6 +68,10 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		Sessions: toolkit.NewSessions(),
 		Searcher: cfg.Searcher,
 		Journal:  cfg.Journal,
+		// A write makes kept search pages stale; a call's clock stops
+		// while it waits for a search slot.
+		Changed:   backend.Changed,
+		CallClock: backend.WithCallTimeout,
 	}
 	if deps.Searcher == nil {
 		deps.Searcher, _ = backend.Select("auto", fallback.New())

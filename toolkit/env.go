@@ -14,7 +14,6 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/sandbox"
-	"github.com/fsmcp/fsmcp/shell"
 )
 
 // Limits bound what one call may read, run for, or return.
@@ -52,9 +51,10 @@ type Settings struct {
 	// ClientRoots: no DIR was given (Env.Default has no root), so a
 	// client's MCP roots, when it offers them, are the roots.
 	ClientRoots bool
-	// Shell is fs_bash's confinement; "" or shell.ModeOff leaves tools
-	// with NeedsShell out.
-	Shell shell.Mode
+	// Shell is fs_bash's confinement, a shell.Mode by its name (main
+	// checks it; toolkit does not import shell): "" or ShellModeOff
+	// leaves tools with NeedsShell out.
+	Shell string
 	// Getenv reads the server's environment, for profiles configured by
 	// their original's variables (LOCALCOWORK_DATA_DIR); nil reads none.
 	Getenv func(string) string
@@ -80,6 +80,14 @@ type Env struct {
 	Admission *backend.Admission
 	// Journal keeps what each call changes, for undo (nil: none).
 	Journal Journal
+	// Changed, when set, is told after each call of a tool that may
+	// write: the search page cache's backend.Changed, whose kept results
+	// are then stale.
+	Changed func()
+	// CallClock, when set, starts a call's time limit (--timeout):
+	// backend.WithCallTimeout, whose clock stops while the call waits for
+	// a search slot. nil: context.WithTimeout.
+	CallClock func(context.Context, time.Duration) (context.Context, context.CancelFunc)
 }
 
 // Journal begins the change journal's step for one call: the writers the
@@ -99,7 +107,11 @@ func (e *Env) Var(key string) string {
 }
 
 // ShellOff reports whether tools that run commands are left out.
-func (e *Env) ShellOff() bool { return e.Shell == "" || e.Shell == shell.ModeOff }
+func (e *Env) ShellOff() bool { return e.Shell == "" || e.Shell == ShellModeOff }
+
+// ShellModeOff is shell.ModeOff's name (TestShellModeOffIsShells keeps
+// them one).
+const ShellModeOff = "off"
 
 // ResultLimit is --max-results lowered to a client's own limit n (n <= 0:
 // the client asked for none): the one count a profile hands the core

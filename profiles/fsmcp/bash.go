@@ -158,5 +158,5 @@ func shellSession(c *toolkit.Call, roots []string) (*shell.Session, error) {
 // server's last guard).
 func newShell(c *toolkit.Call, roots []string) (*shell.Session, error) {
 	limit := c.Output.CommandOutput(shell.DefaultMaxOutput)
-	return shell.NewSession(shell.Options{Roots: roots, Mode: c.Shell, MaxOutput: limit})
+	return shell.NewSession(shell.Options{Roots: roots, Mode: shell.Mode(c.Shell), MaxOutput: limit})
 }
