@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmcp/fsmcp/internal/goroot"
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // feed delivers lines per file from several goroutines in random order.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/internal/goroot"
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // grep runs q natively over root and returns the formatted result with

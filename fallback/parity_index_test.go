@@ -10,7 +10,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/index"
-	"github.com/fsmcp/fsmcp/internal/goroot"
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // indexed returns next with root's index in front, built and ready.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/internal/goroot"
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // readyLog is a server's stderr that closes ready at the index's

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/internal/goroot"
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // TestSearchToolsSameWithAndWithoutRg runs fs_grep and fs_glob through
