@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -37,17 +35,6 @@ type Call struct {
 	Output  Budget
 	extra   ExtraArgs // the table's policy for unknown arguments
 	ignored []string  // arguments dropped under ReportExtra
-
-	budgetOnce sync.Once
-	budget     *files.Budget
-}
-
-// Budget is the call's memory budget for whole-file reads (files.Budget):
-// a tool that reads several files reads them all through it, so one call
-// loads at most Limits.CallBytes whatever it names.
-func (c *Call) Budget() *files.Budget {
-	c.budgetOnce.Do(func() { c.budget = files.NewBudget(c.Limits.MaxFileSize, c.Limits.CallBytes()) })
-	return c.budget
 }
 
 // Progress sends a progress notification when the client asked for them

@@ -35,6 +35,13 @@ func (l Limits) CallBytes() int64 {
 	return max(l.MaxFileSize, 4*int64(l.MaxOutput))
 }
 
+// WholeReads are the bounds of one call's whole-file reads, for
+// files.NewBudget: each file at most --max-file-size, the call at most
+// CallBytes across all the files it names. A handler makes one budget
+// for the call and reads every file through it, so naming one 10 MiB
+// file forty times loads at most CallBytes, not forty files.
+func (l Limits) WholeReads() (perFile, perCall int64) { return l.MaxFileSize, l.CallBytes() }
+
 // Settings are the operator's choices the runtime reads: parsed once from
 // flags and environment (package main), carried by server.Config and
 // embedded in Env unchanged, never copied field by field.
