@@ -79,8 +79,9 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	// One admission for every search: the Searcher's, and the calls of
 	// tools marked Search. Pages of a kept result need no turn; a search
 	// does.
-	deps.Admission = backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait)
-	deps.Searcher = backend.NewPages(0, 0).Searcher(deps.Admission.Searcher(deps.Searcher))
+	admission := backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait)
+	deps.Admission = admission
+	deps.Searcher = backend.NewPages(0, 0).Searcher(admission.Searcher(deps.Searcher))
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},

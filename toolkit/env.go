@@ -84,7 +84,7 @@ type Env struct {
 	// Admission bounds the searches running at once (--max-searches): the
 	// Searcher's go through it, and so does every call of a tool marked
 	// Search (Searching). nil: none.
-	Admission *backend.Admission
+	Admission Admission
 	// Journal keeps what each call changes, for undo (nil: none).
 	Journal Journal
 	// Changed, when set, is told after each call of a tool that may
@@ -95,6 +95,14 @@ type Env struct {
 	// backend.WithCallTimeout, whose clock stops while the call waits for
 	// a search slot. nil: context.WithTimeout.
 	CallClock func(context.Context, time.Duration) (context.Context, context.CancelFunc)
+}
+
+// Admission is the queue of searches (backend.Admission) a tool marked
+// Search waits in for its whole call: Enter returns once the call holds
+// a slot (its context says so, so the call's own searches take no
+// second), or refuses it as busy; release frees the slot.
+type Admission interface {
+	Enter(ctx context.Context) (_ context.Context, release func(), err error)
 }
 
 // Journal begins the change journal's step for one call: the writers the
