@@ -95,6 +95,8 @@ type Env struct {
 	// backend.WithCallTimeout, whose clock stops while the call waits for
 	// a search slot. nil: context.WithTimeout.
 	CallClock func(context.Context, time.Duration) (context.Context, context.CancelFunc)
+
+	memory releaser // hands memory back after large calls
 }
 
 // Admission is the queue of searches (backend.Admission) a tool marked

@@ -205,7 +205,7 @@ func ErrorText(err error) *mcp.CallToolResult {
 func (t Tool) serve(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	start, alloc := time.Now(), allocated()
 	res, err, cause := t.serveCall(ctx, env, tab, req)
-	releaseIfLarge(alloc)
+	env.memory.releaseIfLarge(alloc)
 	if t.Def.Annotations == nil || !t.Def.Annotations.ReadOnlyHint {
 		if env.Changed != nil {
 			env.Changed() // a tool that may write ran: kept search results are stale
