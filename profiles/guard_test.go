@@ -107,12 +107,15 @@ func checkFile(t *testing.T, fset *token.FileSet, f *ast.File) {
 	})
 }
 
-// TestServerKnowsNoProfile: server/ serves whatever tables it is given.
+// TestServerKnowsNoProfile: server/ (and resources/, which it serves)
+// serve whatever tables they are given.
 func TestServerKnowsNoProfile(t *testing.T) {
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("../server/*.go")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no server sources: %v", err)
+	more, _ := filepath.Glob("../resources/*.go")
+	names = append(names, more...)
+	if err != nil || len(more) == 0 {
+		t.Fatalf("no server or resources sources: %v", err)
 	}
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {

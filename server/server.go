@@ -1,6 +1,7 @@
 // Package server assembles the MCP server from a configuration: the
 // sandbox, the tables of the chosen profiles (package profiles names them;
-// this package knows none), the resources, and the transports.
+// this package knows none), the resources (package resources), and the
+// transports.
 package server
 
 import (
@@ -13,6 +14,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/resources"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/wire"
@@ -28,7 +30,7 @@ type Config struct {
 	// Resources serves the roots' files as MCP resources (SPEC §7).
 	Resources bool
 	// ResourceDepth is how many directory levels resources/list goes down
-	// (0: DefaultResourceDepth).
+	// (0: resources.DefaultResourceDepth).
 	ResourceDepth int
 	// Searcher serves fs_grep and fs_glob (nil: rg if on PATH, else native).
 	Searcher backend.Searcher
@@ -55,7 +57,7 @@ type Server struct {
 	// httpExit: a served table lets a plain exit over HTTP end the server.
 	httpExit bool
 	log      *slog.Logger
-	res      *resources // nil: no resources served
+	res      *resources.Service // nil: no resources served
 }
 
 // New builds the server and registers its profiles' tools. The error says
@@ -94,17 +96,17 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		},
 		SetCacheable: cacheHints,
 	}
-	var res *resources
+	var res *resources.Service
 	shape := toolkit.Resources(cfg.Profiles)
 	if cfg.Resources || shape != nil && shape.Always {
-		res = newResources(deps, cfg.ResourceDepth, shape)
-		opts.SubscribeHandler = res.subscribe
-		opts.UnsubscribeHandler = res.unsubscribe
+		res = resources.New(deps, cfg.ResourceDepth, shape)
+		opts.SubscribeHandler = res.Subscribe
+		opts.UnsubscribeHandler = res.Unsubscribe
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
 	s.AddReceivingMiddleware(queueBySession)
 	if res != nil {
-		res.register(s)
+		res.Register(s)
 	}
 	if err := toolkit.Register(s, deps, cfg.Profiles); err != nil {
 		return nil, err
