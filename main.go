@@ -127,7 +127,10 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer audit.Close()
 
-	opts.server.Searcher, opts.server.Audit = searcher, audit
+	// The stack's last stage: the queue every search waits in, and the
+	// pages of kept results; the server takes it finished.
+	opts.server.Searcher, opts.server.Admission = backend.Queue(searcher, opts.maxSearches, opts.searchWait)
+	opts.server.Audit = audit
 	srv, err := server.New(opts.server, sb, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)

@@ -172,11 +172,11 @@ func TestLoadFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.server.MaxSearches != 3 || o.server.SearchWait != 10*time.Second || o.http.MaxSessions != 5 || o.http.SessionIdle != 2*time.Minute {
-		t.Fatalf("got searches %d wait %v sessions %d idle %v", o.server.MaxSearches, o.server.SearchWait, o.http.MaxSessions, o.http.SessionIdle)
+	if o.maxSearches != 3 || o.searchWait != 10*time.Second || o.http.MaxSessions != 5 || o.http.SessionIdle != 2*time.Minute {
+		t.Fatalf("got searches %d wait %v sessions %d idle %v", o.maxSearches, o.searchWait, o.http.MaxSessions, o.http.SessionIdle)
 	}
 	o, _ = parseArgs(nil, func(string) string { return "" })
-	if o.http.MaxSessions != defaultMaxSessions || o.http.SessionIdle != defaultSessionIdle || o.server.MaxSearches < 2 || o.server.SearchWait != time.Minute {
+	if o.http.MaxSessions != defaultMaxSessions || o.http.SessionIdle != defaultSessionIdle || o.maxSearches < 2 || o.searchWait != time.Minute {
 		t.Fatalf("defaults: %+v", o)
 	}
 	for _, bad := range [][]string{{"--max-sessions", "0"}, {"--session-idle", "never"}, {"--max-searches", "-2"}, {"--search-wait", "x"}} {

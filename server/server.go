@@ -32,13 +32,12 @@ type Config struct {
 	// ResourceDepth is how many directory levels resources/list goes down
 	// (0: resources.DefaultResourceDepth).
 	ResourceDepth int
-	// Searcher serves fs_grep and fs_glob (nil: rg if on PATH, else native).
-	Searcher backend.Searcher
-	// MaxSearches bounds the searches running at once, server-wide (0:
-	// backend.DefaultSearches); SearchWait is how long one may wait for a
-	// turn before it is refused as busy (0: backend.DefaultSearchWait).
-	MaxSearches int
-	SearchWait  time.Duration
+	// Searcher serves fs_grep and fs_glob, finished: the drivers (and the
+	// index) behind backend.Queue, whose Admission comes with it. nil (a
+	// test, an example): rg if on PATH, else native, queued with the
+	// defaults.
+	Searcher  backend.Searcher
+	Admission *backend.Admission
 	// Plain also serves clients that speak plain JSON-RPC (set by a profile
 	// whose original's clients do; nil: MCP clients only).
 	Plain *wire.Plain
@@ -76,14 +75,14 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		CallClock: backend.WithCallTimeout,
 	}
 	if deps.Searcher == nil {
-		deps.Searcher, _ = backend.Select("auto", fallback.New())
+		drivers, _ := backend.Select("auto", fallback.New())
+		deps.Searcher, cfg.Admission = backend.Queue(drivers, 0, 0)
 	}
 	// One admission for every search: the Searcher's, and the calls of
-	// tools marked Search. Pages of a kept result need no turn; a search
-	// does.
-	admission := backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait)
-	deps.Admission = admission
-	deps.Searcher = backend.NewPages(0, 0).Searcher(admission.Searcher(deps.Searcher))
+	// tools marked Search.
+	if cfg.Admission != nil {
+		deps.Admission = cfg.Admission
+	}
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
