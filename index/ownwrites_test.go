@@ -6,7 +6,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/server"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // change is a call (or several) of one profile that changes the fixture.
