@@ -129,7 +129,7 @@ func run(args []string, stderr *os.File) int {
 
 	// The stack's last stage: the queue every search waits in, and the
 	// pages of kept results; the server takes it finished.
-	opts.server.Searcher, opts.server.Admission = backend.Queue(searcher, opts.maxSearches, opts.searchWait)
+	opts.server.Search = backend.Queue(searcher, opts.maxSearches, opts.searchWait)
 	opts.server.Audit = audit
 	srv, err := server.New(opts.server, sb, log)
 	if err != nil {

@@ -32,12 +32,10 @@ type Config struct {
 	// ResourceDepth is how many directory levels resources/list goes down
 	// (0: resources.DefaultResourceDepth).
 	ResourceDepth int
-	// Searcher serves fs_grep and fs_glob, finished: the drivers (and the
-	// index) behind backend.Queue, whose Admission comes with it. nil (a
-	// test, an example): rg if on PATH, else native, queued with the
-	// defaults.
-	Searcher  backend.Searcher
-	Admission *backend.Admission
+	// Search serves fs_grep and fs_glob, finished: the drivers (and the
+	// index) behind backend.Queue. Its zero value (a test, an example):
+	// rg if on PATH, else native, queued with the defaults.
+	Search backend.Stack
 	// Plain also serves clients that speak plain JSON-RPC (set by a profile
 	// whose original's clients do; nil: MCP clients only).
 	Plain *wire.Plain
@@ -67,21 +65,19 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		Default:  sb,
 		Log:      log,
 		Sessions: toolkit.NewSessions(),
-		Searcher: cfg.Searcher,
 		Journal:  cfg.Journal,
-		// A write makes kept search pages stale; a call's clock stops
-		// while it waits for a search slot.
-		Changed:   backend.Changed,
+		// A call's clock stops while it waits for a search slot.
 		CallClock: backend.WithCallTimeout,
 	}
-	if deps.Searcher == nil {
+	if cfg.Search.Searcher == nil {
 		drivers, _ := backend.Select("auto", fallback.New())
-		deps.Searcher, cfg.Admission = backend.Queue(drivers, 0, 0)
+		cfg.Search = backend.Queue(drivers, 0, 0)
 	}
 	// One admission for every search: the Searcher's, and the calls of
-	// tools marked Search.
-	if cfg.Admission != nil {
-		deps.Admission = cfg.Admission
+	// tools marked Search; a write makes the kept search pages stale.
+	deps.Searcher, deps.Changed = cfg.Search.Searcher, cfg.Search.Changed
+	if cfg.Search.Admission != nil {
+		deps.Admission = cfg.Search.Admission
 	}
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),

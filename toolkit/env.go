@@ -88,7 +88,7 @@ type Env struct {
 	// Journal keeps what each call changes, for undo (nil: none).
 	Journal Journal
 	// Changed, when set, is told after each call of a tool that may
-	// write: the search page cache's backend.Changed, whose kept results
+	// write: the search page cache's (backend.Stack.Changed), whose kept results
 	// are then stale.
 	Changed func()
 	// CallClock, when set, starts a call's time limit (--timeout):

@@ -37,7 +37,7 @@ func TestTimeout(t *testing.T) {
 		testenv.WithLimits(func(l *toolkit.Limits) { l.Timeout = 20 * time.Millisecond }),
 		testenv.WithServer(func(c *server.Config) {
 			c.Profiles = []*toolkit.Table{peekaboo.Table()}
-			c.Searcher, c.Admission = backend.Queue(stuck{}, 0, 0)
+			c.Search = backend.Queue(stuck{}, 0, 0)
 		}))
 	_, err := e.CS.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_content", Arguments: map[string]any{"query": "x"}})
 	var rpc *jsonrpc.Error
