@@ -63,13 +63,13 @@ func run(args []string, stderr *os.File) int {
 	}
 	// An explicit --shell sandboxed without Landlock must not quietly run
 	// an unconfined shell.
-	if err := shell.CheckMode(opts.server.Shell); err != nil {
+	if err := shell.CheckMode(shell.Mode(opts.server.Shell)); err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v; use --shell on to run fs_bash unconfined, or --shell off\n", err)
 		return exitUsage
 	}
 	// The sandboxed shell's helper is a sealed copy of this program,
 	// taken now, before any tool has run (see shell.PrepareHelper).
-	if opts.server.Shell == shell.ModeSandboxed && !opts.server.ReadOnly {
+	if opts.server.Shell == string(shell.ModeSandboxed) && !opts.server.ReadOnly {
 		if err := shell.PrepareHelper(); err != nil {
 			fmt.Fprintf(stderr, "fsmcp: --shell sandboxed: %v\n", err)
 			return exitError
@@ -127,7 +127,10 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer audit.Close()
 
-	opts.server.Searcher, opts.server.Audit = searcher, audit
+	// The stack's last stage: the queue every search waits in, and the
+	// pages of kept results; the server takes it finished.
+	opts.server.Search = backend.Queue(searcher, opts.maxSearches, opts.searchWait)
+	opts.server.Audit = audit
 	srv, err := server.New(opts.server, sb, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
@@ -150,7 +153,7 @@ func run(args []string, stderr *os.File) int {
 		// done beside serving, not before the first answer. The first
 		// fs_bash call waits for the same probe.
 		go func() {
-			log.Info(shell.Describe(opts.server.Shell), "shell_confinement", shell.Confinement(opts.server.Shell))
+			log.Info(shell.Describe(shell.Mode(opts.server.Shell)), "shell_confinement", shell.Confinement(shell.Mode(opts.server.Shell)))
 		}()
 	}
 

@@ -63,10 +63,14 @@ type options struct {
 	// searchBackend is auto, rg, find or native (backend.Select checks it).
 	searchBackend string
 	// index is auto, on or off (--index).
-	index    string
-	logLevel slog.Level
-	auditLog string // --audit-log or FSMCP_AUDIT_LOG
-	version  bool
+	index string
+	// maxSearches and searchWait bound the search queue (backend.Queue):
+	// searches at once, and how long one may wait for a turn.
+	maxSearches int
+	searchWait  time.Duration
+	logLevel    slog.Level
+	auditLog    string // --audit-log or FSMCP_AUDIT_LOG
+	version     bool
 	// journal is the change journal's configuration; journalOff turns it
 	// off (--journal off).
 	journal    journal.Config
@@ -193,13 +197,13 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("--transport must be stdio or http, not %q", o.transport)
 	}
 	if f.shell == "" {
-		o.server.Shell = shell.DefaultMode()
+		o.server.Shell = string(shell.DefaultMode())
 	} else {
 		m, err := shell.ParseMode(f.shell)
 		if err != nil {
 			return nil, err
 		}
-		o.server.Shell = m
+		o.server.Shell = string(m)
 	}
 	if err := o.resolveAuth(set, getenv); err != nil {
 		return nil, err
@@ -270,8 +274,8 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.server.MaxSearches = int(searches)
-	o.server.SearchWait, err = setting(f.searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
+	o.maxSearches = int(searches)
+	o.searchWait, err = setting(f.searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/shell"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -52,7 +53,7 @@ func TestParseShell(t *testing.T) {
 		t.Error("--shell yes accepted")
 	}
 	o, _ := parseArgs(nil, none)
-	if o.server.Shell != shell.DefaultMode() {
+	if o.server.Shell != string(shell.DefaultMode()) {
 		t.Errorf("default shell %q, want %q", o.server.Shell, shell.DefaultMode())
 	}
 }
@@ -171,11 +172,11 @@ func TestLoadFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.server.MaxSearches != 3 || o.server.SearchWait != 10*time.Second || o.http.MaxSessions != 5 || o.http.SessionIdle != 2*time.Minute {
-		t.Fatalf("got searches %d wait %v sessions %d idle %v", o.server.MaxSearches, o.server.SearchWait, o.http.MaxSessions, o.http.SessionIdle)
+	if o.maxSearches != 3 || o.searchWait != 10*time.Second || o.http.MaxSessions != 5 || o.http.SessionIdle != 2*time.Minute {
+		t.Fatalf("got searches %d wait %v sessions %d idle %v", o.maxSearches, o.searchWait, o.http.MaxSessions, o.http.SessionIdle)
 	}
 	o, _ = parseArgs(nil, func(string) string { return "" })
-	if o.http.MaxSessions != defaultMaxSessions || o.http.SessionIdle != defaultSessionIdle || o.server.MaxSearches < 2 || o.server.SearchWait != time.Minute {
+	if o.http.MaxSessions != defaultMaxSessions || o.http.SessionIdle != defaultSessionIdle || o.maxSearches < 2 || o.searchWait != time.Minute {
 		t.Fatalf("defaults: %+v", o)
 	}
 	for _, bad := range [][]string{{"--max-sessions", "0"}, {"--session-idle", "never"}, {"--max-searches", "-2"}, {"--search-wait", "x"}} {
@@ -240,5 +241,13 @@ func TestParseIndex(t *testing.T) {
 	}
 	if _, err := parseArgs([]string{"--index", "yes"}, none); err == nil || !strings.Contains(err.Error(), "auto, on or off") {
 		t.Errorf("--index yes: %v", err)
+	}
+}
+
+// TestShellModeOffIsShells: toolkit names shell.ModeOff by its name (it
+// does not import shell), so the two stay one.
+func TestShellModeOffIsShells(t *testing.T) {
+	if toolkit.ShellModeOff != string(shell.ModeOff) {
+		t.Errorf("toolkit.ShellModeOff = %q, shell.ModeOff = %q", toolkit.ShellModeOff, shell.ModeOff)
 	}
 }

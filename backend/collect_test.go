@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // feed delivers lines per file from several goroutines in random order.
@@ -262,12 +264,8 @@ func TestRGCancel(t *testing.T) {
 	if err != nil {
 		t.Skip("SKIPPED: rg is not on PATH — rg cancellation not tested")
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skip("no GOROOT")
-	}
 	// A slow pattern over a big tree, stopped after 30ms.
-	q := GrepQuery{Pattern: `(\w+\s*){5}x`, Mode: Content, Paths: []string{strings.TrimSpace(string(out))}}
+	q := GrepQuery{Pattern: `(\w+\s*){5}x`, Mode: Content, Paths: []string{goroot.Dir(t)}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	start := time.Now()

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/internal/rgtest"
+	"github.com/fsmcp/fsmcp/internal/test/rgtest"
 )
 
 func TestNameGlobsAndDepth(t *testing.T) {

@@ -68,6 +68,8 @@ type Pages struct {
 	byKey map[pageKey]*list.Element
 	bytes int
 	sweep *time.Timer // drops expired results while any are kept
+
+	gen atomic.Int64 // counts calls that may have changed files (Changed)
 }
 
 // Page cache settings.
@@ -80,12 +82,9 @@ const (
 	lineOverhead       = 24 // and per line besides its text
 )
 
-// generation counts calls that may have changed files (Changed).
-var generation atomic.Int64
-
 // Changed says files may have changed (a tool that writes ran): every
-// cached result is stale.
-func Changed() { generation.Add(1) }
+// result p keeps is stale.
+func (p *Pages) Changed() { p.gen.Add(1) }
 
 // laterPage marks a context whose search is for a page after the first.
 type laterPage struct{}
@@ -190,7 +189,7 @@ func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 		replayGrep(e, sink)
 		return nil
 	}
-	rec := &recorder{sink: sink, limit: s.p.budget / 2, gen: generation.Load(), at: time.Now()}
+	rec := &recorder{sink: sink, limit: s.p.budget / 2, gen: s.p.gen.Load(), at: time.Now()}
 	if q.Skipped == nil {
 		q.Skipped = new(Skipped)
 	}
@@ -224,7 +223,7 @@ func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		return nil
 	}
 	rec := &globRecorder{limit: s.p.budget / 2, before: q.Order}
-	gen, at := generation.Load(), time.Now()
+	gen, at := s.p.gen.Load(), time.Now()
 	if q.Skipped == nil {
 		q.Skipped = new(Skipped)
 	}
@@ -368,7 +367,7 @@ func (p *Pages) get(ctx context.Context, key pageKey) *pageEntry {
 		return nil
 	}
 	e := el.Value.(*pageEntry)
-	if e.gen != generation.Load() || time.Since(e.at) > p.ttl {
+	if e.gen != p.gen.Load() || time.Since(e.at) > p.ttl {
 		p.removeLocked(el)
 		p.mu.Unlock()
 		return nil

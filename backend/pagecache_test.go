@@ -68,7 +68,8 @@ func pagedTree(t *testing.T, n int) (string, *countingSearcher) {
 // (Changed) and a changed file each make the next search fresh.
 func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 	dir, inner := pagedTree(t, 30)
-	s := NewPages(0, 0).Searcher(inner)
+	pages := NewPages(0, 0)
+	s := pages.Searcher(inner)
 	ctx := WithQueue(context.Background(), "session")
 	q := GrepQuery{Pattern: "match", Paths: []string{dir}, Mode: Content}
 	first, err := Run(ctx, s, q, 0, 10)
@@ -104,7 +105,7 @@ func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 	if inner.searches != 3 {
 		t.Fatalf("a first page was served from the cache")
 	}
-	Changed()
+	pages.Changed()
 	Run(ctx, s, q, 10, 10)
 	if inner.searches != 4 {
 		t.Fatalf("a later page after a write was served from the cache")

@@ -11,7 +11,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fsmcp/fsmcp/backend/ignore"
-	"github.com/fsmcp/fsmcp/internal/rgtest"
+	"github.com/fsmcp/fsmcp/internal/test/rgtest"
 )
 
 // TestFileTypesMatchRG: for every type of fsmcp's table, rg (given the

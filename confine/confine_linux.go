@@ -67,7 +67,10 @@ func restrictThread(p Policy, bin string) error {
 	if p.All {
 		dirs, files := allBut(p.AllBut)
 		for _, path := range dirs {
-			if err := addRule(ruleset, (read|llsys.AccessFSExecute)&handled, path); err != nil {
+			// A directory that vanished since it was listed (another
+			// program's temp directory in /tmp) stays out, as a file
+			// does: less is allowed, never more.
+			if err := addRule(ruleset, (read|llsys.AccessFSExecute)&handled, path); err != nil && !errors.Is(err, unix.ENOENT) {
 				return err
 			}
 		}

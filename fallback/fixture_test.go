@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/internal/rgtest"
+	"github.com/fsmcp/fsmcp/internal/test/rgtest"
 )
 
 // writeTree creates files under dir from a map of relative path -> content.

@@ -3,7 +3,6 @@ package fallback
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // grep runs q natively over root and returns the formatted result with
@@ -220,16 +220,12 @@ func TestNativeGlob(t *testing.T) {
 // search's return), never on how fast the machine is; the only time bound
 // is one against a hang.
 func TestNativeCancelAndProgress(t *testing.T) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skip("no GOROOT")
-	}
-	goroot := strings.TrimSpace(string(out))
+	root := goroot.Dir(t)
 	var calls, last atomic.Int64
 	var increasing atomic.Bool
 	increasing.Store(true)
 	twice := make(chan struct{})
-	q := backend.GrepQuery{Pattern: `(\w+\s*){5}x`, Mode: backend.Count, Paths: []string{goroot},
+	q := backend.GrepQuery{Pattern: `(\w+\s*){5}x`, Mode: backend.Count, Paths: []string{root},
 		Progress: func(n int64) {
 			if n <= last.Load() {
 				increasing.Store(false)

@@ -3,7 +3,6 @@ package fallback
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/index"
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // indexed returns next with root's index in front, built and ready.
@@ -95,11 +95,7 @@ func TestParityIndexedGoroot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the GOROOT parity run in -short mode")
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skip("no go env GOROOT")
-	}
-	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	src := goroot.Src(t)
 	table := append([]parityQuery{
 		{name: "goroot func regex", q: C(backend.GrepQuery{Pattern: `func \(\w+ \*\w+\) Close\(\)`})},
 		{name: "goroot errorf -i", q: backend.GrepQuery{Pattern: `errorf`, IgnoreCase: true, Mode: backend.Count}},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // parityQuery is one row of the parity table; Paths are relative to the
@@ -174,11 +174,7 @@ func TestParityGoroot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping the GOROOT parity run in -short mode")
 	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skip("no go env GOROOT")
-	}
-	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	src := goroot.Src(t)
 	table := append([]parityQuery{
 		{name: "goroot func regex", q: C(backend.GrepQuery{Pattern: `func \(\w+ \*\w+\) Close\(\)`})},
 		{name: "goroot errorf -i", q: backend.GrepQuery{Pattern: `errorf`, IgnoreCase: true, Mode: backend.Count}},

@@ -31,9 +31,16 @@ const (
 	NotDir                 // a directory was wanted, something else was given
 	NotEmpty               // a directory that is not empty
 	Permission             // the operating system refused access
+	// A path refused by the table's path rule before any I/O (sandbox's
+	// ErrEmpty, ErrNUL, ErrNotAbsolute, ErrNotRelative): kinds of their own,
+	// so a profile words each in its own terms without deciding it again.
+	NoPath      // an empty path
+	NULInPath   // a path with a NUL byte in it
+	NotAbsolute // a relative path where the rule wants an absolute one
+	NotRelative // an absolute path where the rule wants a relative one
 )
 
-var kindNames = [...]string{"other", "not found", "outside", "exists", "too large", "binary", "not unique", "invalid", "timeout", "is a directory", "not a directory", "not empty", "permission denied"}
+var kindNames = [...]string{"other", "not found", "outside", "exists", "too large", "binary", "not unique", "invalid", "timeout", "is a directory", "not a directory", "not empty", "permission denied", "no path", "NUL in path", "not absolute", "not relative"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -135,9 +135,9 @@ func EditFile(ctx context.Context, p *sandbox.Path, edits []Edit, maxSize int64,
 // afterwards.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// notBinary refuses to change a file whose first block holds a NUL byte.
+// notBinary refuses to change a file that is binary (isBinary).
 func notBinary(data []byte, name, verb string) error {
-	if bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
+	if isBinary(data) {
 		return fault.Errorf(fault.Binary, name, "cannot %s %s: it is a binary file", verb, name)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/fsmcp/fsmcp/internal/escape"
+	"github.com/fsmcp/fsmcp/internal/xattr"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -103,6 +104,11 @@ func setAttrs(p *sandbox.Path, f *os.File, a journal.Attrs) error {
 			if err := f.Chown(a.Owner[0], a.Owner[1]); err != nil {
 				ownerErr = &journal.OwnerError{Path: escape.Name(p.Abs), UID: a.Owner[0], GID: a.Owner[1], Err: sandbox.Cause(err)}
 			}
+		}
+	}
+	if a.XattrsKept { // after the owner (a chown drops a capability), before the mode
+		if err := xattr.Put(f, a.Xattrs); err != nil {
+			return fmt.Errorf("restoring the extended attributes of %s: %v", escape.Name(p.Abs), sandbox.Cause(err))
 		}
 	}
 	if err := f.Chmod(journal.FileMode(a.Mode)); err != nil {

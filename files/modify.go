@@ -254,6 +254,9 @@ type keyLock struct {
 	n  int
 }
 
+// The table is the process's, deliberately: every server and session in
+// one fsmcp writes the same files, so their changes of one file must
+// queue on one lock (across processes, filelock's advisory lock does it).
 var (
 	locksMu sync.Mutex
 	locks   = map[any]*keyLock{}

@@ -50,6 +50,13 @@ func Sniff(r io.Reader, size int64) (Info, error) {
 	return Classify(head[:n], size), nil
 }
 
+// isBinary is files' one binary rule: a NUL byte in the first sniffLen
+// bytes of data. (Search keeps rg's own rule, backend.SearchableLen, for
+// parity with rg.)
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0
+}
+
 // Classify decides from a file's first bytes.
 func Classify(head []byte, size int64) Info {
 	mime := mimetype.Detect(head).String()
@@ -57,7 +64,7 @@ func Classify(head []byte, size int64) Info {
 	switch {
 	case isImage(mime):
 		info.Kind = Image
-	case bytes.IndexByte(head, 0) >= 0:
+	case isBinary(head):
 		info.Kind = Binary
 	}
 	return info

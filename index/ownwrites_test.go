@@ -6,7 +6,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/server"
 )
 
@@ -19,7 +19,7 @@ type late struct{ backend.Searcher }
 // very next indexed fs_grep, though the index was built before them.
 func TestOwnWritesSeenBeforeTheyReturn(t *testing.T) {
 	proxy := &late{}
-	e := testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Searcher = proxy }))
+	e := testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Search = backend.Stack{Searcher: proxy} }))
 	for i := range 20 {
 		e.Write("root/old/"+string(rune('a'+i))+".txt", "nothing here\n")
 	}

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // unswap puts the directory back in place after a swapper stopped.
@@ -43,9 +43,9 @@ func TestRaceMetaDirUnderARootStaysInIt(t *testing.T) {
 		{"fs_write", map[string]any{"file_path": filepath.Join(sw, "w.txt"), "content": "written"}},
 	} {
 		stop := swapper(t, sw, swLink)
-		deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
+		deadline := time.Now().Add(time.Duration(attack(t)) * 2 * time.Second)
 		n, ok := 0, 0
-		for ; n < 300*redteam(t) && time.Now().Before(deadline); n++ {
+		for ; n < 300*attack(t) && time.Now().Before(deadline); n++ {
 			res, err := callRaw(cs, c.tool, c.args, meta)
 			if err != nil {
 				t.Fatalf("%s: %v", c.tool, err)
@@ -95,9 +95,9 @@ func TestRaceSwappedParentOfSearchedFileNeverLeaks(t *testing.T) {
 				{"pattern": "zzleak|" + needle, "path": filepath.Join(sw, "d"), "output_mode": "content"},
 			} {
 				stop := swapper(t, sw, swLink)
-				deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
+				deadline := time.Now().Add(time.Duration(attack(t)) * 2 * time.Second)
 				n := 0
-				for ; n < 400*redteam(t) && time.Now().Before(deadline); n++ {
+				for ; n < 400*attack(t) && time.Now().Before(deadline); n++ {
 					if out, _ := call(t, cs, "fs_grep", c); strings.Contains(out, "zzleak") {
 						t.Fatalf("fs_grep %v leaked:\n%s", c, out)
 					}
@@ -108,9 +108,9 @@ func TestRaceSwappedParentOfSearchedFileNeverLeaks(t *testing.T) {
 			// fs_watch of the swapped directory's subdirectory: files
 			// made outside meanwhile never show up in an event.
 			stop := swapper(t, sw, swLink)
-			deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
+			deadline := time.Now().Add(time.Duration(attack(t)) * 2 * time.Second)
 			var ids []string
-			for n := 0; n < 60*redteam(t) && time.Now().Before(deadline); n++ {
+			for n := 0; n < 60*attack(t) && time.Now().Before(deadline); n++ {
 				out, _ := call(t, cs, "fs_watch", map[string]any{"path": filepath.Join(sw, "d")})
 				if strings.Contains(out, "zzleak") {
 					t.Fatalf("fs_watch start leaked: %s", out)
@@ -157,9 +157,9 @@ func TestRaceMetaRootSearchedByRgStaysInIt(t *testing.T) {
 			cs := connectStdio(t, m, args...)
 			meta := map[string]any{"allowed_dirs": []any{sw}}
 			stop := swapper(t, sw, swLink)
-			deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
+			deadline := time.Now().Add(time.Duration(attack(t)) * 2 * time.Second)
 			n, ok := 0, 0
-			for ; n < 400*redteam(t) && time.Now().Before(deadline); n++ {
+			for ; n < 400*attack(t) && time.Now().Before(deadline); n++ {
 				res, err := callRaw(cs, "fs_grep", map[string]any{"pattern": "zzleak|" + needle, "path": sw, "output_mode": "content"}, meta)
 				if err != nil {
 					t.Fatal(err)
@@ -182,6 +182,7 @@ func TestRaceMetaRootSearchedByRgStaysInIt(t *testing.T) {
 // a hard link in the root to a file outside are refused, and the outside
 // file keeps its mode.
 func TestChmodItemsRefusesHardLinkToOutside(t *testing.T) {
+	attack(t)
 	tr := newTree(t)
 	secret := filepath.Join(tr.outside, "secret.txt")
 	os.Chmod(secret, 0o600)

@@ -37,6 +37,7 @@ func connectStdioEnv(t *testing.T, m mode, env []string, args ...string) *mcp.Cl
 // one at the trash itself) cannot make delete_file put its files outside:
 // the delete is refused and the file stays where it was.
 func TestLocalCoworkTrashNeverFollowsALinkOut(t *testing.T) {
+	attack(t)
 	tr := newTree(t)
 	m := modes(t)[0]
 	home := tr.path("home")
@@ -131,6 +132,7 @@ func TestReadOnlyRefusesDirectMethods(t *testing.T) {
 // list_directory_with_sizes and search_files, peekaboo search_path and
 // search_content. Each prints the name escaped as fs_glob and fs_grep do.
 func TestEveryListingEscapesControlCharactersInNames(t *testing.T) {
+	attack(t)
 	tr := newTree(t)
 	dir := tr.path("names")
 	write(t, filepath.Join(dir, "sp\n", "etc", "passwd"), "root:x:0:0 "+needle+"\n")

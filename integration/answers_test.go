@@ -200,7 +200,11 @@ func TestEveryAnswerFitsMaxOutput(t *testing.T) {
 			if !strings.Contains(note, "of 1500") {
 				t.Errorf("fs_glob note %q does not give the total", note)
 			}
-			if !strings.Contains(note, "offset=") {
+			// The last page has no "pass offset=N"; a page served from
+			// a kept result (the tree's times settled, more than the page
+			// cache's slack before the search) also says "offset=0
+			// searches afresh", which is not the next page.
+			if !strings.Contains(note, "pass offset=") {
 				break
 			}
 			offset = nextOffset(t, note)

@@ -34,23 +34,44 @@ func bash(t *testing.T, cs *mcp.ClientSession, command string) (string, bool) {
 
 // alive reports whether pid is a live process (zombies count as gone).
 func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
+	_, ok := started(pid)
+	return ok
 }
 
+// started is a live process's start time (field 22 of /proc/pid/stat), the
+// one thing that tells it from a later process given the same pid: with
+// pid_max at 32768 and make test starting thousands of processes, a pid is
+// taken again within seconds.
+func started(pid int) (string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) || b[i+2] == 'Z' || b[i+2] == 'X' {
+		return "", false
+	}
+	f := strings.Fields(string(b[i+2:]))
+	if len(f) < 20 {
+		return "", false
+	}
+	return f[19], true
+}
+
+// waitGone waits for the process pid is now to end; a later process given
+// the same pid does not keep it waiting.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	for i := 0; i < 6000; i++ { // a minute at most: only bounds a hang
-		if !alive(pid) {
+	first, ok := started(pid)
+	for i := 0; ok && i < 6000; i++ { // a minute at most: only bounds a hang
+		time.Sleep(10 * time.Millisecond)
+		if now, live := started(pid); !live || now != first {
 			return
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	t.Errorf("process %d is still running", pid)
+	if ok {
+		t.Errorf("process %d is still running", pid)
+	}
 }
 
 // sleeper returns a command line "sleep 100.N" with an argument no other

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // TestEditsFromTwoProcessesLoseNothing edits one file from two fsmcp

@@ -23,7 +23,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // binary is the fsmcp binary built once for the whole run.
@@ -46,6 +46,12 @@ func TestMain(m *testing.M) {
 	}
 	if _, err := exec.LookPath("rg"); err != nil && wantMode("rg") {
 		fmt.Fprintln(os.Stderr, "\n*** SKIPPED: rg is not on PATH, so the with-rg half of the integration tests does not run. Install ripgrep to run it. ***")
+	}
+	if beforeRun != nil {
+		if err := beforeRun(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

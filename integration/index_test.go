@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // readyLog is a server's stderr that closes ready at the index's
@@ -52,11 +54,7 @@ func connectIndexed(t *testing.T, m mode, env []string, args ...string) (*mcp.Cl
 // goSrc is a directory of old files (their times settled long ago, so
 // the index takes their content): GOROOT's regexp sources.
 func goSrc(t *testing.T) string {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skip("no go env GOROOT")
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "src", "regexp")
+	return filepath.Join(goroot.Src(t), "regexp")
 }
 
 // TestIndexOnAnswersAsIndexOff: with --index on, once the index is ready,
@@ -158,6 +156,7 @@ func (l *followingLog) Write(p []byte) (int, error) {
 // calls; after every change, with nothing waited for, both answers are
 // the same, with rg on PATH and without.
 func TestIndexFollowsOutsideChanges(t *testing.T) {
+	attack(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			root := t.TempDir()

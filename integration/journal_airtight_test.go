@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // TestUndoNeverChangesMetadataOutside: chmod_items changes g.txt, then

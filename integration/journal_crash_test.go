@@ -84,7 +84,10 @@ func TestJournalCrashLeavesOldOrNewAndReadableJournal(t *testing.T) {
 			if err != nil {
 				t.Fatalf("fsmcp history after SIGKILL: %v\n%s", err, hist)
 			}
-			if strings.Contains(string(hist), "fs_write") && !strings.Contains(string(hist), "cut short") {
+			// A change killed before it landed must say it was cut short;
+			// one that landed may have ended too before the kill (on a
+			// loaded machine the test sees the log's event late).
+			if got == old && strings.Contains(string(hist), "fs_write") && !strings.Contains(string(hist), "cut short") {
 				t.Errorf("history does not say the killed change was cut short:\n%s", hist)
 			}
 			if got == old {

@@ -71,8 +71,8 @@ func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
 	write(t, filepath.Join(far, "nested", "zzleak2.txt"), "zzleak two "+needle+"\n")
 	symlink(t, far, swLink)
 	leaked := func(out string) bool { return strings.Contains(out, "zzleak") }
-	perTool := time.Duration(redteam(t)) * 2 * time.Second
-	maxCalls := 400 * redteam(t)
+	perTool := time.Duration(attack(t)) * 2 * time.Second
+	maxCalls := 400 * attack(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			// rg mode names the backend: auto lists fs_glob's matches
@@ -115,7 +115,7 @@ func TestRaceSwappedDirNeverLeaksOutside(t *testing.T) {
 			stop := swapper(t, sw, swLink)
 			deadline := time.Now().Add(perTool)
 			var ids []string
-			for n := 0; n < 50*redteam(t) && time.Now().Before(deadline); n++ {
+			for n := 0; n < 50*attack(t) && time.Now().Before(deadline); n++ {
 				out, _ := call(t, cs, "fs_watch", map[string]any{"path": tr.root})
 				if leaked(out) {
 					t.Errorf("fs_watch start leaked: %s", out)
@@ -161,8 +161,8 @@ func TestRaceFIFOSwappedForFileDoesNotBlock(t *testing.T) {
 			cs := connectStdio(t, m, "--timeout", "5s", tr.root)
 			stop := swapper(t, tr.path("a.txt"), fifo)
 			defer stop()
-			deadline := time.Now().Add(time.Duration(redteam(t)) * 2 * time.Second)
-			calls := 200 * redteam(t)
+			deadline := time.Now().Add(time.Duration(attack(t)) * 2 * time.Second)
+			calls := 200 * attack(t)
 			for n := 0; n < calls && time.Now().Before(deadline); n++ {
 				for i, args := range []map[string]any{
 					{"pattern": needle, "path": tr.path("a.txt")},

@@ -1,5 +1,3 @@
-//go:build unix
-
 package integration
 
 import (
@@ -8,10 +6,15 @@ import (
 	"testing"
 )
 
-// redteam is how many times longer the race tests attack: their time and
-// call bounds are multiplied by FSMCP_REDTEAM (make redteam sets it); 1
-// when it is unset, which is what make test runs, in seconds.
-func redteam(t testing.TB) int {
+// attack marks t an attack test (races against swapped links, writers
+// against writers, the shell's and trash's walls, hostile names): `make
+// redteam` builds the tests with the redteam tag, which runs every test
+// that calls attack and no other (redteam_tag_test.go), so a renamed
+// attack is never left out. It returns how many times longer the attack
+// runs: its time and call bounds are multiplied by FSMCP_REDTEAM (make
+// redteam sets it); 1 when it is unset, which is what make test runs, in
+// seconds.
+func attack(t testing.TB) int {
 	t.Helper()
 	v := os.Getenv("FSMCP_REDTEAM")
 	if v == "" {
@@ -23,3 +26,7 @@ func redteam(t testing.TB) int {
 	}
 	return k
 }
+
+// beforeRun, when set (by a build tag's file), runs in TestMain before
+// the tests do.
+var beforeRun func() error

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
 // TestSearchToolsSameWithAndWithoutRg runs fs_grep and fs_glob through
@@ -148,11 +149,7 @@ func TestSearchToolsRefusals(t *testing.T) {
 // TestSearchTimeoutIsPartial: a search cut by --timeout answers with what
 // it found, marked partial, in both modes — and promptly.
 func TestSearchTimeoutIsPartial(t *testing.T) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skip("no GOROOT")
-	}
-	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	src := goroot.Src(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			// A 1 ns limit is up before any search could finish, on any
@@ -174,11 +171,7 @@ func TestSearchTimeoutIsPartial(t *testing.T) {
 // TestSearchProgress: a call with a progress token gets progress
 // notifications (files searched) during a long search, in both modes.
 func TestSearchProgress(t *testing.T) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skip("no GOROOT")
-	}
-	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	src := goroot.Src(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			var mu sync.Mutex

@@ -78,6 +78,7 @@ func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
 // the next fs_bash call must still be confined: the helper is a sealed
 // copy taken at start, never the path.
 func TestShellHelperNotTakenFromARoot(t *testing.T) {
+	attack(t)
 	requireSandbox(t)
 	for _, via := range []string{"fs_write", "fs_bash"} {
 		t.Run(via, func(t *testing.T) {
@@ -137,6 +138,7 @@ var sizeShown = regexp.MustCompile(`(^|\s)12(\s|$)`)
 // roots, where it gets its own namespaces; stderr says which confinement
 // is in force.
 func TestShellCannotChangeOrStatOutside(t *testing.T) {
+	attack(t)
 	requireSandbox(t)
 	root, outside := resolvedTempDir(t), resolvedTempDir(t)
 	victim := filepath.Join(outside, "victim")

@@ -25,7 +25,7 @@ func TestRaceStatelessRootsSwappedDirNeverLeaks(t *testing.T) {
 	symlink(t, far, swLink)
 	url, _ := startHTTP(t, modes(t)[0], "--shell", "off", "--timeout", "10s")
 	cs := connectStatelessRoots(t, url, false, nil, fileURI(tr.root))
-	perTool := time.Duration(redteam(t)) * time.Second
+	perTool := time.Duration(attack(t)) * time.Second
 	for _, c := range []struct {
 		tool string
 		args map[string]any
@@ -36,7 +36,7 @@ func TestRaceStatelessRootsSwappedDirNeverLeaks(t *testing.T) {
 	} {
 		stop := swapper(t, sw, swLink)
 		n := 0
-		for deadline := time.Now().Add(perTool); n < 300*redteam(t) && time.Now().Before(deadline); n++ {
+		for deadline := time.Now().Add(perTool); n < 300*attack(t) && time.Now().Before(deadline); n++ {
 			if out, _ := call(t, cs, c.tool, c.args); strings.Contains(out, "zzleak") {
 				t.Errorf("%s %v leaked outside content:\n%s", c.tool, c.args, out)
 				break

@@ -19,6 +19,7 @@ import (
 // very next fs_grep finds each file, as rg does, with rg on PATH and
 // without.
 func TestIndexSeesWritesThroughLinksFromOutside(t *testing.T) {
+	attack(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			files := map[string]string{".gitignore": "ignored/\n", ".git/HEAD": "ref: refs/heads/main\n", "ignored/keep.txt": "x\n"}
@@ -105,6 +106,7 @@ func TestIndexSeesWritesThroughLinksFromOutside(t *testing.T) {
 // it cannot leave: such a process dies at a timeout, at the session's
 // end, and when fsmcp itself is killed.
 func TestSetsidChildEndsWithItsSession(t *testing.T) {
+	attack(t)
 	tr := newTree(t)
 	url, server := startHTTP(t, modes(t)[0], "--shell", "on", tr.root)
 	cs, err := newClient().Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, sessionEra)

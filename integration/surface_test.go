@@ -23,7 +23,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // eventLog is a server's stderr kept whole, forwarded to the test log,
@@ -147,6 +147,7 @@ const indexSettle = 2500 * time.Millisecond
 // check). Now the server stays up, sets the file aside with one log line,
 // answers exactly, and builds a good index that the next start uses.
 func TestCraftedIndexIsSetAside(t *testing.T) {
+	attack(t)
 	m := modes(t)[0]
 	files := map[string]string{}
 	for i := range 40 {
@@ -201,6 +202,7 @@ func TestCraftedIndexIsSetAside(t *testing.T) {
 // with encoding/json, which takes either spelling, and let 8 such streams
 // open under --max-sessions 2. Now the third is refused with 503.
 func TestListenCapSeesTheMethodTheSDKServes(t *testing.T) {
+	attack(t)
 	tr := newTree(t)
 	url, _ := startHTTP(t, modes(t)[0], "--resources", "--max-sessions", "2", "--shell", "off", tr.root)
 	uri := fileURI(tr.path("a.txt"))
@@ -272,6 +274,7 @@ const slowPattern = `\w+ \d{12}\b`
 // used to be a queue of its own, and the session's grep waited for the
 // whole flood.
 func TestStatelessFloodCannotStarveASession(t *testing.T) {
+	attack(t)
 	tr := newTree(t)
 	slowTree(t, tr.root, "mid", 8, 128<<10)
 	url, _ := startHTTP(t, modes(t)[0], "--max-searches", "1", "--search-backend", "native", "--shell", "off", tr.root)
@@ -321,6 +324,7 @@ func TestStatelessFloodCannotStarveASession(t *testing.T) {
 // name says it searches is tried, so a new one cannot skip the queue
 // unnoticed.
 func TestEverySearchToolWaitsForTheSlot(t *testing.T) {
+	attack(t)
 	tr := newTree(t)
 	slowTree(t, tr.root, "big", 20, 256<<10)
 	args := map[string]map[string]any{
@@ -420,6 +424,7 @@ func TestEverySearchToolWaitsForTheSlot(t *testing.T) {
 // that it came from a kept result; now it either shows the tree as it is
 // or says it comes from a search of a given age and how to search afresh.
 func TestLaterPageNeverPassesForTheTree(t *testing.T) {
+	attack(t)
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			root, err := filepath.EvalSymlinks(t.TempDir())

@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // change is a call (or several) of one profile that changes the fixture.
@@ -23,6 +24,7 @@ type change struct {
 	env     func(root string) []string
 	calls   func(root string) [][2]any // tool, arguments
 	root    bool                       // needs root (chown to another user)
+	xattrs  bool                       // needs user extended attributes
 	// wait, when set, waits for what the calls set going to finish
 	// (a background process of fs_bash).
 	wait func(t *testing.T, root string)
@@ -53,6 +55,11 @@ func everyChange() []change {
 		}}
 	}
 	abs := func(f func(r string) [][2]any) func(string) [][2]any { return f }
+	xattrCase := func(cmd string) change {
+		c := bash("setfattr and removexattr", cmd)
+		c.xattrs = true
+		return c
+	}
 	return []change{
 		{name: "fs_write with new parents", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_write", args("file_path", r+"/a/b/c/new.txt", "content", "new\n")}}
@@ -69,6 +76,14 @@ func everyChange() []change {
 		})},
 		{name: "fs_copy of a tree", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_copy", args("source", r+"/tree", "destination", r+"/copy")}}
+		})},
+		{name: "fs_move and fs_copy over what was there, fs_write through a link", calls: abs(func(r string) [][2]any {
+			return [][2]any{
+				{"fs_move", args("source", r+"/f.txt", "destination", r+"/tree/a.txt", "overwrite", true)},
+				{"fs_copy", args("source", r+"/suid.sh", "destination", r+"/tree/deep/b.bin", "overwrite", true)},
+				{"fs_write", args("file_path", r+"/tree/link", "content", "through the link\n")},
+				{"fs_move", args("source", r+"/tree/deep", "destination", r+"/tree/empty", "overwrite", true)},
+			}
 		})},
 		{name: "fs_mkdir", calls: abs(func(r string) [][2]any { return [][2]any{{"fs_mkdir", args("path", r+"/m/n/o")}} })},
 		{name: "fs_catalog", calls: abs(func(r string) [][2]any {
@@ -118,6 +133,16 @@ func everyChange() []change {
 		bash("truncate and >", "truncate -s 2 f.txt && : > tree/a.txt"),
 		bash("cp -a, touch, mkfifo", "cp -a tree tree3 && touch -d 2001-01-01 f.txt && mkfifo pipe"),
 		bash("git checkout -- .", "git checkout -q -- ."),
+		bash("rm of a socket and a device", "rm -f sock null"),
+		xattrCase(`python3 -c "import os; os.setxattr('f.txt', 'user.kept', b'2'); os.setxattr('tree', 'user.new', b'n'); os.removexattr('tree/a.txt', 'user.gone')"`),
+		bash("a write through a hard link", "ln f.txt hl && echo more >> hl"),
+		bash("mv over a file, sed -i through a link", "mv f.txt tree/a.txt && sed -i s/changed/Z/ tree/link"),
+		bash("find -delete, chmod -R", "find tree -name '*.txt' -delete && chmod -R go-rwx tree"),
+		bash("O_TMPFILE linked in, os.replace", `python3 -c "import os, ctypes; l = ctypes.CDLL(None, use_errno=True); fd = os.open('.', os.O_TMPFILE|os.O_WRONLY, 0o644); os.write(fd, b'tmp'); assert l.linkat(-100, b'/proc/self/fd/%d' % fd, -100, b'tmpfile', 0x400) == 0, ctypes.get_errno(); os.replace('tmpfile', 'f.txt')"`),
+		bash("dd conv=notrunc", "dd if=/dev/zero of=f.txt bs=1 count=2 seek=1 conv=notrunc status=none"),
+		bash("mv -T a tree onto an empty directory", "mv -T tree/empty gone && mv -T tree other && mkdir e2 && mv -T other e2"),
+		bash("tar x over files", "mkdir t2 && (cd tree && tar cf - .) | (cd t2 && tar xf -) && echo new > t2/a.txt && (cd t2 && tar cf - .) | (cd tree && tar xf -)"),
+		bash("git stash, git clean", "echo x >> f.txt && echo u > untracked && git -c user.name=t -c user.email=t@t stash -q && git clean -qfd"),
 		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
 		}), wait: waitBackground},
@@ -188,6 +213,23 @@ func undoFixture(t *testing.T) string {
 		}
 	}
 	put("sig/wait", "", 0o644) // the background case's signal, not compared
+	// A socket (a name; its listener is gone), and as root a device.
+	if err := unix.Mknod(filepath.Join(root, "sock"), unix.S_IFSOCK|0o640, 0); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getuid() == 0 {
+		if err := unix.Mknod(filepath.Join(root, "null"), unix.S_IFCHR|0o600, int(unix.Mkdev(1, 3))); err != nil {
+			t.Logf("no device node (a container without CAP_MKNOD?): %v", err)
+		}
+	}
+	// Extended attributes, where the file system has them: a user
+	// attribute on a file and on a directory.
+	for _, x := range [][3]string{{"f.txt", "user.kept", "1"}, {"tree/a.txt", "user.gone", "g"}, {"tree", "user.dir", "d"}} {
+		if err := unix.Setxattr(filepath.Join(root, x[0]), x[1], []byte(x[2]), 0); err != nil {
+			t.Logf("no extended attributes here: %v", err)
+			break
+		}
+	}
 	git("init", "-q")
 	git("add", "-A")
 	git("commit", "-q", "-m", "fixture")
@@ -231,6 +273,11 @@ func TestEveryChangeUndoneAfterRestart(t *testing.T) {
 					t.Skip("SKIPPED: giving a file away needs root")
 				}
 				root := undoFixture(t)
+				if c.xattrs {
+					if _, err := unix.Getxattr(filepath.Join(root, "f.txt"), "user.kept", nil); err != nil {
+						t.Skipf("SKIPPED: no user extended attributes on this file system (%v)", err)
+					}
+				}
 				before := treeState(t, root)
 				a := append(append([]string{}, c.profile...), "--shell", shellMode)
 				if c.rootArg != "" {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // raceWriter is one tool of one profile that changes a file by reading it:
@@ -59,7 +59,7 @@ func (w raceWriter) args(root string) []string {
 // and via the alias. Each call adds a distinct token; none may be lost.
 // 40 calls a side (times FSMCP_REDTEAM).
 func TestEveryWriterAgainstEveryOtherLosesNothing(t *testing.T) {
-	each := 40 * redteam(t)
+	each := 40 * attack(t)
 	m := mode{"path", os.Getenv("PATH")}
 	for i, a := range raceWriters {
 		for _, b := range raceWriters[i:] {
@@ -146,7 +146,7 @@ var wholeWriters = []raceWriter{
 // and the write's content must then still be there. 15 rounds (times
 // FSMCP_REDTEAM).
 func TestWholeWritesAreNeverUndoneByAChange(t *testing.T) {
-	rounds := 15 * redteam(t)
+	rounds := 15 * attack(t)
 	m := mode{"path", os.Getenv("PATH")}
 	for _, a := range wholeWriters {
 		for _, b := range raceWriters {
@@ -275,7 +275,7 @@ func TestDeleteIsNeverUndoneByAnEdit(t *testing.T) {
 	}
 	editor, deleter := connectStdio(t, m, root), connectStdio(t, m, root)
 	name := filepath.Join(root, "f.txt")
-	for round := range 20 * redteam(t) {
+	for round := range 20 * attack(t) {
 		write(t, name, "END\n")
 		started, deleted := make(chan struct{}), make(chan struct{})
 		done := make(chan error, 1)

@@ -85,6 +85,11 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 	if st == nil || st.set == nil {
 		return nil
 	}
+	if how&capHowMask == capKeep {
+		if err := st.keepLinked(p); err != nil {
+			return err
+		}
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.active() {
@@ -235,6 +240,9 @@ func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err err
 		return Image{}, err
 	}
 	im := statImage(fi)
+	if im.Type == File || im.Type == Dir {
+		im.Xattrs, im.XattrsKept = st.dirs.xattrs(p)
+	}
 	if how == capMeta {
 		return im, nil
 	}
@@ -249,6 +257,9 @@ func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err err
 		im.Target, err = p.Readlink()
 		return im, err
 	case Other:
+		if im.Node != "" {
+			break
+		}
 		im.Lost = "a socket or device is not kept"
 		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
 	}

@@ -4,6 +4,7 @@ package journal
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 
 	"github.com/fsmcp/fsmcp/internal/escape"
@@ -14,4 +15,11 @@ import (
 // to a directory's handle.
 func mkfifo(p *sandbox.Path, _ os.FileMode) error {
 	return errors.New("the named pipe " + escape.Name(p.Abs) + " is not brought back on this system")
+}
+
+// nodeOf: sockets and devices are not made again on this system.
+func nodeOf(fs.FileInfo) (string, uint64) { return "", 0 }
+
+func mknode(p *sandbox.Path, _ Image) error {
+	return errors.New("a socket or device is not made again on this system")
 }

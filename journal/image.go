@@ -12,7 +12,7 @@ const (
 	Dir    = "dir"   // a directory
 	Link   = "link"  // a symbolic link
 	FIFO   = "fifo"  // a named pipe
-	Other  = "other" // a socket or device: its type is noted, it is not kept
+	Other  = "other" // a socket or device: made again where it can be (Node)
 )
 
 // Image is the state of one path at one moment: what it held, with its
@@ -44,9 +44,23 @@ type Image struct {
 	// Manifest sums a directory tree's names, types, sizes and times: an
 	// undo removes a tree only while it is what the change left.
 	Manifest string `json:"manifest,omitempty"`
+	// Node is a socket's or device's kind (socket, char, block) and Rdev
+	// a device's number, where the system tells them (Linux): enough to
+	// make the node again (a socket is a name; its listener is gone).
+	Node string `json:"node,omitempty"`
+	Rdev uint64 `json:"rdev,omitempty"`
+	// Xattrs are a file's or directory's extended attributes, where
+	// XattrsKept (Linux): put back with its mode (xattr_linux.go).
+	Xattrs     map[string][]byte `json:"xattrs,omitempty"`
+	XattrsKept bool              `json:"xk,omitempty"`
 	// Lost says why the content was not kept ("" when it was, or when
 	// there was none to keep).
 	Lost string `json:"lost,omitempty"`
+}
+
+// attrs is what an undo puts back on the object besides its content.
+func (im *Image) attrs() Attrs {
+	return Attrs{Mode: im.Mode, Owner: im.Owner, ATime: im.atime(), MTime: im.mtime(), Xattrs: im.Xattrs, XattrsKept: im.XattrsKept}
 }
 
 // Exists reports whether the path held anything.
@@ -61,7 +75,7 @@ func (im *Image) kept() bool {
 	case Dir:
 		return im.Lost == ""
 	case Other:
-		return false
+		return im.Node != ""
 	}
 	return true
 }
@@ -129,6 +143,9 @@ func statImage(fi fs.FileInfo) Image {
 	if im.Type != File {
 		im.Size = 0
 	}
+	if im.Type == Other {
+		im.Node, im.Rdev = nodeOf(fi)
+	}
 	if s, ok := sysStat(fi); ok {
 		im.Owner = &[2]int{s.uid, s.gid}
 		im.ATime, im.Dev, im.Ino, im.Nlink = s.atime, s.dev, s.ino, s.nlink
@@ -170,6 +187,9 @@ func unchanged(before, now Image) bool {
 	if before.Type != now.Type || before.Mode != now.Mode || !ownerEq(before.Owner, now.Owner) {
 		return false
 	}
+	if before.XattrsKept && now.XattrsKept && !sameXattrs(before.Xattrs, now.Xattrs) {
+		return false
+	}
 	switch before.Type {
 	case File:
 		if before.Hash != "" && now.Hash != "" {
@@ -180,6 +200,19 @@ func unchanged(before, now Image) bool {
 		return before.Target == now.Target
 	case Dir:
 		return before.MTime == now.MTime
+	}
+	return true
+}
+
+// sameXattrs reports whether two sets of extended attributes are equal.
+func sameXattrs(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || string(v) != string(w) {
+			return false
+		}
 	}
 	return true
 }

@@ -78,6 +78,10 @@ type Attrs struct {
 	Mode         uint32 // Unix permission bits, 07777
 	Owner        *[2]int
 	ATime, MTime time.Time
+	// Xattrs, where XattrsKept, are the extended attributes to put back
+	// (xattr.Put); else they are left as they are.
+	Xattrs     map[string][]byte
+	XattrsKept bool
 }
 
 // Ops are the writers' own operations an undo uses, so that a restore

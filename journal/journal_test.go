@@ -16,7 +16,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/catalog"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )

@@ -220,6 +220,8 @@ func (e *Entry) current(sb *sandbox.Sandbox, name string, after Image) ([]byte, 
 	return data, true
 }
 
+// binary is git diff's rule (a NUL byte in the first 8000 bytes), for a
+// history that reads like git's; files.Classify decides what a tool reads.
 func binary(b []byte) bool {
 	return strings.IndexByte(string(b[:min(len(b), 8000)]), 0) >= 0
 }

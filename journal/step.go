@@ -58,7 +58,8 @@ type Step struct {
 	heldDirF *os.File // the segment's held directory, once opened
 	ops      []Op     // what the step wrote, contents left out
 	dirs     dirCache
-	dirKnown map[string]bool // directories seen to exist
+	dirKnown map[string]bool             // directories seen to exist
+	links    map[[2]uint64]*sandbox.Path // files given a new name by a hard link in the step, by identity (linked.go)
 }
 
 type stepKey struct{}

@@ -113,6 +113,9 @@ func (st *Step) copyObject(p *sandbox.Path, im *Image) error {
 	case Dir:
 		return st.packTree(p, im)
 	case Other:
+		if im.Node != "" {
+			break
+		}
 		im.Lost = "a socket or device is not kept"
 		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
 	}
@@ -266,6 +269,21 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	return nil
 }
 
+// MovedNoReplace is Moved for a rename that fails where dst exists
+// (RENAME_NOREPLACE, which mv tries first before it renames over): then
+// nothing is recorded, as nothing will change.
+func MovedNoReplace(ctx context.Context, src, dst *sandbox.Path) error {
+	if st := From(ctx); st != nil && st.set != nil {
+		st.mu.Lock()
+		_, err := st.dirs.lstat(dst)
+		st.mu.Unlock()
+		if err == nil {
+			return nil
+		}
+	}
+	return Moved(ctx, src, dst)
+}
+
 // Trashed records that the file p is about to be moved out of the roots
 // to trash (an absolute path: LocalCowork's trash). Its content is kept
 // as for a removal; an undo brings it back and takes the trash's copy
@@ -314,7 +332,11 @@ func readFinal(p *sandbox.Path, tree, hash bool) Image {
 
 // readFinal is readFinal through the step's directory handles.
 func (st *Step) readFinal(p *sandbox.Path, tree, hash bool) Image {
-	return readFinalWith(p, tree, hash, func() (fs.FileInfo, error) { return st.dirs.lstat(p) })
+	im := readFinalWith(p, tree, hash, func() (fs.FileInfo, error) { return st.dirs.lstat(p) })
+	if im.Type == File || im.Type == Dir {
+		im.Xattrs, im.XattrsKept = st.dirs.xattrs(p) // a setfattr alone is a change
+	}
+	return im
 }
 
 func readFinalWith(p *sandbox.Path, tree, hash bool, lstat func() (fs.FileInfo, error)) Image {

@@ -193,6 +193,9 @@ func (u *undoer) undoOp(op Op) error {
 		if err != nil {
 			return err
 		}
+		if u.movedBackAlready(p, to, op.Before) {
+			return nil
+		}
 		return u.moveBack(to, p)
 	case "trash":
 		if err := u.restore(p, op.Before); err != nil {
@@ -302,6 +305,18 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 			return err
 		}
 		return u.setMeta(p, b)
+	case Other:
+		if ok, err := u.clear(p, false); !ok || err != nil {
+			return err
+		}
+		if err := Keep(u.ctx, p); err != nil {
+			return err
+		}
+		if err := mknode(p, b); err != nil {
+			u.notes = append(u.notes, escape.Name(p.Abs)+" was not brought back: "+sandbox.Cause(err).Error())
+			return nil
+		}
+		return u.setMeta(p, b)
 	}
 	return nil
 }
@@ -340,7 +355,7 @@ func (u *undoer) restoreFile(p *sandbox.Path, b Image) error {
 		return fmt.Errorf("%s: %v", escape.Name(p.Abs), err)
 	}
 	defer r.Close()
-	return u.owner(u.s.ops.RestoreFile(u.ctx, p, r, b.Size, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()}))
+	return u.owner(u.s.ops.RestoreFile(u.ctx, p, r, b.Size, b.attrs()))
 }
 
 // owner turns an owner not given back into a note: the rest landed.
@@ -390,7 +405,7 @@ func (u *undoer) restoreDir(p *sandbox.Path, b Image) error {
 // directory's entries changed after it was recorded come back before
 // this, so its times stay; an owner that cannot be given back is named.
 func (u *undoer) setMeta(p *sandbox.Path, b Image) error {
-	return u.owner(u.s.ops.SetMeta(u.plain, p, Attrs{Mode: b.Mode, Owner: b.Owner, ATime: b.atime(), MTime: b.mtime()}))
+	return u.owner(u.s.ops.SetMeta(u.plain, p, b.attrs()))
 }
 
 // setTimes puts a directory's times back (it is the directory of paths
@@ -399,6 +414,24 @@ func (u *undoer) setTimes(p *sandbox.Path, b Image) {
 	if fi, err := p.Lstat(); err == nil && fi.IsDir() {
 		p.Chtimes(b.atime(), b.mtime())
 	}
+}
+
+// movedBackAlready reports whether the object a move took from p to to
+// (b) is at p again and not at to: a rename recorded twice (one attempt
+// failed) is undone once.
+func (u *undoer) movedBackAlready(p, to *sandbox.Path, b Image) bool {
+	if b.Ino == 0 {
+		return false
+	}
+	same := func(q *sandbox.Path) bool {
+		fi, err := q.Lstat()
+		if err != nil {
+			return false
+		}
+		s, ok := sysStat(fi)
+		return ok && s.dev == b.Dev && s.ino == b.Ino
+	}
+	return same(p) && !same(to)
 }
 
 // moveBack renames what from holds back to to, where a change moved it.
@@ -472,7 +505,7 @@ func (u *undoer) unpackTree(p *sandbox.Path, b Image) error {
 				u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+err.Error())
 				continue
 			}
-			err = u.owner(u.s.ops.RestoreFile(u.ctx, c, r, im.Size, Attrs{Mode: im.Mode, Owner: im.Owner, ATime: im.atime(), MTime: im.mtime()}))
+			err = u.owner(u.s.ops.RestoreFile(u.ctx, c, r, im.Size, im.attrs()))
 			r.Close()
 			if err != nil {
 				return err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/server"
 )

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -106,12 +107,15 @@ func checkFile(t *testing.T, fset *token.FileSet, f *ast.File) {
 	})
 }
 
-// TestServerKnowsNoProfile: server/ serves whatever tables it is given.
+// TestServerKnowsNoProfile: server/ (and resources/, which it serves)
+// serve whatever tables they are given.
 func TestServerKnowsNoProfile(t *testing.T) {
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("../server/*.go")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no server sources: %v", err)
+	more, _ := filepath.Glob("../resources/*.go")
+	names = append(names, more...)
+	if err != nil || len(more) == 0 {
+		t.Fatalf("no server or resources sources: %v", err)
 	}
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {
@@ -149,14 +153,12 @@ var pathCalls = map[string][]string{
 // own files, add it here with the reason.
 var pathCallAllowed = map[string]string{
 	// Configuration and the server's own files.
-	"toolkit/audit.go OpenAudit os.OpenFile":        "opens --audit-log, named by the operator",
-	"internal/procfd/procfd.go Inotify os.ReadDir":  "reads /proc/self/fd",
-	"internal/procfd/procfd.go Inotify os.Readlink": "reads /proc/self/fd",
-	"shell/proc.go procOK os.Stat":                  "/proc",
-	"shell/proc.go procStat os.ReadFile":            "/proc/PID/stat",
-	"shell/proc.go scanSessions os.Open":            "/proc",
-	"shell/keeper_linux.go descendants os.Open":     "/proc, by the keeper: the processes below it",
-	"shell/keeper_linux.go parentOf os.ReadFile":    "/proc/PID/stat, by the keeper",
+	"toolkit/audit.go OpenAudit os.OpenFile":     "opens --audit-log, named by the operator",
+	"shell/proc.go procOK os.Stat":               "/proc",
+	"shell/proc.go procStat os.ReadFile":         "/proc/PID/stat",
+	"shell/proc.go scanSessions os.Open":         "/proc",
+	"shell/keeper_linux.go descendants os.Open":  "/proc, by the keeper: the processes below it",
+	"shell/keeper_linux.go parentOf os.ReadFile": "/proc/PID/stat, by the keeper",
 	// The change journal's own directory, under the user's state
 	// directory and refused inside a root; its files go through an os.Root.
 	"journal/journal.go realish filepath.EvalSymlinks": "compares the journal directory with the roots",
@@ -270,9 +272,10 @@ var pathCallAllowed = map[string]string{
 }
 
 // pathCallSkipped are the trees the guard does not read: the sandbox
-// itself, tests' helpers and tools that are not the server.
+// itself, tests' helpers (internal/test) and tools that are not the
+// server.
 var pathCallSkipped = map[string]bool{
-	"sandbox": true, "integration": true, "bench": true, "internal/testenv": true, "internal/profiletest": true,
+	"sandbox": true, "integration": true, "bench": true, "internal/test": true,
 	"testdata": true, "node_modules": true, "__toolsnaps__": true, "packaging": true,
 }
 
@@ -380,4 +383,34 @@ func pathCallsIn(f *ast.File, rel string) []pathCall {
 		})
 	}
 	return out
+}
+
+// TestNoProductionImportOfTestSupport: the test harnesses live under
+// internal/test/, and only tests import them: no package of the binary
+// (nor any tool built from this module) does.
+func TestNoProductionImportOfTestSupport(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const support = "github.com/fsmcp/fsmcp/internal/test/"
+	pkgs := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		pkgs++
+		if strings.HasPrefix(fields[0], support) {
+			continue // a harness may build on another
+		}
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, support) {
+				t.Errorf("%s imports the test harness %s outside its tests", fields[0], imp)
+			}
+		}
+	}
+	if pkgs < 20 {
+		t.Fatalf("only %d packages listed; is go list reading the module?", pkgs)
+	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/profiles/fsmcp"
 	"github.com/fsmcp/fsmcp/server"
@@ -152,7 +152,7 @@ func TestEveryToolSaysHowHostsFindIt(t *testing.T) {
 			}
 			e := testenv.New(t, testenv.WithServer(func(c *server.Config) {
 				c.Profiles = []*toolkit.Table{tab}
-				c.Shell = shell.ModeOn
+				c.Shell = string(shell.ModeOn)
 			}))
 			res, err := e.CS.ListTools(context.Background(), nil)
 			if err != nil {

@@ -1,7 +1,7 @@
 // Package profiles names the profiles fsmcp can serve. A profile is one
-// package holding a toolkit.Table (fsmcp's own is package tools; the
-// others live in profiles/<name>/); adding one is that package plus one
-// line in registry below.
+// package, profiles/<name>/, holding a toolkit.Table (fsmcp's own is
+// profiles/fsmcp); adding one is that package plus one line in registry
+// below.
 package profiles
 
 import (

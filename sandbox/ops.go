@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/internal/xattr"
 )
 
 // maxLinkHops bounds symlink chains followed by hand (as the kernel's ELOOP).
@@ -248,11 +249,13 @@ func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
+	var attrs map[string][]byte
 	if fi, err := t.Root.fs.Stat(t.Rel); err == nil {
 		if fi.IsDir() {
 			return fault.Errorf(fault.IsDir, p.Abs, "path is a directory, not a file: %s", p.Abs)
 		}
 		perm = fi.Mode().Perm()
+		attrs = t.xattrs()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return describe(p.Abs, err)
 	}
@@ -267,6 +270,9 @@ func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
 	defer tf.Discard()
 	f := tf.File()
 	if _, err := f.Write(data); err != nil {
+		return describe(p.Abs, err)
+	}
+	if err := xattr.Put(f, attrs); err != nil { // the new file keeps the old one's ACLs and attributes
 		return describe(p.Abs, err)
 	}
 	if err := f.Chmod(perm); err != nil { // the umask may have narrowed it

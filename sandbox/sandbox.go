@@ -28,14 +28,19 @@ import (
 
 // Errors a client can trigger. Each message is one clear sentence.
 var (
-	ErrNotAbsolute = fault.New(fault.Invalid, "path must be absolute")
-	ErrNUL         = fault.New(fault.Invalid, "path contains a NUL byte")
-	ErrEmpty       = fault.New(fault.Invalid, "path is required")
+	ErrNotAbsolute = fault.New(fault.NotAbsolute, "path must be absolute")
+	ErrNotRelative = fault.New(fault.NotRelative, "path must be relative")
+	ErrNUL         = fault.New(fault.NULInPath, "path contains a NUL byte")
+	ErrEmpty       = fault.New(fault.NoPath, "path is required")
 	ErrNoRoots     = errors.New("no allowed directory is usable")
 )
 
-// OutsideError says a path lies outside every allowed root.
-type OutsideError struct{ Path string }
+// OutsideError says a path lies outside every allowed root. Link says the
+// path itself lies inside, but a symlink on it leads out.
+type OutsideError struct {
+	Path string
+	Link bool
+}
 
 func (e *OutsideError) Error() string {
 	return fmt.Sprintf("path %s is outside allowed directories", e.Path)

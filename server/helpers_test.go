@@ -20,7 +20,7 @@ func newServer(t *testing.T, root string, tables ...*toolkit.Table) *server.Serv
 		t.Fatal(errs)
 	}
 	t.Cleanup(func() { sb.Close() })
-	srv, err := server.New(server.Config{Name: "fsmcp", Version: "test", Profiles: tables, Settings: toolkit.Settings{Shell: shell.ModeOff,
+	srv, err := server.New(server.Config{Name: "fsmcp", Version: "test", Profiles: tables, Settings: toolkit.Settings{Shell: string(shell.ModeOff),
 		Limits: toolkit.Limits{MaxFileSize: 1 << 20, MaxOutput: 10000, Timeout: 10 * time.Second, MaxResults: 100}}},
 		sb, slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -1,6 +1,7 @@
 // Package server assembles the MCP server from a configuration: the
 // sandbox, the tables of the chosen profiles (package profiles names them;
-// this package knows none), the resources, and the transports.
+// this package knows none), the resources (package resources), and the
+// transports.
 package server
 
 import (
@@ -13,6 +14,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/resources"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/wire"
@@ -28,15 +30,12 @@ type Config struct {
 	// Resources serves the roots' files as MCP resources (SPEC §7).
 	Resources bool
 	// ResourceDepth is how many directory levels resources/list goes down
-	// (0: DefaultResourceDepth).
+	// (0: resources.DefaultResourceDepth).
 	ResourceDepth int
-	// Searcher serves fs_grep and fs_glob (nil: rg if on PATH, else native).
-	Searcher backend.Searcher
-	// MaxSearches bounds the searches running at once, server-wide (0:
-	// backend.DefaultSearches); SearchWait is how long one may wait for a
-	// turn before it is refused as busy (0: backend.DefaultSearchWait).
-	MaxSearches int
-	SearchWait  time.Duration
+	// Search serves fs_grep and fs_glob, finished: the drivers (and the
+	// index) behind backend.Queue. Its zero value (a test, an example):
+	// rg if on PATH, else native, queued with the defaults.
+	Search backend.Stack
 	// Plain also serves clients that speak plain JSON-RPC (set by a profile
 	// whose original's clients do; nil: MCP clients only).
 	Plain *wire.Plain
@@ -55,7 +54,7 @@ type Server struct {
 	// httpExit: a served table lets a plain exit over HTTP end the server.
 	httpExit bool
 	log      *slog.Logger
-	res      *resources // nil: no resources served
+	res      *resources.Service // nil: no resources served
 }
 
 // New builds the server and registers its profiles' tools. The error says
@@ -66,17 +65,20 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		Default:  sb,
 		Log:      log,
 		Sessions: toolkit.NewSessions(),
-		Searcher: cfg.Searcher,
 		Journal:  cfg.Journal,
+		// A call's clock stops while it waits for a search slot.
+		CallClock: backend.WithCallTimeout,
 	}
-	if deps.Searcher == nil {
-		deps.Searcher, _ = backend.Select("auto", fallback.New())
+	if cfg.Search.Searcher == nil {
+		drivers, _ := backend.Select("auto", fallback.New())
+		cfg.Search = backend.Queue(drivers, 0, 0)
 	}
 	// One admission for every search: the Searcher's, and the calls of
-	// tools marked Search. Pages of a kept result need no turn; a search
-	// does.
-	deps.Admission = backend.NewAdmission(cfg.MaxSearches, cfg.SearchWait)
-	deps.Searcher = backend.NewPages(0, 0).Searcher(deps.Admission.Searcher(deps.Searcher))
+	// tools marked Search; a write makes the kept search pages stale.
+	deps.Searcher, deps.Changed = cfg.Search.Searcher, cfg.Search.Changed
+	if cfg.Search.Admission != nil {
+		deps.Admission = cfg.Search.Admission
+	}
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
@@ -89,17 +91,17 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		},
 		SetCacheable: cacheHints,
 	}
-	var res *resources
+	var res *resources.Service
 	shape := toolkit.Resources(cfg.Profiles)
 	if cfg.Resources || shape != nil && shape.Always {
-		res = newResources(deps, cfg.ResourceDepth, shape)
-		opts.SubscribeHandler = res.subscribe
-		opts.UnsubscribeHandler = res.unsubscribe
+		res = resources.New(deps, cfg.ResourceDepth, shape)
+		opts.SubscribeHandler = res.Subscribe
+		opts.UnsubscribeHandler = res.Unsubscribe
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
 	s.AddReceivingMiddleware(queueBySession)
 	if res != nil {
-		res.register(s)
+		res.Register(s)
 	}
 	if err := toolkit.Register(s, deps, cfg.Profiles); err != nil {
 		return nil, err

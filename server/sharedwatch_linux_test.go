@@ -73,10 +73,7 @@ func TestOneWatchServesEverySpellingOfAURI(t *testing.T) {
 			}
 		}
 	}
-	srv.res.mu.Lock()
-	n := len(srv.res.subs)
-	srv.res.mu.Unlock()
-	if n != 1 {
+	if n := srv.res.Watching(); n != 1 {
 		t.Fatalf("%d watchers for one directory, want 1", n)
 	}
 	if err := os.WriteFile(filepath.Join(d, "new.txt"), []byte("x"), 0o644); err != nil {

@@ -11,9 +11,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/internal/procfd"
-	"github.com/fsmcp/fsmcp/internal/testenv"
-	"github.com/fsmcp/fsmcp/server"
+	"github.com/fsmcp/fsmcp/internal/test/procfd"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
+	"github.com/fsmcp/fsmcp/resources"
 )
 
 // TestSubscriptionsCappedOneInotify subscribes one session to 200
@@ -32,16 +32,16 @@ func TestSubscriptionsCappedOneInotify(t *testing.T) {
 		}
 		err := e.CS.Subscribe(ctx, &mcp.SubscribeParams{URI: uri(d)})
 		switch {
-		case i < server.MaxSubscriptions && err != nil:
+		case i < resources.MaxSubscriptions && err != nil:
 			t.Fatalf("subscription %d: %v", i, err)
-		case i >= server.MaxSubscriptions:
+		case i >= resources.MaxSubscriptions:
 			if !isCode(err, jsonrpc.CodeInvalidParams) || !strings.Contains(err.Error(), "unsubscribe from some first") {
 				t.Fatalf("subscription %d past the cap: %v", i, err)
 			}
 			refused++
 		}
 	}
-	if refused != 200-server.MaxSubscriptions {
+	if refused != 200-resources.MaxSubscriptions {
 		t.Fatalf("%d refused", refused)
 	}
 	if n := procfd.Inotify(t); n != 1 {

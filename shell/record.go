@@ -33,7 +33,10 @@ const (
 type Event struct {
 	Change Change
 	Path   string
-	To     string // Rename, Exchange: the other name
+	To     string // Rename, Exchange: the other name; Create of a hard link: the name it links to
+	// NoReplace: a rename that fails where To exists (RENAME_NOREPLACE,
+	// which mv tries first): then nothing changes.
+	NoReplace bool
 	// Follow: a link at Path is followed (an open without O_NOFOLLOW, a
 	// chmod); the change lands on what it points to.
 	Follow bool

@@ -42,11 +42,11 @@ type trap struct {
 	dir         int // the argument holding the directory descriptor (-1: AT_FDCWD)
 	path        int // the argument holding the path (-1: fd-based)
 	fd          int // fd-based calls: the argument holding the descriptor
-	dir2        int // rename, link: the second name's directory and path
+	dir2        int // rename: the second name's directory and path; link: the existing name's
 	path2       int
 	flags       int  // opens: the argument holding the flags, checked in the filter
 	how         bool // openat2: the flags are in the struct open_how the path's next argument points to
-	renameFlags int  // renameat2: the argument holding RENAME_EXCHANGE
+	renameFlags int  // renameat2: the argument holding RENAME_EXCHANGE and RENAME_NOREPLACE
 	follow      bool
 }
 
@@ -361,6 +361,9 @@ func decode(nt *seccompNotif) (Event, bool) {
 	}
 	if t.renameFlags != none && nt.Args[t.renameFlags]&unix.RENAME_EXCHANGE != 0 {
 		ev.Change = Exchange
+	}
+	if t.renameFlags != none && nt.Args[t.renameFlags]&unix.RENAME_NOREPLACE != 0 {
+		ev.NoReplace = true
 	}
 	// Not checked with NOTIF_ID_VALID: were the caller gone and its pid
 	// taken by another process meanwhile, the path read would be another's

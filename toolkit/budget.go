@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -22,6 +23,78 @@ type Budget struct {
 	// By says what set it, for the last guard's note: "" for
 	// --max-output.
 	By string
+}
+
+// The rooms a cut answer keeps, within its budget, for the words after
+// what was cut: every cap on an answer is the call's Budget less one of
+// these.
+const (
+	// NoteRoom is kept by a tool that cuts its own answer between whole
+	// entries (Budget.Entries), for the note that ends it, so the whole
+	// answer, note included, stays within the limit a host passes whole
+	// (Claude Code saves a longer one to a file and shows the model a 2 KB
+	// preview, which loses the note). It holds the longest note and the
+	// line naming ignored arguments (ReportExtra).
+	NoteRoom = 600
+	// guardNoteRoom is kept by the last guard (capResult) for its note.
+	guardNoteRoom = 250
+	// commandRoom is kept by a command whose output the shell cuts
+	// (Budget.CommandOutput), for its notices and its exit code.
+	commandRoom = 200
+	// minCommandOutput is the least of a command's output shown, however
+	// small the budget.
+	minCommandOutput = 100
+)
+
+// Entries is what a tool's entries may take: the budget less NoteRoom;
+// no limit stays no limit.
+func (b Budget) Entries() Budget { return b.Less(NoteRoom) }
+
+// FitLines is how many of lines, joined by newlines, fit in b (Max 0:
+// all). The first line is always taken, so an answer is never empty; the
+// last guard cuts one that alone is over.
+func (b Budget) FitLines(lines []string) int {
+	if b.Max <= 0 {
+		return len(lines)
+	}
+	used := 0
+	for i, l := range lines {
+		used += b.Len(l)
+		if i > 0 {
+			used++ // the newline before it
+		}
+		if used > b.Max && i > 0 {
+			return i
+		}
+	}
+	return len(lines)
+}
+
+// FitRendered is the largest k <= n whose rendering render(k) (the text
+// of the first k entries) fits in b, at least 1 when n > 0, with that
+// text: for answers whose entries are not one line each (grep's "--"
+// between groups), so the formatter stays the one that decides the
+// layout. Binary search: render(k) grows with k.
+func (b Budget) FitRendered(n int, render func(k int) string) (int, string) {
+	all := render(n)
+	if b.Max <= 0 || n <= 1 || b.Len(all) <= b.Max {
+		return n, all
+	}
+	k := sort.Search(n, func(k int) bool {
+		return b.Len(render(k+1)) > b.Max
+	})
+	k = max(k, 1)
+	return k, render(k)
+}
+
+// CommandOutput is how much of a command's output a shell started for
+// this budget keeps (cutting the rest in the middle): def, or less when
+// the budget, less room for the notices and the exit code, is smaller.
+func (b Budget) CommandOutput(def int) int {
+	if b.Max > 0 && b.Max-commandRoom < def {
+		return max(b.Max-commandRoom, minCommandOutput)
+	}
+	return def
 }
 
 // Unit is what a budget counts.

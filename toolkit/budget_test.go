@@ -137,3 +137,37 @@ func TestHostLimitsAreDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetFits: the one budget's fitting rules — whole lines (the first
+// always), whole rendered entries (at least one), a shell's output beside
+// its notices — and no limit keeping everything.
+func TestBudgetFits(t *testing.T) {
+	b := Budget{Max: 9}
+	lines := []string{"aaaa", "bbbb", "cccc"}
+	if n := b.FitLines(lines); n != 2 { // "aaaa\nbbbb" is 9
+		t.Errorf("FitLines = %d, want 2", n)
+	}
+	if n := (Budget{Max: 2}).FitLines(lines); n != 1 {
+		t.Errorf("FitLines over the first line = %d, want 1 (never empty)", n)
+	}
+	if n := (Budget{}).FitLines(lines); n != 3 {
+		t.Errorf("FitLines without a limit = %d, want 3", n)
+	}
+	render := func(k int) string { return strings.Repeat("xy", k) }
+	if k, text := (Budget{Max: 5}).FitRendered(4, render); k != 2 || text != "xyxy" {
+		t.Errorf("FitRendered = %d %q, want 2 xyxy", k, text)
+	}
+	if k, _ := (Budget{Max: 1}).FitRendered(4, render); k != 1 {
+		t.Errorf("FitRendered under one entry = %d, want 1", k)
+	}
+	if got := (Budget{Max: 1000}).Entries(); got.Max != 1000-NoteRoom {
+		t.Errorf("Entries = %d, want %d", got.Max, 1000-NoteRoom)
+	}
+	for _, c := range []struct{ max, def, want int }{
+		{0, 5000, 5000}, {100000, 5000, 5000}, {1000, 5000, 800}, {150, 5000, 100},
+	} {
+		if got := (Budget{Max: c.max}).CommandOutput(c.def); got != c.want {
+			t.Errorf("Budget{Max: %d}.CommandOutput(%d) = %d, want %d", c.max, c.def, got, c.want)
+		}
+	}
+}

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -38,17 +35,6 @@ type Call struct {
 	Output  Budget
 	extra   ExtraArgs // the table's policy for unknown arguments
 	ignored []string  // arguments dropped under ReportExtra
-
-	budgetOnce sync.Once
-	budget     *files.Budget
-}
-
-// Budget is the call's memory budget for whole-file reads (files.Budget):
-// a tool that reads several files reads them all through it, so one call
-// loads at most Limits.CallBytes whatever it names.
-func (c *Call) Budget() *files.Budget {
-	c.budgetOnce.Do(func() { c.budget = files.NewBudget(c.Limits.MaxFileSize, c.Limits.CallBytes()) })
-	return c.budget
 }
 
 // Progress sends a progress notification when the client asked for them
@@ -92,18 +78,6 @@ func (c *Call) Sessionless() bool {
 // StatelessEra is the first protocol version without sessions.
 const StatelessEra = "2026-07-28"
 
-// Path applies the table's path rule to a path as the client gave it: under
-// RelativeToRoot a relative path is joined to the first root. The result
-// still has to go through Resolve (or RealPath), which contains it.
-func (c *Call) Path(path string) string {
-	if c.Paths == RelativeToRoot && path != "" && !filepath.IsAbs(path) {
-		if roots := c.Sandbox.Roots(); len(roots) > 0 {
-			return filepath.Join(roots[0], path)
-		}
-	}
-	return path
-}
-
 // Roots are the real paths of the call's roots; ErrNoRoots when there are
 // none.
 func (c *Call) Roots() ([]string, error) {
@@ -112,41 +86,6 @@ func (c *Call) Roots() ([]string, error) {
 		return nil, ErrNoRoots
 	}
 	return roots, nil
-}
-
-// Resolve contains a client's path in the call's sandbox, after the path
-// rule. With no roots at all it is ErrNoRoots, after the path's own checks
-// (a relative path is still told it must be absolute).
-func (c *Call) Resolve(path string) (*sandbox.Path, error) {
-	p, err := c.Sandbox.Resolve(c.Path(path))
-	if err != nil {
-		return nil, c.noRoots(err)
-	}
-	return p, nil
-}
-
-// noRoots is err, or ErrNoRoots when err is an outside refusal of a call
-// that has no root at all.
-func (c *Call) noRoots(err error) error {
-	if sandbox.IsOutside(err) && len(c.Sandbox.Roots()) == 0 {
-		return ErrNoRoots
-	}
-	return err
-}
-
-// SearchPaths resolves a tool's optional path into the real, contained
-// paths handed to a search backend (every root when path is empty).
-// Backends may run external programs, so symlinks are resolved first
-// (sandbox.RealPath); the walk itself never follows a symlink.
-func (c *Call) SearchPaths(path string) ([]string, error) {
-	if path == "" {
-		return c.Roots()
-	}
-	real, err := c.Sandbox.RealPath(c.Path(path))
-	if err != nil {
-		return nil, c.noRoots(err)
-	}
-	return []string{real}, nil
 }
 
 // SearchRoots returns the call's roots and their directories, open

@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/fault"
-	"github.com/fsmcp/fsmcp/internal/profiletest"
+	"github.com/fsmcp/fsmcp/internal/test/profiletest"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/fsmcp/fsmcp/watch"
 )
 
 // The go-sdk sends notifications/resources/updated only to the sessions
@@ -62,21 +60,4 @@ func FileURI(abs string) string {
 // NotifyUpdated tells one session that the resource at abs changed.
 func NotifyUpdated(ss *mcp.ServerSession, abs string) error {
 	return notifySession(ss, "notifications/resources/updated", &mcp.ResourceUpdatedNotificationParams{URI: FileURI(abs)})
-}
-
-// WatchNotifier sends a watcher's events to the session that started it,
-// as notifications/resources/updated; nil without a session. It stops at
-// the first failure: the session is gone or not listening, and a poll
-// still has the events.
-func WatchNotifier(ss *mcp.ServerSession) func([]watch.Event) {
-	if ss == nil {
-		return nil
-	}
-	return func(evs []watch.Event) {
-		for _, e := range evs {
-			if NotifyUpdated(ss, e.Path) != nil {
-				return
-			}
-		}
-	}
 }

@@ -8,10 +8,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// capNoteRoom is the part of max kept for capResult's note, so the answer,
-// note included, stays within max.
-const capNoteRoom = 250
-
 // capResult is the last guard on the answer budget (--max-output, or the
 // client's own limit): a tool that cuts its own output (with a hint how to
 // page) stays under it; anything longer is cut here, at the end of a line
@@ -35,7 +31,7 @@ func capResult(res *mcp.CallToolResult, b Budget) {
 			left -= n
 			continue
 		}
-		kept := b.prefix(tc.Text, left-capNoteRoom)
+		kept := b.prefix(tc.Text, left-guardNoteRoom) // the note stays within the budget
 		if i := strings.LastIndexByte(kept, '\n'); i >= 0 {
 			kept = kept[:i+1] // whole lines only
 		}

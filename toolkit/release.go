@@ -15,7 +15,10 @@ const releaseOver = 64 << 20
 // allocsMetric is the runtime's running total of bytes allocated.
 const allocsMetric = "/gc/heap/allocs:bytes"
 
-var (
+// releaser hands freed memory back to the system after large calls; one
+// per Env (its zero value is ready), so two servers built side by side
+// (in tests) keep their own pace.
+type releaser struct {
 	// releasing is set while a release runs, so calls ending together
 	// release once rather than queue behind each other.
 	releasing atomic.Bool
@@ -23,7 +26,7 @@ var (
 	// where every call overlaps large ones, releases stay one per
 	// releaseOver bytes allocated, as cheap as the collector's own pace.
 	released atomic.Uint64
-)
+}
 
 // allocated is the bytes allocated since the process started.
 func allocated() uint64 {
@@ -39,12 +42,12 @@ func allocated() uint64 {
 // releaseOver bytes were allocated since since (a call's start, from
 // allocated) and since the last release. Other calls' allocations count
 // too: a release is harmless.
-func releaseIfLarge(since uint64) {
+func (r *releaser) releaseIfLarge(since uint64) {
 	now := allocated()
-	if now-max(since, released.Load()) <= releaseOver || !releasing.CompareAndSwap(false, true) {
+	if now-max(since, r.released.Load()) <= releaseOver || !r.releasing.CompareAndSwap(false, true) {
 		return
 	}
-	defer releasing.Store(false)
-	released.Store(now)
+	defer r.releasing.Store(false)
+	r.released.Store(now)
 	debug.FreeOSMemory()
 }

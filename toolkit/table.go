@@ -17,7 +17,7 @@ type Table struct {
 	// Methods are direct JSON-RPC methods besides the MCP ones
 	// (catalog/create).
 	Methods []Method
-	// Errors maps a handler's error (a core error, see files.KindOf, or
+	// Errors maps a handler's error (a core error, see fault.KindOf, or
 	// an argument error: *jsonrpc.Error -32602) to what the client gets:
 	// a plain error becomes an isError result with its text, a
 	// *jsonrpc.Error a protocol error with its code. nil keeps errors as
@@ -133,17 +133,6 @@ const (
 
 // drops reports whether unknown arguments are dropped, not refused.
 func (e ExtraArgs) drops() bool { return e != RefuseExtra }
-
-// PathRule says how a profile's tool arguments name files.
-type PathRule int
-
-const (
-	// Absolute: paths are absolute (fsmcp, fsMCP, Claude Code).
-	Absolute PathRule = iota
-	// RelativeToRoot: a relative path is taken from the first root
-	// (filesystem-mcp's project root); absolute paths are still accepted.
-	RelativeToRoot
-)
 
 // Wire is the framing a profile's clients speak.
 type Wire int

@@ -32,6 +32,9 @@ type hub struct {
 	feeds map[*feed]bool
 }
 
+// The hub is the process's, deliberately: inotify instances and watches
+// are a per-user budget (fs.inotify.max_user_instances, often 128), so
+// every watcher of every server and session in one fsmcp shares one.
 var (
 	hubMu  sync.Mutex
 	theHub *hub

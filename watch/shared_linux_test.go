@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/internal/procfd"
+	"github.com/fsmcp/fsmcp/internal/test/procfd"
 )
 
 // TestWatchersShareOneInotifyInstance starts 200 watchers: the process

@@ -61,7 +61,7 @@ func openRegular(path string) (*os.File, error) {
 }
 
 // openRegularBeneath is openRegular here: without openat, each element is
-// not checked (README: residual risk on Windows).
+// not checked (docs/security.md: residual risk in search).
 func OpenRegularBeneath(_ string, _ *os.File, path string) (*os.File, error) {
 	return openRegular(path)
 }

@@ -32,9 +32,10 @@ func ReadContent() toolkit.Tool {
 			return nil, err
 		}
 		out := []readResult{}
+		budget := files.NewBudget(c.Limits.WholeReads()) // one for all the files the call names
 		for _, rel := range in.Paths {
 			r := readResult{Path: slash(rel)}
-			text, err := readText(c, rel)
+			text, err := readText(c, budget, rel)
 			switch {
 			case err == nil:
 				r.Content = &text
@@ -49,12 +50,12 @@ func ReadContent() toolkit.Tool {
 	})
 }
 
-func readText(c *toolkit.Call, rel string) (string, error) {
+func readText(c *toolkit.Call, budget *files.Budget, rel string) (string, error) {
 	p, err := resolve(c, rel)
 	if err != nil {
 		return "", err
 	}
-	w, err := c.Budget().ReadWhole(p)
+	w, err := budget.ReadWhole(p)
 	if err != nil {
 		return "", err
 	}

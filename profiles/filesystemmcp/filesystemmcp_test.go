@@ -3,7 +3,7 @@ package filesystemmcp
 import (
 	"testing"
 
-	"github.com/fsmcp/fsmcp/internal/profiletest"
+	"github.com/fsmcp/fsmcp/internal/test/profiletest"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 

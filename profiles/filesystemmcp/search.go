@@ -171,7 +171,7 @@ func matches(entries []backend.Entry, re *regexp.Regexp, global bool, name func(
 // empty, which Tail finds in the file's last block (a last line longer
 // than that is refused: no newline at the end).
 func endsWithNewline(c *toolkit.Call, abs string) bool {
-	p, err := c.Resolve(abs)
+	p, err := c.ResolveFound(abs)
 	if err != nil {
 		return false
 	}

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/profiles/filesystemmcp"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/toolkit"

@@ -9,7 +9,6 @@ package filesystemmcp
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,7 +27,7 @@ func Table() *toolkit.Table {
 	return &toolkit.Table{
 		Name:  Name,
 		Tools: tools(),
-		Paths: toolkit.RelativeToRoot,
+		Paths: toolkit.RelativeOnly,
 		// Its everyday tools: list, read, write, search contents and
 		// replace (its edit); docs/profiles.md, "Loaded up front".
 		Upfront:     []string{"list_files", "read_content", "write_content", "search_files", "replace_content"},
@@ -99,28 +98,23 @@ func zodTypeName(t string) string {
 	return t
 }
 
-// resolve is the original's resolvePath over fsmcp's sandbox: a path
-// relative to the project root (the first allowed directory), absolute
-// ones refused with -32602, escapes (by "..", a prefix sibling or a
-// symlink) with -32600.
+// resolve is the original's resolvePath over fsmcp's sandbox: the table's
+// rule (toolkit.RelativeOnly) takes a path relative to the project root
+// (the first allowed directory); this words its refusals as the original
+// does: absolute ones with -32602, escapes (by "..", a prefix sibling or
+// a symlink) with -32600. Batch tools show them per item, so they are
+// worded here rather than in Errors.
 func resolve(c *toolkit.Call, rel string) (*sandbox.Path, error) {
-	if filepath.IsAbs(rel) {
-		return nil, errAbsolute
-	}
-	if strings.ContainsRune(rel, 0) {
-		return nil, toolkit.RPCError(jsonrpc.CodeInvalidParams, "Path must not contain NUL bytes.")
-	}
-	if rel == "" {
-		rel = "."
-	}
 	p, err := c.Resolve(rel)
-	if err != nil {
-		if fault.KindOf(err) == fault.Outside {
-			return nil, errTraversal
-		}
-		return nil, err
+	switch fault.KindOf(err) {
+	case fault.NotRelative:
+		return nil, errAbsolute
+	case fault.NULInPath:
+		return nil, toolkit.RPCError(jsonrpc.CodeInvalidParams, "Path must not contain NUL bytes.")
+	case fault.Outside:
+		return nil, errTraversal
 	}
-	return p, nil
+	return p, err
 }
 
 // itemError is an error as a batch item shows it: a coded error as the

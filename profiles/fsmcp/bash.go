@@ -157,9 +157,6 @@ func shellSession(c *toolkit.Call, roots []string) (*shell.Session, error) {
 // session's client; a handle passed to another client still gets the
 // server's last guard).
 func newShell(c *toolkit.Call, roots []string) (*shell.Session, error) {
-	limit := shell.DefaultMaxOutput
-	if c.Output.Max > 0 && c.Output.Max-200 < limit {
-		limit = max(c.Output.Max-200, 100) // room for the notices and the exit code
-	}
-	return shell.NewSession(shell.Options{Roots: roots, Mode: c.Shell, MaxOutput: limit})
+	limit := c.Output.CommandOutput(shell.DefaultMaxOutput)
+	return shell.NewSession(shell.Options{Roots: roots, Mode: shell.Mode(c.Shell), MaxOutput: limit})
 }

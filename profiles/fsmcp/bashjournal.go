@@ -71,6 +71,9 @@ func (b *bashJournal) Before(ev shell.Event) {
 	}
 	switch ev.Change {
 	case shell.Write, shell.Create:
+		if ev.Change == shell.Create && terr == nil {
+			journal.Linked(ctx, to) // a hard link: a later write changes to's file too
+		}
 		if ev.Follow {
 			journal.KeepTarget(ctx, p)
 		} else {
@@ -81,6 +84,10 @@ func (b *bashJournal) Before(ev shell.Event) {
 	case shell.Rename:
 		if terr != nil {
 			journal.Gone(ctx, p) // moved out of the roots
+			return
+		}
+		if ev.NoReplace {
+			journal.MovedNoReplace(ctx, p, to)
 			return
 		}
 		journal.Moved(ctx, p, to)

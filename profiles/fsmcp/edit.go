@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,10 +52,7 @@ func Edit() toolkit.Tool {
 		default:
 			edits = []files.Edit{{Old: *in.OldString, New: *in.NewString, ReplaceAll: in.ReplaceAll}}
 		}
-		if !filepath.IsAbs(in.FilePath) {
-			return nil, errNotAbsolute // fsMCP's words for fs_write and fs_edit
-		}
-		p, err := c.Resolve(in.FilePath)
+		p, err := filePath(c, in.FilePath)
 		if err != nil {
 			return nil, err
 		}

@@ -2,14 +2,12 @@ package fsmcp
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
@@ -27,7 +25,7 @@ const maxNearShow = 3
 // kind and its words first (fsMCP's).
 func explain(c *toolkit.Call, err error) error {
 	switch {
-	case errors.Is(err, sandbox.ErrNotAbsolute) || errors.Is(err, errNotAbsolute):
+	case fault.KindOf(err) == fault.NotAbsolute:
 		rel := relativeArg(c)
 		roots := c.Sandbox.Roots()
 		if rel == "" || len(roots) == 0 {
@@ -80,7 +78,7 @@ func nearest(c *toolkit.Call, path string) string {
 	if path == "" || !filepath.IsAbs(path) {
 		return ""
 	}
-	p, err := c.Sandbox.Resolve(path)
+	p, err := c.ResolveFound(path)
 	if err != nil {
 		return ""
 	}

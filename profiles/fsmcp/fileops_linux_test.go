@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // A move onto another file system inside the root falls back to copy and

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/profiles/fsmcp"
 	"github.com/fsmcp/fsmcp/toolkit"
 )

@@ -61,10 +61,7 @@ func Glob() toolkit.Tool {
 		}
 		// --max-results bounds every page, as in fs_grep; head_limit can
 		// only lower it. The first offset+limit files are kept, in order.
-		limit := c.Limits.MaxResults
-		if in.HeadLimit > 0 && (limit <= 0 || in.HeadLimit < limit) {
-			limit = in.HeadLimit
-		}
+		limit := c.Limits.ResultLimit(in.HeadLimit)
 		offset := pageOffset(in.Offset)
 		roots, rootDirs, done, err := c.SearchRoots()
 		if err != nil {
@@ -107,7 +104,7 @@ func formatGlob(g *files.Globbed, offset, limit int, limits toolkit.Limits, out 
 	for i, f := range page {
 		lines[i] = escape.Name(f.Path)
 	}
-	shown := fitLines(lines, entryBudget(out))
+	shown := out.Entries().FitLines(lines)
 	var b strings.Builder
 	b.WriteString(strings.Join(lines[:shown], "\n"))
 	last := offset + shown

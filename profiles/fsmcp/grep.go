@@ -91,10 +91,7 @@ func Grep() toolkit.Tool {
 		}
 		// --max-results bounds every page (and so the memory a search
 		// holds); head_limit can only lower it.
-		limit := c.Limits.MaxResults
-		if in.HeadLimit > 0 && (limit <= 0 || in.HeadLimit < limit) {
-			limit = in.HeadLimit
-		}
+		limit := c.Limits.ResultLimit(in.HeadLimit)
 		r, err := backend.Run(ctx, c.Searcher, q, pageOffset(in.Offset), limit)
 		if fault.KindOf(err) == fault.Invalid {
 			return nil, fmt.Errorf("grep error: %v", err) // fsMCP's words for a bad pattern
@@ -105,7 +102,7 @@ func Grep() toolkit.Tool {
 		lineNumbers := in.LineNumbers == nil || *in.LineNumbers
 		opts := backend.FormatOptions{LineNumbers: lineNumbers, Separators: q.Before > 0 || q.After > 0, NoPath: oneFile(paths, r)}
 		// Whole entries, as many as the answer budget holds with the note.
-		shown, text := fitRendered(len(r.Entries), budget(c), func(k int) string {
+		shown, text := budget(c).FitRendered(len(r.Entries), func(k int) string {
 			page := *r
 			page.Entries = r.Entries[:k]
 			return backend.Format(&page, opts)

@@ -77,7 +77,7 @@ func formatListing(l *files.Listing, filter string, out toolkit.Budget) string {
 		}
 		rows[i] = fmt.Sprintf("%-9s %*s  %s  %s", e.Type, width, size, e.ModTime.Format(time.RFC3339), name)
 	}
-	shown := fitLines(rows, entryBudget(out))
+	shown := out.Entries().FitLines(rows)
 	for _, r := range rows[:shown] {
 		b.WriteString(r)
 		b.WriteByte('\n')

@@ -88,7 +88,7 @@ func formatLines(path string, l files.Lines, out toolkit.Budget) string {
 		num := strconv.Itoa(l.First + i)
 		rows[i] = strings.Repeat(" ", width-len(num)) + num + "\t" + line
 	}
-	shown := fitLines(rows, entryBudget(out))
+	shown := out.Entries().FitLines(rows)
 	text := strings.Join(rows[:shown], "\n")
 	last := l.First + shown - 1
 	total, more := strconv.Itoa(l.Total), fmt.Sprintf(", %d more", l.Total-last)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/profiles/fsmcp"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
@@ -19,7 +19,7 @@ import (
 // with the allowed directories (SPEC §2), and never names what lies
 // outside (a link's target).
 func TestRefusalNamesRoots(t *testing.T) {
-	e := testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Shell = shell.ModeOn }))
+	e := testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Shell = string(shell.ModeOn) }))
 	roots := ": " + e.Root + ", " + e.Root2
 	out := filepath.Join(e.Base, "root_evil", "x")
 	link := filepath.Join(e.Root, "filelink")

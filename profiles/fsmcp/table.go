@@ -1,13 +1,13 @@
-// Package fsmcp is the fsmcp profile: fsmcp's own fourteen tools, as SPEC
-// §3 names them, adapted onto the core (files/, catalog/, watch/,
+// Package fsmcp is the fsmcp profile: fsmcp's own tools, as SPEC §3
+// names them, adapted onto the core (files/, catalog/, watch/,
 // backend/). One file per tool or tool family, each with a constructor
 // returning a toolkit.Tool; Table lists them all — start reading there.
 //
 // The profile is a drop-in for fsMCP (seed 002): its tool names and
 // parameters, its wording, tools/list with each tool's category, unknown
 // tools and invalid arguments as isError results, unknown arguments
-// ignored, and _meta.allowed_dirs; README lists where it deliberately
-// differs.
+// ignored, and _meta.allowed_dirs; docs/profiles.md lists where it
+// deliberately differs.
 //
 // Error contract: a handler's error becomes an isError result whose text is
 // one sentence the user can act on (not found, outside the roots, not

@@ -3,7 +3,7 @@ package fsmcp
 import (
 	"testing"
 
-	"github.com/fsmcp/fsmcp/internal/profiletest"
+	"github.com/fsmcp/fsmcp/internal/test/profiletest"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/internal/escape"
+	"github.com/fsmcp/fsmcp/profiles/watches"
 	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/watch"
 )
@@ -29,7 +30,7 @@ func Watch() toolkit.Tool {
 			"action=start returns a watcher_id; each change is then sent to this session as a notifications/resources/updated " +
 			"notification with the file's file:// URI, and also queued: action=poll with the watcher_id returns and clears the " +
 			"queued events (for clients that cannot take notifications), action=stop ends the watch. Watches end with the session; " +
-			fmt.Sprintf("a session may hold %d. ", toolkit.MaxWatches) +
+			fmt.Sprintf("a session may hold %d. ", watches.Max) +
 			"Where the connection has no session (the 2026-07-28 protocol over HTTP), start's answer names one and events are only queued: pass it as session to poll and stop.",
 		Annotations: toolkit.ReadOnly("Watch directory"),
 	}, func(ctx context.Context, c *toolkit.Call, in watchIn) (*mcp.CallToolResult, error) {
@@ -61,7 +62,7 @@ func Watch() toolkit.Tool {
 }
 
 // errTooManyWatches is the refusal of a start past the session's bound.
-var errTooManyWatches = fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", toolkit.MaxWatches)
+var errTooManyWatches = fmt.Errorf("this session already has %d watches, the most it may hold; stop one (action=stop) before starting another", watches.Max)
 
 // watchSet returns the watches a call works on: its handle's (a new one
 // for a start where the call has no lasting session), else its MCP
@@ -70,7 +71,7 @@ var errTooManyWatches = fmt.Errorf("this session already has %d watches, the mos
 func watchSet(c *toolkit.Call, in watchIn) (set *watch.Set, handle string, release func(), err error) {
 	handle = in.Session
 	if handle == "" && !c.Sessionless() {
-		set, err := c.Watches()
+		set, err := watches.Of(c)
 		return set, "", func() {}, err
 	}
 	if handle == "" {
@@ -81,7 +82,7 @@ func watchSet(c *toolkit.Call, in watchIn) (set *watch.Set, handle string, relea
 			return nil, "", nil, err
 		}
 	}
-	set, release, err = c.HandleWatches(handle)
+	set, release, err = watches.OfHandle(c, handle)
 	return set, handle, release, err
 }
 
@@ -100,7 +101,7 @@ func start(ctx context.Context, c *toolkit.Call, set *watch.Set, in watchIn, han
 	// are queued for poll only.
 	var onEvents func([]watch.Event)
 	if handle == "" {
-		onEvents = toolkit.WatchNotifier(c.Session())
+		onEvents = watches.Notifier(c.Session())
 	}
 	w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: onEvents, Context: ctx})
 	if err != nil {

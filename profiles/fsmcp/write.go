@@ -2,18 +2,28 @@ package fsmcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-// errNotAbsolute is fsMCP's refusal of a relative file_path.
-var errNotAbsolute = errors.New("file_path must be absolute")
+// errNotAbsolute is fsMCP's refusal of a relative (or empty) file_path.
+var errNotAbsolute = fault.New(fault.NotAbsolute, "file_path must be absolute")
+
+// filePath contains fs_write's and fs_edit's file_path, with fsMCP's words
+// for one that is not absolute.
+func filePath(c *toolkit.Call, path string) (*sandbox.Path, error) {
+	p, err := c.Resolve(path)
+	if k := fault.KindOf(err); k == fault.NotAbsolute || k == fault.NoPath {
+		return nil, errNotAbsolute
+	}
+	return p, err
+}
 
 type writeIn struct {
 	FilePath string `json:"file_path" jsonschema:"Absolute path of the file to write"`
@@ -28,10 +38,7 @@ func Write() toolkit.Tool {
 			"The write is atomic (temporary file, then rename) and an existing file keeps its permissions.",
 		Annotations: toolkit.Writes("Write file", true, true),
 	}, func(ctx context.Context, c *toolkit.Call, in writeIn) (*mcp.CallToolResult, error) {
-		if !filepath.IsAbs(in.FilePath) {
-			return nil, errNotAbsolute // fsMCP's words for fs_write and fs_edit
-		}
-		p, err := c.Resolve(in.FilePath)
+		p, err := filePath(c, in.FilePath)
 		if err != nil {
 			return nil, err
 		}

@@ -44,18 +44,19 @@ func unknownTool(name string) error {
 	return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name)
 }
 
-// resolve checks one path parameter as the original does (absolute, then
-// inside the sandbox) and contains it: a relative path or a NUL byte is
-// -32602 (the original: -32603), outside the roots -32001 (the original:
-// -32603, its sandbox error not being an MCPError).
+// resolve contains one path parameter (the table's rule: absolute) and
+// words a refusal as the original does, naming the parameter: a relative
+// or empty path or a NUL byte is -32602 (the original: -32603), outside
+// the roots -32001 (the original: -32603, its sandbox error not being an
+// MCPError).
 func resolve(c *toolkit.Call, param, path string) (*sandbox.Path, error) {
-	switch {
-	case strings.ContainsRune(path, 0):
+	p, err := c.Resolve(path)
+	switch fault.KindOf(err) {
+	case fault.NULInPath:
 		return nil, toolkit.RPCError(codeInvalidParams, "Parameter %q contains a NUL byte", param)
-	case !filepath.IsAbs(path):
+	case fault.NotAbsolute, fault.NoPath:
 		return nil, toolkit.RPCError(codeInvalidParams, "Parameter %q must be an absolute path. Got: %q", param, path)
 	}
-	p, err := c.Resolve(path)
 	if err != nil {
 		return nil, mapErr(err, path, "")
 	}
@@ -87,7 +88,7 @@ func mapErr(err error, path, notFound string) error {
 		return toolkit.RPCError(codeInvalidParams, "Not a directory: %s", path)
 	case fault.IsDir:
 		return toolkit.RPCError(codeInvalidParams, "Not a file: %s", path)
-	case fault.Invalid, fault.TooLarge, fault.Binary, fault.Exists:
+	case fault.Invalid, fault.TooLarge, fault.Binary, fault.Exists, fault.NoPath, fault.NULInPath, fault.NotAbsolute, fault.NotRelative:
 		return toolkit.RPCError(codeInvalidParams, "%s", err.Error())
 	case fault.Permission:
 		return toolkit.RPCError(codePermission, "Permission denied: %s", path)

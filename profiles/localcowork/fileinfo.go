@@ -95,7 +95,7 @@ func followed(c *toolkit.Call, entries []files.Entry) []files.Entry {
 	out := entries[:0]
 	for _, e := range entries {
 		if e.Type == files.TypeSymlink {
-			p, err := c.Resolve(e.Abs)
+			p, err := c.ResolveFound(e.Abs)
 			if err != nil { // not in the roots: a listing holds only what is
 				out = append(out, e)
 				continue

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmcp/fsmcp/internal/profiletest"
+	"github.com/fsmcp/fsmcp/internal/test/profiletest"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 

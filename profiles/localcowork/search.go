@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/profiles/watches"
 	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/watch"
 )
@@ -35,9 +36,7 @@ func searchFiles() toolkit.Tool {
 				}
 				max = *in.MaxResults
 			}
-			if c.Limits.MaxResults > 0 {
-				max = min(max, c.Limits.MaxResults)
-			}
+			max = c.Limits.ResultLimit(max)
 			p, err := resolve(c, "path", in.Path)
 			if err != nil {
 				return nil, err
@@ -116,18 +115,18 @@ func watchFolder() toolkit.Tool {
 			if err := watch.ValidPatterns(in.Patterns); err != nil {
 				return nil, toolkit.RPCError(codeInvalidParams, "Invalid parameters: patterns: %s", err.Error())
 			}
-			set, err := c.Watches()
+			set, err := watches.Of(c)
 			if err != nil {
 				return nil, toolkit.RPCError(codeInternal, "Internal error: the session is closing")
 			}
-			w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: toolkit.WatchNotifier(c.Session())})
+			w, err := watch.New(p, watch.Options{Patterns: in.Patterns, OnEvents: watches.Notifier(c.Session())})
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Directory not found: "+in.Path)
 			}
 			// A taken callback_id is replaced, as in the original.
 			if _, err := set.Add(in.CallbackID, w); err != nil {
 				w.Close()
-				return nil, toolkit.RPCError(codeInvalidParams, "This session already has %d watchers, the most it may hold", toolkit.MaxWatches)
+				return nil, toolkit.RPCError(codeInvalidParams, "This session already has %d watchers, the most it may hold", watches.Max)
 			}
 			return result(map[string]any{"watcher_id": in.CallbackID})
 		})

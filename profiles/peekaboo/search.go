@@ -62,9 +62,9 @@ func SearchPath() toolkit.Tool {
 			return nil, fmt.Errorf("invalid pattern %q: %v", in.Pattern, err)
 		}
 		var found []string
-		capped := false
+		results := c.ResultCap()
 		for _, root := range c.Sandbox.Roots() {
-			dir, err := c.Resolve(root)
+			dir, err := c.ResolveFound(root)
 			if err != nil {
 				return nil, err
 			}
@@ -80,8 +80,7 @@ func SearchPath() toolkit.Tool {
 				if skip(name) || !re.MatchString(name) {
 					continue
 				}
-				if len(found) == c.Limits.MaxResults {
-					capped = true
+				if !results.Take() {
 					break
 				}
 				found = append(found, escape.Name(name)) // a name cannot forge a line
@@ -91,8 +90,8 @@ func SearchPath() toolkit.Tool {
 			return toolkit.Text("No files found matching the pattern"), nil
 		}
 		text := fmt.Sprintf("Found %d matches:\n%s", len(found), strings.Join(found, "\n"))
-		if capped {
-			text += fmt.Sprintf("\n(stopped at --max-results %d; narrow the pattern)", c.Limits.MaxResults)
+		if results.Cut {
+			text += fmt.Sprintf("\n(stopped at --max-results %d; narrow the pattern)", results.Max)
 		}
 		return toolkit.Text(text), nil
 	}))

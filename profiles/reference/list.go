@@ -180,12 +180,12 @@ func searchFiles(ctx context.Context, c *toolkit.Call, in searchIn) (*mcp.CallTo
 		return nil, err
 	}
 	var found []string
-	more := false
+	results := c.ResultCap()
 	err = files.WalkNames(ctx, p, 0, func(rel string, isDir bool) bool {
 		full := path.Join(p.Abs, rel)
 		// Like the official search, skip what resolves outside the
 		// roots or nowhere (dangling links), and what is excluded.
-		if _, err := c.Sandbox.RealPath(full); err != nil {
+		if !c.Reaches(full) {
 			return false
 		}
 		for _, pat := range in.ExcludePatterns {
@@ -194,9 +194,7 @@ func searchFiles(ctx context.Context, c *toolkit.Call, in searchIn) (*mcp.CallTo
 			}
 		}
 		if match(in.Pattern, rel) {
-			if c.Limits.MaxResults > 0 && len(found) >= c.Limits.MaxResults {
-				more = true
-			} else {
+			if results.Take() {
 				found = append(found, escape.Name(full))
 			}
 		}
@@ -208,8 +206,8 @@ func searchFiles(ctx context.Context, c *toolkit.Call, in searchIn) (*mcp.CallTo
 	if len(found) == 0 {
 		return text("No matches found"), nil
 	}
-	if more {
-		found = append(found, fmt.Sprintf("(more matches not shown: fsmcp's --max-results is %d)", c.Limits.MaxResults))
+	if results.Cut {
+		found = append(found, fmt.Sprintf("(more matches not shown: fsmcp's --max-results is %d)", results.Max))
 	}
 	return text(strings.Join(found, "\n")), nil
 }

@@ -3,6 +3,7 @@
 package reference
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -18,42 +19,32 @@ import (
 var windowsPath = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
 
 // validate is the official server's validatePath over fsmcp's sandbox: "~"
-// expanded, a relative path taken from the first allowed directory that
-// keeps it inside, then contained lexically and with its symlinks
-// resolved. It answers with the official refusal texts, except that a
-// symlink's outside target is not named (fsmcp never tells what lies
-// outside). The Path it returns is the real path when the file exists.
+// expanded, then the table's rule (toolkit.RelativeToContainingRoot: a
+// relative path taken from the first allowed directory that keeps it
+// inside), contained lexically and with its symlinks resolved
+// (Call.ResolveReal). It answers with the official refusal texts, except
+// that a symlink's outside target is not named (fsmcp never tells what
+// lies outside). The Path it returns is the real path when the file
+// exists.
 func validate(c *toolkit.Call, requested string) (*sandbox.Path, error) {
 	expanded := sandbox.ExpandHome(requested)
 	if windowsPath.MatchString(expanded) {
 		return nil, fmt.Errorf("Access denied - Windows-style path received on a POSIX host: %s", requested)
 	}
-	roots := c.Sandbox.Roots()
-	abs := filepath.Clean(expanded)
-	if !filepath.IsAbs(expanded) && len(roots) > 0 {
-		abs = filepath.Join(roots[0], expanded)
-		for _, r := range roots {
-			if cand := filepath.Join(r, expanded); c.Sandbox.Contains(cand) {
-				abs = cand
-				break
-			}
-		}
+	p, err := c.ResolveReal(expanded)
+	if err == nil {
+		return p, nil
 	}
-	p, err := c.Sandbox.Resolve(abs)
-	if err != nil {
+	abs := filepath.Clean(c.Path(expanded))
+	var oe *sandbox.OutsideError
+	switch fault.KindOf(err) {
+	case fault.Outside:
+		if errors.As(err, &oe) && oe.Link {
+			return nil, linkOutside(c, abs)
+		}
 		return nil, outside(c, abs)
-	}
-	real, err := c.Sandbox.RealPath(abs)
-	switch {
-	case err == nil:
-		if rp, err := c.Sandbox.Resolve(real); err == nil {
-			return rp, nil
-		}
-		return nil, linkOutside(c, abs)
-	case fault.KindOf(err) == fault.Outside:
-		return nil, linkOutside(c, abs)
-	case fault.KindOf(err) == fault.NotFound:
-		return p, nil // a new file: its I/O still goes through the root
+	case fault.NoPath, fault.NULInPath, fault.NotAbsolute:
+		return nil, outside(c, abs)
 	}
 	return nil, err
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/internal/testenv"
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/profiles/reference"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/toolkit"

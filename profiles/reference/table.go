@@ -40,7 +40,7 @@ func Table() *toolkit.Table {
 			tool("get_file_info", fileInfo),
 			tool("list_allowed_directories", allowedDirectories),
 		},
-		Paths: toolkit.Absolute,
+		Paths: toolkit.RelativeToContainingRoot,
 		// The official server's everyday tools: read, write, edit, find
 		// files by name and list a directory (it has no content search);
 		// docs/profiles.md, "Loaded up front".

@@ -1,4 +1,4 @@
-package server
+package resources
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func TestShapeHooks(t *testing.T) {
 			return err
 		},
 	}
-	r := newResources(&toolkit.Env{Default: sb, Settings: toolkit.Settings{Limits: toolkit.Limits{MaxFileSize: 1 << 20}}, Sessions: toolkit.NewSessions()}, 0, shape)
+	r := New(&toolkit.Env{Default: sb, Settings: toolkit.Settings{Limits: toolkit.Limits{MaxFileSize: 1 << 20}}, Sessions: toolkit.NewSessions()}, 0, shape)
 	res, err := r.list(context.Background(), sb, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ func runGolden(t *testing.T, tables []*toolkit.Table, file string) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{Name: "fsmcp", Version: "test", Profiles: tables, Settings: toolkit.Settings{Shell: shell.ModeOn,
+	cfg := server.Config{Name: "fsmcp", Version: "test", Profiles: tables, Settings: toolkit.Settings{Shell: string(shell.ModeOn),
 		Limits: toolkit.Limits{MaxFileSize: 10 << 20, MaxOutput: 100000, Timeout: 30 * time.Second, MaxResults: 1000}}}
 	var client []byte
 	serverAt := -1
@@ -89,7 +89,7 @@ func runGolden(t *testing.T, tables []*toolkit.Table, file string) {
 				case "resources":
 					cfg.Resources = true
 				case "shell=off":
-					cfg.Shell = shell.ModeOff
+					cfg.Shell = string(shell.ModeOff)
 				case "no-dir":
 					noDir, cfg.ClientRoots = true, true
 				case "trust-meta":

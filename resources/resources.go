@@ -1,4 +1,16 @@
-package server
+// Package resources serves the roots' files as MCP resources (SPEC §7,
+// --resources), beside the other file features: every file and
+// directory under the roots is a resource with a file:// URI.
+//
+// The go-sdk lists resources from a registry that holds every resource in
+// memory and pages through it; a 100k-file tree must not be registered
+// whole, so resources/list is answered by a receiving middleware that walks
+// the roots one page at a time (files.Page) and resumes from an opaque
+// cursor. resources/read goes through the registered template
+// file:///{+path}; the middleware checks the URI first so that a refusal
+// names its reason. Subscriptions are served by watchers from package
+// watch, shared by the sessions that subscribed to the same URI.
+package resources
 
 import (
 	"context"
@@ -24,18 +36,6 @@ import (
 	"github.com/fsmcp/fsmcp/watch"
 )
 
-// Resources (SPEC §7, --resources): every file and directory under the
-// roots is a resource with a file:// URI.
-//
-// The go-sdk lists resources from a registry that holds every resource in
-// memory and pages through it; a 100k-file tree must not be registered
-// whole, so resources/list is answered by a receiving middleware that walks
-// the roots one page at a time (files.Page) and resumes from an opaque
-// cursor. resources/read goes through the registered template
-// file:///{+path}; the middleware checks the URI first so that a refusal
-// names its reason. Subscriptions are served by watchers from package
-// watch, shared by the sessions that subscribed to the same URI.
-
 // Resource settings.
 const (
 	resourcePageSize     = 500 // resources in one resources/list answer
@@ -50,7 +50,10 @@ const (
 	cacheScope = "private"
 )
 
-type resources struct {
+// Service serves the roots' files as MCP resources for one server: built
+// by New, added to the server by Register, its Subscribe and Unsubscribe
+// the server's handlers.
+type Service struct {
 	srv      *mcp.Server
 	deps     *toolkit.Env
 	depth    int
@@ -95,7 +98,10 @@ func watchKey(p *sandbox.Path, dir bool) (string, error) {
 	return "dir:" + t.Abs, nil
 }
 
-func newResources(deps *toolkit.Env, depth int, shape *toolkit.ResourceShape) *resources {
+// New is the resources of the server whose runtime is deps, listed depth
+// levels down (0: the shape's, else DefaultResourceDepth), in shape's
+// view (nil: the standard answers).
+func New(deps *toolkit.Env, depth int, shape *toolkit.ResourceShape) *Service {
 	pageSize := resourcePageSize
 	if shape != nil {
 		if depth <= 0 && shape.DepthFrom != nil {
@@ -111,7 +117,7 @@ func newResources(deps *toolkit.Env, depth int, shape *toolkit.ResourceShape) *r
 	if depth <= 0 {
 		depth = DefaultResourceDepth
 	}
-	return &resources{deps: deps, depth: depth, pageSize: pageSize, shape: shape, subs: map[string]*subscription{},
+	return &Service{deps: deps, depth: depth, pageSize: pageSize, shape: shape, subs: map[string]*subscription{},
 		tmpl: &mcp.ResourceTemplate{
 			URITemplate: fileTemplate,
 			Name:        "file",
@@ -121,15 +127,15 @@ func newResources(deps *toolkit.Env, depth int, shape *toolkit.ResourceShape) *r
 		}}
 }
 
-// register adds the template (which also advertises the resources
-// capability) and the middleware.
-func (r *resources) register(s *mcp.Server) {
+// Register adds the template (which also advertises the resources
+// capability) and the middleware to s.
+func (r *Service) Register(s *mcp.Server) {
 	r.srv = s
 	s.AddResourceTemplate(r.tmpl, r.read)
 	s.AddReceivingMiddleware(r.middleware)
 }
 
-func (r *resources) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+func (r *Service) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	serve := r.serve(next)
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := serve(ctx, method, req)
@@ -140,7 +146,7 @@ func (r *resources) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-func (r *resources) serve(next mcp.MethodHandler) mcp.MethodHandler {
+func (r *Service) serve(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "resources/list":
@@ -171,7 +177,7 @@ func (r *resources) serve(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // sandbox is the sandbox in force for the session a request came on.
-func (r *resources) sandbox(ctx context.Context, req mcp.Request) (*sandbox.Sandbox, error) {
+func (r *Service) sandbox(ctx context.Context, req mcp.Request) (*sandbox.Sandbox, error) {
 	ss, _ := req.GetSession().(*mcp.ServerSession)
 	sb, err := r.deps.SessionSandbox(ctx, ss)
 	if err != nil {
@@ -189,7 +195,7 @@ func uriError(format string, args ...any) error {
 // resolve turns a file:// URI into a sandboxed path, refusing other
 // schemes, hosts, queries, traversal (encoded or not), NUL bytes and paths
 // outside the roots.
-func (r *resources) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error) {
+func (r *Service) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error) {
 	if r.shape != nil && r.shape.Path != nil {
 		return r.profilePath(sb, uri)
 	}
@@ -228,19 +234,19 @@ func (r *resources) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, err
 }
 
 // profilePath resolves a URI the profile's way (ResourceShape.Path): a
-// relative path is taken from the first root, and the result is contained
-// like any other; a refusal goes through the profile's Errors.
-func (r *resources) profilePath(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error) {
+// relative path is taken from the first root (toolkit.RelativeToRoot),
+// and the result is contained like any other; a refusal goes through the
+// profile's Errors.
+func (r *Service) profilePath(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error) {
 	path, err := r.shape.Path(uri)
 	if err != nil {
 		return nil, err
 	}
-	if !filepath.IsAbs(path) {
-		roots := sb.Roots()
-		if len(roots) == 0 {
-			return nil, r.fail(fault.Errorf(fault.Outside, path, "no allowed directory to resolve %q in", path))
-		}
-		path = filepath.Join(roots[0], path)
+	if !filepath.IsAbs(path) && len(sb.Roots()) == 0 {
+		return nil, r.fail(fault.Errorf(fault.Outside, path, "no allowed directory to resolve %q in", path))
+	}
+	if path, err = toolkit.RelativeToRoot.Apply(sb, path); err != nil {
+		return nil, r.fail(err)
 	}
 	p, err := sb.Resolve(path)
 	if err != nil {
@@ -251,7 +257,7 @@ func (r *resources) profilePath(sb *sandbox.Sandbox, uri string) (*sandbox.Path,
 
 // fail hands a core error to the profile's Errors (with ResourceShape.Path
 // set) and reports whether it did.
-func (r *resources) fail(err error) error {
+func (r *Service) fail(err error) error {
 	if r.shape != nil && r.shape.Errors != nil {
 		return r.shape.Errors(err)
 	}
@@ -293,7 +299,7 @@ func decodeCursor(c string, roots int) (int, string, error) {
 	return 0, "", uriError("invalid cursor %q: pass back the nextCursor of the previous page", c)
 }
 
-func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.ListResourcesParams) (mcp.Result, error) {
+func (r *Service) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.ListResourcesParams) (mcp.Result, error) {
 	roots := sb.Roots()
 	start, after := 0, ""
 	if params != nil && params.Cursor != "" {
@@ -333,7 +339,7 @@ func (r *resources) list(ctx context.Context, sb *sandbox.Sandbox, params *mcp.L
 	return res, nil
 }
 
-func (r *resources) resourceOf(root *sandbox.Path, e files.Entry) *mcp.Resource {
+func (r *Service) resourceOf(root *sandbox.Path, e files.Entry) *mcp.Resource {
 	return &mcp.Resource{
 		URI:      toolkit.FileURI(e.Abs),
 		Name:     "/" + e.Rel,
@@ -344,7 +350,7 @@ func (r *resources) resourceOf(root *sandbox.Path, e files.Entry) *mcp.Resource 
 }
 
 // mime is a resource's type, the profile's way when it has one.
-func (r *resources) mime(p *sandbox.Path, t files.Type) string {
+func (r *Service) mime(p *sandbox.Path, t files.Type) string {
 	if r.shape != nil && r.shape.MIME != nil {
 		return r.shape.MIME(p.Rel, t == files.TypeDir)
 	}
@@ -352,7 +358,7 @@ func (r *resources) mime(p *sandbox.Path, t files.Type) string {
 }
 
 // read serves resources/read for the template.
-func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (r *Service) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	sb, err := r.sandbox(ctx, req)
 	if err != nil {
 		return nil, err
@@ -361,7 +367,7 @@ func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 }
 
 // readURI reads the file a URI names: text, or a base64 blob.
-func (r *resources) readURI(sb *sandbox.Sandbox, uri string) (*mcp.ReadResourceResult, error) {
+func (r *Service) readURI(sb *sandbox.Sandbox, uri string) (*mcp.ReadResourceResult, error) {
 	p, err := r.resolve(sb, uri)
 	if err != nil {
 		return nil, err
@@ -402,7 +408,7 @@ func (r *resources) readURI(sb *sandbox.Sandbox, uri string) (*mcp.ReadResourceR
 
 // subscribe starts (or shares) a watcher for the URI: a directory is
 // watched recursively, a file through its directory.
-func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+func (r *Service) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	uri := req.Params.URI
 	sb, err := r.sandbox(ctx, req)
 	if err != nil {
@@ -472,8 +478,16 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 	return nil
 }
 
+// Watching is how many watchers serve the subscriptions: one per
+// directory or file, however many sessions and URI spellings name it.
+func (r *Service) Watching() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.subs)
+}
+
 // countFor is the number of URIs ss is subscribed to (r.mu held).
-func (r *resources) countFor(ss *mcp.ServerSession) int {
+func (r *Service) countFor(ss *mcp.ServerSession) int {
 	n := 0
 	for _, sub := range r.subs {
 		for _, sessions := range sub.uris {
@@ -485,14 +499,14 @@ func (r *resources) countFor(ss *mcp.ServerSession) int {
 	return n
 }
 
-func (r *resources) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+func (r *Service) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	r.drop(req.Session, req.Params.URI)
 	return nil
 }
 
 // drop removes a session from a URI's subscribers, stopping the watcher
 // when none is left.
-func (r *resources) drop(ss *mcp.ServerSession, uri string) {
+func (r *Service) drop(ss *mcp.ServerSession, uri string) {
 	r.mu.Lock()
 	w := r.dropLocked(ss, uri)
 	r.mu.Unlock()
@@ -503,7 +517,7 @@ func (r *resources) drop(ss *mcp.ServerSession, uri string) {
 
 // dropLocked is drop with r.mu held; it returns the watcher that no
 // subscriber is left for, which the caller closes outside the lock.
-func (r *resources) dropLocked(ss *mcp.ServerSession, uri string) *watch.Watcher {
+func (r *Service) dropLocked(ss *mcp.ServerSession, uri string) *watch.Watcher {
 	for key, sub := range r.subs {
 		if !sub.uris[uri][ss] {
 			continue
@@ -527,7 +541,7 @@ var subsSlot = toolkit.NewSlot[sessionSubs]("resource-subscriptions")
 
 // sessionSubs ends a session's subscriptions with the session.
 type sessionSubs struct {
-	r  *resources
+	r  *Service
 	ss *mcp.ServerSession
 }
 
@@ -550,7 +564,7 @@ func (s sessionSubs) Close() error {
 
 // changed tells the subscribers of uri that it changed, and every session
 // that the list changed when entries appeared or vanished.
-func (r *resources) changed(sub *subscription, evs []watch.Event) {
+func (r *Service) changed(sub *subscription, evs []watch.Event) {
 	if len(evs) == 0 {
 		return
 	}

@@ -44,6 +44,7 @@ func TreeState(root string, skip func(rel string) bool) map[string]string {
 			l, _ := os.Readlink(p)
 			s += " -> " + l
 		}
+		s += xattrs(p)
 		out[rel] = s
 		return nil
 	})

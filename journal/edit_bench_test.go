@@ -1,0 +1,48 @@
+//go:build unix
+
+package journal_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fsmcp/fsmcp/files"
+	"github.com/fsmcp/fsmcp/journal"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+func BenchmarkSmallEdit(b *testing.B) {
+	base := b.TempDir()
+	root := filepath.Join(base, "r")
+	os.MkdirAll(root, 0o755)
+	os.WriteFile(filepath.Join(root, "f.txt"), make([]byte, 4096), 0o644)
+	sb, _ := sandbox.New([]string{root})
+	defer sb.Close()
+	j := journal.New(journal.Config{Dir: filepath.Join(base, "state"), MaxSize: 1 << 30}, files.JournalOps{})
+	p, _ := sb.Resolve(filepath.Join(root, "f.txt"))
+	for i := 0; b.Loop(); i++ {
+		st := j.Begin(journal.Actor{Tool: "fs_edit", Session: "s"}, sb.Roots())
+		ctx := journal.With(context.Background(), st)
+		if err := journal.Replaced(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+		p.WriteFile(fmt.Appendf(make([]byte, 0, 4096), "%04096d", i), 0o644)
+		st.End(ctx)
+	}
+}
+
+func BenchmarkSmallEditNoJournal(b *testing.B) {
+	base := b.TempDir()
+	root := filepath.Join(base, "r")
+	os.MkdirAll(root, 0o755)
+	os.WriteFile(filepath.Join(root, "f.txt"), make([]byte, 4096), 0o644)
+	sb, _ := sandbox.New([]string{root})
+	defer sb.Close()
+	p, _ := sb.Resolve(filepath.Join(root, "f.txt"))
+	for i := 0; b.Loop(); i++ {
+		p.WriteFile(fmt.Appendf(make([]byte, 0, 4096), "%04096d", i), 0o644)
+	}
+}

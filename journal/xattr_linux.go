@@ -1,0 +1,41 @@
+package journal
+
+import (
+	"path"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/internal/xattr"
+	"github.com/fsmcp/fsmcp/sandbox"
+)
+
+// Extended attributes (user.*, ACLs, security labels, file capabilities)
+// are part of what a change replaces: a file restored from the journal is
+// a new inode, and a setfattr or setfacl a command makes is a change of
+// its own. A file's or directory's attributes are read with its state,
+// through a handle opened beneath its directory's (never following a
+// link), and put back on what an undo restores.
+
+// xattrs reads the extended attributes of p (a file or a directory);
+// ok is false where they could not be read.
+func (c *dirCache) xattrs(p *sandbox.Path) (map[string][]byte, bool) {
+	var fd int
+	if p.IsRoot() {
+		f, err := p.Root.FS().Open(".")
+		if err != nil {
+			return nil, false
+		}
+		defer f.Close()
+		fd = int(f.Fd())
+	} else {
+		d, err := c.parent(p)
+		if err != nil {
+			return nil, false
+		}
+		if fd, err = unix.Openat(int(d.Fd()), path.Base(p.Rel), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+			return nil, false
+		}
+		defer unix.Close(fd)
+	}
+	return xattr.Read(xattr.ProcFd(fd))
+}
