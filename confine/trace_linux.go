@@ -98,7 +98,10 @@ func traceOn(r Run, files []*os.File) (Traced, error) {
 		case wpid == pid && !started:
 			// The stop after the first exec (PTRACE_TRACEME).
 			started = true
-			opts := unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_EXITKILL
+			// Threads too: a program that hands over by an exec from a
+			// thread other than its first (a Go program's goroutine may
+			// run on any) would exec unseen, and its image be missed.
+			opts := unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL
 			if err := syscall.PtraceSetOptions(pid, opts); err != nil {
 				killAll()
 				reap(pid)
@@ -108,8 +111,8 @@ func traceOn(r Run, files []*os.File) (Traced, error) {
 		case sig == syscall.SIGTRAP && ws.TrapCause() == unix.PTRACE_EVENT_EXEC:
 			seen(wpid)
 		case sig == syscall.SIGTRAP && ws.TrapCause() > 0:
-			// A fork or vfork event; the child starts traced, with
-			// a SIGSTOP of its own.
+			// A fork, vfork or clone event; the child starts traced,
+			// with a SIGSTOP of its own.
 		case sig == syscall.SIGSTOP || sig == syscall.SIGTRAP:
 		default:
 			deliver = int(sig)
