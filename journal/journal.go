@@ -126,6 +126,8 @@ type Set struct {
 	// process wrote since (measured then).
 	estimate int64
 	measured time.Time
+
+	flush flusher // ended steps' files, synced in batches
 }
 
 // New returns a Set over cfg; ops may be nil where nothing is undone.

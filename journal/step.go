@@ -291,10 +291,9 @@ func (st *Step) End(ctx context.Context) []string {
 	recs = append(recs, end)
 	n, _ := writeRecordsN(st.log, false, recs...)
 	// What the step wrote is in the page cache already (a killed fsmcp
-	// loses none of it); it reaches the disk a moment later, beside the
-	// next calls, not in front of this one: a power loss can lose the
-	// last moment's entries, never tear one.
-	go syncAndClose(st.log, st.pack)
+	// loses none of it); it reaches the disk a moment later with what
+	// the next calls write (flush.go).
+	st.set.flush.add(st.log, st.pack)
 	// A file grows on disk by whole blocks: a block more for the log and
 	// one for a pack keeps the estimate at or above the truth.
 	grown := st.logBytes + int64(n) + 4096
@@ -405,14 +404,4 @@ func (st *Step) ID() string {
 func (s *Set) BeginCall(ctx context.Context, tool, session, client string, roots []string) (context.Context, func() []string) {
 	st := s.Begin(Actor{Tool: tool, Session: session, Client: client}, roots)
 	return With(ctx, st), func() []string { return st.End(ctx) }
-}
-
-// syncAndClose flushes a step's files to disk and closes them.
-func syncAndClose(fs ...*os.File) {
-	for _, f := range fs {
-		if f != nil {
-			f.Sync()
-			f.Close()
-		}
-	}
 }
