@@ -161,6 +161,7 @@ var pathCallAllowed = map[string]string{
 	"shell/keeper_linux.go parentOf os.ReadFile": "/proc/PID/stat, by the keeper",
 	// The change journal's own directory, under the user's state
 	// directory and refused inside a root; its files go through an os.Root.
+	"journal/flush.go flusher.flush os.OpenFile":       "reopens a segment log or pack it wrote (in the journal directory, outside the roots) to sync it",
 	"journal/journal.go realish filepath.EvalSymlinks": "compares the journal directory with the roots",
 	"cmd_history.go runJournal filepath.EvalSymlinks":  "the directory the user names to fsmcp history or undo, in a terminal",
 	"journal/store.go openStore os.MkdirAll":           "makes the journal directory (0700)",
