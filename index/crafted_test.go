@@ -1,7 +1,6 @@
 package index
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/fallback"
 )
 
 // TestCraftedIndexNeverTrusted: index files whose checksum holds but
@@ -29,12 +27,7 @@ func TestCraftedIndexNeverTrusted(t *testing.T) {
 	settled()
 	cache := t.TempDir()
 	opts := Options{Mode: "on", Roots: []string{root}, CacheDir: cache, Settle: testSettle, MaxShare: 1}
-	s1, err := New(fallback.New(), fallback.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s1.Start(context.Background())
-	s1.Wait()
+	s1 := started(t, opts)
 	s1.Close()
 	file := cacheFile(s1.roots[0].dir)
 	good, err := os.ReadFile(file)
@@ -105,12 +98,7 @@ func TestCraftedIndexNeverTrusted(t *testing.T) {
 	if err := os.WriteFile(file, refused["2^32 contents"], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := New(fallback.New(), fallback.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2.Start(context.Background())
-	s2.Wait()
+	s2 := started(t, opts)
 	defer s2.Close()
 	if !s2.Ready() {
 		t.Fatal("not indexed again after a crafted index")

@@ -43,6 +43,19 @@ func settled() {
 	}
 }
 
+// started starts a searcher over opts and waits for its first build (or
+// its reuse of the cache) to end.
+func started(t *testing.T, opts Options) *Searcher {
+	t.Helper()
+	s, err := New(fallback.New(), fallback.New(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(context.Background())
+	s.Wait()
+	return s
+}
+
 // newIndexed builds root's index with next behind it and returns the
 // searcher, ready.
 func newIndexed(t *testing.T, next backend.Searcher, root string) *Searcher {
@@ -356,12 +369,7 @@ func TestIndexReusedAcrossRestarts(t *testing.T) {
 	settled()
 	cache := t.TempDir()
 	opts := Options{Mode: "on", Roots: []string{root}, CacheDir: cache, Settle: testSettle, MaxShare: 1}
-	s1, err := New(fallback.New(), fallback.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s1.Start(context.Background())
-	s1.Wait()
+	s1 := started(t, opts)
 	s1.Close()
 	file := cacheFile(s1.roots[0].dir)
 	before, err := os.Stat(file)
@@ -371,12 +379,7 @@ func TestIndexReusedAcrossRestarts(t *testing.T) {
 	if fi, err := os.Stat(s1.roots[0].dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("cache dir mode: %v %v", fi.Mode(), err)
 	}
-	s2, err := New(fallback.New(), fallback.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2.Start(context.Background())
-	s2.Wait()
+	s2 := started(t, opts)
 	defer s2.Close()
 	after, err := os.Stat(file)
 	if err != nil {
@@ -438,12 +441,7 @@ func TestDamagedIndexNotUsed(t *testing.T) {
 	settled()
 	cache := t.TempDir()
 	opts := Options{Mode: "on", Roots: []string{root}, CacheDir: cache, Settle: testSettle, MaxShare: 1}
-	s1, err := New(fallback.New(), fallback.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s1.Start(context.Background())
-	s1.Wait()
+	s1 := started(t, opts)
 	s1.Close()
 	file := cacheFile(s1.roots[0].dir)
 	good, err := os.ReadFile(file)
@@ -464,12 +462,7 @@ func TestDamagedIndexNotUsed(t *testing.T) {
 		if _, err := openIndex(file, root); err == nil {
 			t.Fatal("a damaged index opened")
 		}
-		s2, err := New(fallback.New(), fallback.New(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s2.Start(context.Background())
-		s2.Wait()
+		s2 := started(t, opts)
 		if !s2.Ready() {
 			t.Fatal("not indexed again after a damaged index")
 		}
@@ -489,21 +482,11 @@ func TestChangedTreeRebuiltAtRestart(t *testing.T) {
 	writeTree(t, root, fixtureFiles)
 	settled()
 	opts := Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1}
-	s1, err := New(fallback.New(), fallback.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s1.Start(context.Background())
-	s1.Wait()
+	s1 := started(t, opts)
 	s1.Close()
 	writeTree(t, root, map[string]string{"added/one.txt": "PM_RESUME added\n", "added/two.txt": "two\n"})
 	settled()
-	s2, err := New(fallback.New(), fallback.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2.Start(context.Background())
-	s2.Wait()
+	s2 := started(t, opts)
 	defer s2.Close()
 	ix := s2.roots[0].ix.Load()
 	id, ok := ix.lookup("added/one.txt")

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -27,12 +26,7 @@ func TestRestartAfterChangeTimesMoved(t *testing.T) {
 	writeTree(t, root, files)
 	settled()
 	opts := Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1}
-	s1, err := New(fallback.New(), fallback.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s1.Start(context.Background())
-	s1.Wait()
+	s1 := started(t, opts)
 	s1.Close()
 	for i := range 10 {
 		p := filepath.Join(root, fmt.Sprintf("gen/%02d.txt", i))
@@ -40,12 +34,7 @@ func TestRestartAfterChangeTimesMoved(t *testing.T) {
 		os.Chtimes(p, fi.ModTime(), fi.ModTime())
 	}
 	settled()
-	s2, err := New(fallback.New(), fallback.New(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2.Start(context.Background())
-	s2.Wait()
+	s2 := started(t, opts)
 	defer s2.Close()
 	ix := s2.roots[0].ix.Load()
 	for i := range 10 {
