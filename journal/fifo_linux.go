@@ -15,12 +15,18 @@ import (
 
 // mkfifo makes a named pipe at p, relative to its parent's handle.
 func mkfifo(p *sandbox.Path, perm os.FileMode) error {
+	return mknodAt(p, unix.S_IFIFO|uint32(perm.Perm()), 0)
+}
+
+// mknodAt makes the node p names (mode: its type and permissions),
+// beneath its parent's handle opened through the root.
+func mknodAt(p *sandbox.Path, mode uint32, dev int) error {
 	d, err := p.Root.FS().Open(path.Dir(p.Rel))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	return unix.Mkfifoat(int(d.Fd()), path.Base(p.Rel), uint32(perm.Perm()))
+	return unix.Mknodat(int(d.Fd()), path.Base(p.Rel), mode, dev)
 }
 
 // nodeOf is a socket's or device's kind and device number.
@@ -47,12 +53,7 @@ func mknode(p *sandbox.Path, b Image) error {
 	if kind == 0 {
 		return errors.New("its kind is not known")
 	}
-	d, err := p.Root.FS().Open(path.Dir(p.Rel))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := unix.Mknodat(int(d.Fd()), path.Base(p.Rel), kind|uint32(b.perm().Perm()), int(b.Rdev)); err != nil {
+	if err := mknodAt(p, kind|uint32(b.perm().Perm()), int(b.Rdev)); err != nil {
 		return fmt.Errorf("making the %s again: %w", b.Node, err)
 	}
 	return nil
