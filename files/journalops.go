@@ -65,6 +65,9 @@ func restoreFile(p *sandbox.Path, r io.Reader, size int64, a journal.Attrs) erro
 // through a descriptor where it can be opened, refusing a regular file
 // with more than one hard link (changeMeta's rule).
 func (JournalOps) SetMeta(ctx context.Context, p *sandbox.Path, a journal.Attrs) error {
+	if fi, err := p.Lstat(); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return setLinkMeta(p, a)
+	}
 	var ownerErr error
 	err := changeMeta(p, "mode", func(f *os.File) error {
 		ownerErr = setAttrs(p, f, a)
@@ -84,6 +87,21 @@ func (JournalOps) SetMeta(ctx context.Context, p *sandbox.Path, a journal.Attrs)
 		return p.Chtimes(a.ATime, a.MTime)
 	})
 	if err != nil {
+		return err
+	}
+	return ownerErr
+}
+
+// setLinkMeta puts a's owner and times back on the symlink p itself (a
+// link has no mode of its own; what it points to is not touched).
+func setLinkMeta(p *sandbox.Path, a journal.Attrs) error {
+	var ownerErr error
+	if a.Owner != nil {
+		if err := p.Lchown(a.Owner[0], a.Owner[1]); err != nil {
+			ownerErr = &journal.OwnerError{Path: escape.Name(p.Abs), UID: a.Owner[0], GID: a.Owner[1], Err: sandbox.Cause(err)}
+		}
+	}
+	if err := p.Lchtimes(a.ATime, a.MTime); err != nil {
 		return err
 	}
 	return ownerErr

@@ -5,3 +5,8 @@ package sandbox
 func (p *Path) Chown(uid, gid int) error {
 	return describe(p.Abs, p.Root.fs.Chown(p.Rel, uid, gid))
 }
+
+// Lchown changes the owner and group of a symlink itself (-1 keeps one).
+func (p *Path) Lchown(uid, gid int) error {
+	return describe(p.Abs, p.Root.fs.Lchown(p.Rel, uid, gid))
+}

@@ -36,21 +36,24 @@ var traps = map[uintptr]trap{
 	unix.SYS_CHMOD:        tPath(Meta, 0, true),
 	unix.SYS_FCHMOD:       tFd(Meta, 0),
 	unix.SYS_FCHMODAT:     tAt(Meta, 0, 1, true),
-	unix.SYS_FCHMODAT2:    tAt(Meta, 0, 1, true),
+	unix.SYS_FCHMODAT2:    withAtFlags(tAt(Meta, 0, 1, true), 3),
 	unix.SYS_CHOWN:        tPath(Meta, 0, true),
 	unix.SYS_FCHOWN:       tFd(Meta, 0),
 	unix.SYS_LCHOWN:       tPath(Meta, 0, false),
-	unix.SYS_FCHOWNAT:     tAt(Meta, 0, 1, true),
+	unix.SYS_FCHOWNAT:     withAtFlags(tAt(Meta, 0, 1, true), 4),
 	unix.SYS_UTIME:        tPath(Meta, 0, true),
 	unix.SYS_UTIMES:       tPath(Meta, 0, true),
 	unix.SYS_FUTIMESAT:    tAt(Meta, 0, 1, true),
-	unix.SYS_UTIMENSAT:    tAt(Meta, 0, 1, true),
+	unix.SYS_UTIMENSAT:    withAtFlags(tAt(Meta, 0, 1, true), 3),
 	unix.SYS_SETXATTR:     tPath(Meta, 0, true),
 	unix.SYS_LSETXATTR:    tPath(Meta, 0, false),
 	unix.SYS_FSETXATTR:    tFd(Meta, 0),
 	unix.SYS_REMOVEXATTR:  tPath(Meta, 0, true),
 	unix.SYS_LREMOVEXATTR: tPath(Meta, 0, false),
 	unix.SYS_FREMOVEXATTR: tFd(Meta, 0),
+	// Linux 6.13's *xattrat calls: a path beneath a descriptor.
+	unix.SYS_SETXATTRAT:    withAtFlags(tAt(Meta, 0, 1, true), 2),
+	unix.SYS_REMOVEXATTRAT: withAtFlags(tAt(Meta, 0, 1, true), 2),
 }
 
 // refused are the calls that could change files unseen.

@@ -47,13 +47,14 @@ type trap struct {
 	flags       int  // opens: the argument holding the flags, checked in the filter
 	how         bool // openat2: the flags are in the struct open_how the path's next argument points to
 	renameFlags int  // renameat2: the argument holding RENAME_EXCHANGE and RENAME_NOREPLACE
+	atFlags     int  // the argument holding AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH
 	follow      bool
 }
 
 const none = -1
 
 func tPath(c Change, path int, follow bool) trap {
-	return trap{change: c, dir: none, path: path, fd: none, dir2: none, path2: none, flags: none, renameFlags: none, follow: follow}
+	return trap{change: c, dir: none, path: path, fd: none, dir2: none, path2: none, flags: none, renameFlags: none, atFlags: none, follow: follow}
 }
 
 func tAt(c Change, dir, path int, follow bool) trap {
@@ -62,8 +63,10 @@ func tAt(c Change, dir, path int, follow bool) trap {
 	return t
 }
 
+// tFd is a call on a descriptor: what it changes is the open file
+// itself, never a link to follow.
 func tFd(c Change, fd int) trap {
-	t := tPath(c, none, true)
+	t := tPath(c, none, false)
 	t.fd = fd
 	return t
 }
@@ -343,6 +346,9 @@ func decode(nt *seccompNotif) (Event, bool) {
 	if t.flags != none && nt.Args[t.flags]&unix.O_NOFOLLOW != 0 {
 		ev.Follow = false
 	}
+	if t.atFlags != none && nt.Args[t.atFlags]&unix.AT_SYMLINK_NOFOLLOW != 0 {
+		ev.Follow = false // chown -h, touch -h: the link itself
+	}
 	var err error
 	switch {
 	case t.path == none:
@@ -351,6 +357,11 @@ func decode(nt *seccompNotif) (Event, bool) {
 		ev.Path, err = callPath(pid, t.dir, nt, t.path)
 		if err == errNullPath && t.dir != none { // utimensat(fd, NULL, ...)
 			ev.Path, err = fdPath(pid, int32(nt.Args[t.dir]))
+			ev.Follow = false
+		}
+		if err == errEmptyPath { // AT_EMPTY_PATH: the descriptor's own file
+			ev.Path, err = fdPath(pid, int32(nt.Args[t.dir]))
+			ev.Follow = false
 		}
 	}
 	if err == nil && t.path2 != none {
@@ -371,7 +382,10 @@ func decode(nt *seccompNotif) (Event, bool) {
 	return ev, true
 }
 
-var errNullPath = errors.New("no path")
+var (
+	errNullPath  = errors.New("no path")
+	errEmptyPath = errors.New("an empty path")
+)
 
 // callPath is the absolute path argument i of the call names, resolved
 // against the directory descriptor in argument dir (or the working
@@ -384,6 +398,9 @@ func callPath(pid, dir int, nt *seccompNotif, i int) (string, error) {
 	p, err := readString(pid, addr)
 	if err != nil {
 		return "", err
+	}
+	if p == "" && dir != none {
+		return "", errEmptyPath
 	}
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p), nil
@@ -414,15 +431,21 @@ var pageSize = uintptr(os.Getpagesize())
 // readString reads a NUL-terminated string (PATH_MAX at most) from the
 // process's memory, a page at a time (the next page may not be mapped).
 func readString(pid int, addr uintptr) (string, error) {
-	var out []byte
+	// Most paths are short: a first read of 256 bytes (within the page,
+	// on the stack) is enough, and the rest a page at a time when not.
+	var first [256]byte
+	n := min(int(pageSize-addr%pageSize), len(first))
+	if err := readMem(pid, addr, first[:n]); err != nil {
+		return "", err
+	}
+	if i := bytes.IndexByte(first[:n], 0); i >= 0 {
+		return string(first[:i]), nil
+	}
+	out := append([]byte(nil), first[:n]...)
+	addr += uintptr(n)
 	buf := make([]byte, pageSize)
 	for len(out) < unix.PathMax {
-		// Most paths are short: a first read of 256 bytes (within the
-		// page) is enough, and the rest of a page only when it is not.
 		n := int(pageSize - addr%pageSize)
-		if len(out) == 0 {
-			n = min(n, 256)
-		}
 		if err := readMem(pid, addr, buf[:n]); err != nil {
 			return "", err
 		}
@@ -489,3 +512,4 @@ func second(t trap, dir, path int) trap {
 	return t
 }
 func withRenameFlags(t trap, arg int) trap { t.renameFlags = arg; return t }
+func withAtFlags(t trap, arg int) trap     { t.atFlags = arg; return t }
