@@ -80,8 +80,10 @@ const (
 	capFollow capHow = 0x10 // a final link is followed first
 )
 
-// capture records p's first state in the step.
-func (st *Step) capture(p *sandbox.Path, how capHow) error {
+// capture records p's first state in the step. What it writes (the
+// entry's beginning, its directory's times, the state) goes to the log
+// in one append before it returns.
+func (st *Step) capture(p *sandbox.Path, how capHow) (err error) {
 	if st == nil || st.set == nil {
 		return nil
 	}
@@ -96,6 +98,14 @@ func (st *Step) capture(p *sandbox.Path, how capHow) error {
 		st.touched = true
 		return nil
 	}
+	st.holding = true
+	defer func() {
+		st.holding = false
+		if werr := st.writePending(); werr != nil && err == nil {
+			st.lose(escape.Name(p.Abs) + ": the journal could not be written")
+			err = st.failed(p, werr)
+		}
+	}()
 	// The stat taken to see whether p is a link serves readState too.
 	var known fs.FileInfo
 	var knownErr error

@@ -38,7 +38,7 @@ func (st *Step) keepContent(p *sandbox.Path, im *Image) error {
 		im.Lost = "its content was more than the journal keeps for one change"
 		return nil
 	}
-	f, err := p.OpenFile(os.O_RDONLY|oNoFollow|oNonblock, 0)
+	f, err := st.dirs.openRead(p)
 	if err != nil {
 		im.Lost = "its content could not be read: " + sandbox.Cause(err).Error()
 		st.lose(escape.Name(p.Abs) + ": " + im.Lost)

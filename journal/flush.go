@@ -13,7 +13,7 @@ import (
 // once per step beside the next call's own fsync (on ext4 the two wait
 // for one another's journal commit). A power loss can lose the last
 // flushEvery of entries, never tear one (a torn line is skipped when
-// read). Files are closed at once and synced by name: no handle is held.
+// read). Files are synced by name: no handle is held for it.
 type flusher struct {
 	mu      sync.Mutex
 	pending map[string]bool
@@ -22,19 +22,18 @@ type flusher struct {
 
 const flushEvery = 100 * time.Millisecond
 
-// add closes the files (nil ones ignored) and syncs them a moment later.
-func (fl *flusher) add(files ...*os.File) {
+// add syncs the log named log a moment later, and closes file (if not
+// nil) and syncs it then too.
+func (fl *flusher) add(log string, file *os.File) {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
-	for _, f := range files {
-		if f == nil {
-			continue
-		}
-		if fl.pending == nil {
-			fl.pending = map[string]bool{}
-		}
-		fl.pending[f.Name()] = true
-		f.Close()
+	if fl.pending == nil {
+		fl.pending = map[string]bool{}
+	}
+	fl.pending[log] = true
+	if file != nil {
+		fl.pending[file.Name()] = true
+		file.Close()
 	}
 	if fl.timer == nil && len(fl.pending) > 0 {
 		fl.timer = time.AfterFunc(flushEvery, fl.flush)

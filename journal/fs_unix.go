@@ -72,3 +72,10 @@ func diskUsage(fi os.FileInfo) int64 {
 
 // errCrossDevice is the error of a rename between file systems.
 var errCrossDevice = syscall.EXDEV
+
+// stillLinked reports whether the open file f still has a name (a log
+// pruned meanwhile has none: what is written to it would be lost).
+func stillLinked(f *os.File) bool {
+	var s unix.Stat_t
+	return unix.Fstat(int(f.Fd()), &s) == nil && s.Nlink > 0
+}

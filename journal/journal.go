@@ -127,7 +127,9 @@ type Set struct {
 	estimate int64
 	measured time.Time
 
-	flush flusher // ended steps' files, synced in batches
+	flush  flusher    // ended steps' files, synced in batches
+	realMu sync.Mutex // s.mu may be held when it is taken
+	reals  map[string]realPath
 }
 
 // New returns a Set over cfg; ops may be nil where nothing is undone.
@@ -150,14 +152,39 @@ func (s *Set) Config() Config { return s.cfg }
 // inside returns the root among roots that holds the journal directory,
 // or "".
 func (s *Set) inside(roots []string) string {
-	dir := realish(s.cfg.Dir)
+	dir := s.real(s.cfg.Dir)
 	for _, r := range roots {
-		rr := realish(r)
+		rr := s.real(r)
 		if dir == rr || strings.HasPrefix(dir, rr+string(filepath.Separator)) {
 			return r
 		}
 	}
 	return ""
+}
+
+// real is realish(p), remembered for a second: every step asks it of
+// the journal directory and the roots (a stat of each of their parents)
+// and they rarely move.
+func (s *Set) real(p string) string {
+	s.realMu.Lock()
+	r, ok := s.reals[p]
+	s.realMu.Unlock()
+	if ok && time.Since(r.at) < time.Second {
+		return r.path
+	}
+	rp := realish(p)
+	s.realMu.Lock()
+	if s.reals == nil || len(s.reals) > 64 {
+		s.reals = map[string]realPath{}
+	}
+	s.reals[p] = realPath{rp, time.Now()}
+	s.realMu.Unlock()
+	return rp
+}
+
+type realPath struct {
+	path string
+	at   time.Time
 }
 
 // CheckRoots refuses a journal directory inside one of the roots: a tool

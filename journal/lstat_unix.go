@@ -57,28 +57,23 @@ func (c *dirCache) parent(p *sandbox.Path) (*os.File, error) {
 
 // dir is the handle of the directory rel below root: opened beneath its
 // parent's handle (one openat of one name, never following a link), or
-// through the root for the root itself.
+// the root's own handle for the root itself.
 func (c *dirCache) dir(root *sandbox.Root, rel string) (*os.File, error) {
+	if rel == "." {
+		return root.Handle() // the root's own, kept with it: never closed here
+	}
 	if d := c.dirs[root][rel]; d != nil {
 		return d, nil
 	}
-	var f *os.File
-	if rel == "." {
-		var err error
-		if f, err = root.FS().Open("."); err != nil {
-			return nil, err
-		}
-	} else {
-		up, err := c.dir(root, path.Dir(rel))
-		if err != nil {
-			return nil, err
-		}
-		fd, err := unix.Openat(int(up.Fd()), path.Base(rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: rel, Err: err}
-		}
-		f = os.NewFile(uintptr(fd), rel)
+	up, err := c.dir(root, path.Dir(rel))
+	if err != nil {
+		return nil, err
 	}
+	fd, err := unix.Openat(int(up.Fd()), path.Base(rel), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: rel, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), rel)
 	if c.n >= maxDirs {
 		c.evict()
 	}

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -40,6 +41,9 @@ type Step struct {
 	seg      int
 	id       string
 	log      *os.File // the home segment's log, open while the step is
+	logRef   *sharedLog
+	pending  []byte // records gathered while holding, appended as one
+	holding  bool   // a capture is gathering its records (capture.go)
 	pack     *os.File
 	packSize int64
 	seen     map[string]int // paths whose first state is recorded: seenMeta or seenFull
@@ -140,30 +144,54 @@ func (st *Step) begin(store *Store) error {
 	st.sessionLabel()
 	store.mu.Lock()
 	var err error
-	err = store.locked(func() error {
-		st.seg, err = store.openSegment()
-		return err
-	})
+	var ok bool
+	if st.seg, ok = store.recent(); !ok {
+		err = store.locked(func() error {
+			st.seg, err = store.openSegment()
+			return err
+		})
+	}
 	st.id = store.nextID()
 	var owner string
 	if err == nil {
 		// This process's pin tells other processes the segment is being
 		// written; its own pruning sees the step (Set.pin).
 		owner = store.claim(st.seg)
+		st.logRef, err = store.acquireLog(st.seg)
 	}
 	store.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	st.home = store
+	st.home, st.log = store, st.logRef.f
 	st.set.pin(store, map[int]bool{st.seg: true}, true)
 	st.seen, st.finSeen, st.trees, st.dirKnown = map[string]int{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-	if st.log, err = store.openLog(st.seg); err != nil {
+	r := &record{T: "b", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Command: st.actor.Command, Owner: owner}
+	return st.write(r)
+}
+
+// write appends r to the step's log: at once, or with the other records
+// of the capture in progress, in one append when it ends (st.mu held).
+func (st *Step) write(r *record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
 		return err
 	}
-	r := &record{T: "b", ID: st.id, Time: time.Now().UTC(), Tool: st.actor.Tool, Session: st.label, Command: st.actor.Command, Owner: owner}
-	n, err := writeRecordsN(st.log, false, r)
+	st.pending = append(append(st.pending, b...), '\n')
+	if st.holding {
+		return nil
+	}
+	return st.writePending()
+}
+
+// writePending appends what write gathered (st.mu held).
+func (st *Step) writePending() error {
+	if len(st.pending) == 0 {
+		return nil
+	}
+	n, err := st.log.Write(st.pending)
 	st.logBytes += int64(n)
+	st.pending = st.pending[:0]
 	return err
 }
 
@@ -173,9 +201,7 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	if store != st.home {
 		op.Base = store.base
 	}
-	n, err := writeRecordsN(st.log, false, &record{T: "o", ID: st.id, Op: &op})
-	st.logBytes += int64(n)
-	if err != nil {
+	if err := st.write(&record{T: "o", ID: st.id, Op: &op}); err != nil {
 		return err
 	}
 	// Kept for End's check that something changed, for a small step (a
@@ -293,7 +319,10 @@ func (st *Step) End(ctx context.Context) []string {
 	// What the step wrote is in the page cache already (a killed fsmcp
 	// loses none of it); it reaches the disk a moment later with what
 	// the next calls write (flush.go).
-	st.set.flush.add(st.log, st.pack)
+	st.set.flush.add(st.log.Name(), st.pack)
+	st.home.mu.Lock()
+	st.home.releaseLog(st.logRef)
+	st.home.mu.Unlock()
 	// A file grows on disk by whole blocks: a block more for the log and
 	// one for a pack keeps the estimate at or above the truth.
 	grown := st.logBytes + int64(n) + 4096

@@ -49,6 +49,7 @@ type Store struct {
 	owner     *os.File
 	ownerName string
 	ownerSegs map[int]bool
+	log       *sharedLog // the log steps write, kept open (sharedlog.go)
 }
 
 const (
@@ -164,10 +165,8 @@ func (st *Store) segLimit() int64 { return max(32<<10, st.set.cfg.MaxSize/16) }
 // openSegment returns the segment a new step writes to: the newest, or a
 // new one when the newest is full (st.mu and the lock held).
 func (st *Store) openSegment() (int, error) {
-	// The one seen last, while no newer one appeared (another server's)
-	// and its log is far from full: two stats, not two listings.
-	if st.cur > 0 && time.Since(st.seen) < time.Second && st.extra < st.segLimit()/2 {
-		return st.cur, nil // seen a moment ago
+	if n, ok := st.recent(); ok {
+		return n, nil
 	}
 	if st.cur > 0 {
 		st.seen = time.Now()
@@ -191,6 +190,15 @@ func (st *Store) openSegment() (int, error) {
 	}
 	st.seen = time.Now()
 	return n, nil
+}
+
+// recent returns the segment seen a moment ago, while its log is far
+// from full: no lock and no stat (st.mu held).
+func (st *Store) recent() (int, bool) {
+	if st.cur > 0 && time.Since(st.seen) < time.Second && st.extra < st.segLimit()/2 {
+		return st.cur, true
+	}
+	return 0, false
 }
 
 // claim records that this process writes segment seg, in its pin (made

@@ -327,19 +327,19 @@ func Trashed(ctx context.Context, p *sandbox.Path, trash string) error {
 // (they may be many): their size and time stand for their content, and
 // an undo puts both back exactly.
 func readFinal(p *sandbox.Path, tree, hash bool) Image {
-	return readFinalWith(p, tree, hash, p.Lstat)
+	return readFinalWith(p, tree, hash, p.Lstat, func() (readFile, error) { return p.OpenFile(oRead, 0) })
 }
 
 // readFinal is readFinal through the step's directory handles.
 func (st *Step) readFinal(p *sandbox.Path, tree, hash bool) Image {
-	im := readFinalWith(p, tree, hash, func() (fs.FileInfo, error) { return st.dirs.lstat(p) })
+	im := readFinalWith(p, tree, hash, func() (fs.FileInfo, error) { return st.dirs.lstat(p) }, func() (readFile, error) { return st.dirs.openRead(p) })
 	if im.Type == File || im.Type == Dir {
 		im.Xattrs, im.XattrsKept = st.dirs.xattrs(p) // a setfattr alone is a change
 	}
 	return im
 }
 
-func readFinalWith(p *sandbox.Path, tree, hash bool, lstat func() (fs.FileInfo, error)) Image {
+func readFinalWith(p *sandbox.Path, tree, hash bool, lstat func() (fs.FileInfo, error), open func() (readFile, error)) Image {
 	fi, err := lstat()
 	if err != nil {
 		return Image{}
@@ -348,7 +348,7 @@ func readFinalWith(p *sandbox.Path, tree, hash bool, lstat func() (fs.FileInfo, 
 	switch im.Type {
 	case File:
 		if hash && im.Size <= hashMax {
-			im.Hash = hashFile(p)
+			im.Hash = hashFile(open)
 		}
 	case Link:
 		im.Target, _ = p.Readlink()
@@ -364,8 +364,19 @@ func readFinalWith(p *sandbox.Path, tree, hash bool, lstat func() (fs.FileInfo, 
 // past it, size and time stand for the content.
 const hashMax = 256 << 20
 
-func hashFile(p *sandbox.Path) string {
-	f, err := p.OpenFile(os.O_RDONLY|oNoFollow|oNonblock, 0)
+// readFile is a file opened for reading: an *os.File, or a bare
+// descriptor where that costs less (read_unix.go).
+type readFile interface {
+	io.ReadCloser
+	Stat() (fs.FileInfo, error)
+}
+
+// oRead opens a file to read what it holds: no final link followed, a
+// FIFO not waited on.
+const oRead = os.O_RDONLY | oNoFollow | oNonblock
+
+func hashFile(open func() (readFile, error)) string {
+	f, err := open()
 	if err != nil {
 		return ""
 	}

@@ -21,16 +21,18 @@ import (
 func (c *dirCache) xattrs(p *sandbox.Path) (map[string][]byte, bool) {
 	var fd int
 	if p.IsRoot() {
-		f, err := p.Root.FS().Open(".")
+		f, err := p.Root.Handle()
 		if err != nil {
 			return nil, false
 		}
-		defer f.Close()
 		fd = int(f.Fd())
 	} else {
 		d, err := c.parent(p)
 		if err != nil {
 			return nil, false
+		}
+		if xattr.NoneAt(int(d.Fd()), path.Base(p.Rel)) {
+			return nil, true
 		}
 		if fd, err = unix.Openat(int(d.Fd()), path.Base(p.Rel), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
 			return nil, false

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fsmcp/fsmcp/fault"
 )
@@ -71,6 +72,27 @@ type Root struct {
 	// DIR it came from, so what is kept per DIR (the change journal)
 	// does not split by a client's narrowing.
 	base, baseRel string
+
+	handleOnce sync.Once
+	handle     *os.File
+	handleErr  error
+}
+
+// Handle is a handle on the root directory itself, opened on first use
+// and kept with the root (its Sandbox's Close closes it): a reader of
+// many names beneath it (the change journal's) opens none of its own.
+// Its users must not close it.
+func (r *Root) Handle() (*os.File, error) {
+	r.handleOnce.Do(func() { r.handle, r.handleErr = r.fs.Open(".") })
+	return r.handle, r.handleErr
+}
+
+// closeHandle closes the root's handle, if one was opened.
+func (r *Root) closeHandle() {
+	r.handleOnce.Do(func() {}) // none opened after this
+	if r.handle != nil {
+		r.handle.Close()
+	}
 }
 
 // Base returns the directory the user named that this root lies in, and
@@ -169,6 +191,7 @@ func (s *Sandbox) Roots() []string {
 func (s *Sandbox) Close() error {
 	var errs []error
 	for _, r := range s.roots {
+		r.closeHandle()
 		if r.owned {
 			errs = append(errs, r.fs.Close())
 		}
