@@ -146,6 +146,22 @@ assert r == 0, ctypes.get_errno()
 assert l.syscall(466, -100, b'tree/a.txt', 0, b'user.gone') == 0, ctypes.get_errno()
 "`),
 		bash("touch -h and chown -h of a link itself", "touch -h -d 2001-01-01 tree/link && chown -h $(id -u):$(id -g) tree/link"),
+		bash("ln -sfn over a link, install -m, cp --reflink", "ln -sfn deep tree/link && install -m 4755 f.txt tree/inst && cp --reflink=auto f.txt g.txt"),
+		bash("perl -pi, sed -i --follow-symlinks, a read-write descriptor", "perl -pi -e s/first/1st/ f.txt && sed -i --follow-symlinks s/a/b/ tree/link && exec 3<>tree/a.txt && echo Q >&3"),
+		bash("chmod through a read-only descriptor, os.utime, os.chown", `python3 -c "
+import os
+fd = os.open('f.txt', os.O_RDONLY); os.fchmod(fd, 0o604); os.close(fd)
+d = os.open('tree', os.O_RDONLY); os.utime(d, ns=(1, 2)); os.fchmod(d, 0o711); os.close(d)
+os.utime('suid.sh', ns=(3, 4)); os.chown('tree/a.txt', os.getuid(), os.getgid())
+"`),
+		bash("rsync -a, find -exec touch, fallocate", "rsync -a tree/ tree4/ && find tree -type f -exec touch {} + && fallocate -l 64K f.txt"),
+		bash("renameat2 RENAME_EXCHANGE of two directories", `mkdir -p x/inner && echo x > x/inner/f && python3 -c "
+import ctypes
+l = ctypes.CDLL(None, use_errno=True)
+assert l.renameat2(-100, b'tree', -100, b'x', 2) == 0, ctypes.get_errno()
+assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 2) == 0, ctypes.get_errno()
+" && echo after > tree/inner/g && echo more >> x/a.txt`),
+		bash("git mv, git rm -r, truncate of a file with two links", "git mv f.txt moved.txt && git rm -rqf tree && ln suid.sh two && truncate -s 1 two"),
 		bash("a write through a hard link", "ln f.txt hl && echo more >> hl"),
 		bash("mv over a file, sed -i through a link", "mv f.txt tree/a.txt && sed -i s/changed/Z/ tree/link"),
 		bash("find -delete, chmod -R", "find tree -name '*.txt' -delete && chmod -R go-rwx tree"),

@@ -72,6 +72,7 @@ func (e *Entry) pathsLine() string {
 		before Image
 		meta   bool   // only mode, owner or times were recorded
 		to     string // moved there
+		swap   string // exchanged with this
 	}
 	var order []string
 	paths := map[string]*path{}
@@ -95,6 +96,11 @@ func (e *Entry) pathsLine() string {
 			if src.before.Exists() {
 				src.to = filepath.Join(e.baseOf(op.ToBase), filepath.FromSlash(op.To))
 			}
+		case "exchange":
+			a := at(op.Base, op.Path, op.Before, false)
+			b := at(op.Base, op.To, Image{}, false)
+			a.swap = filepath.Join(e.baseOf(op.Base), filepath.FromSlash(op.To))
+			b.swap = a.name
 		default:
 			at(op.Base, op.Path, op.Before, op.Kind == "meta")
 		}
@@ -105,6 +111,8 @@ func (e *Entry) pathsLine() string {
 		now := final[k]
 		var what string
 		switch {
+		case p.swap != "":
+			what = "exchanged with " + escape.Name(p.swap)
 		case !p.before.Exists() && !now.Exists():
 			continue
 		case p.to != "" && !now.Exists():

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -266,6 +267,58 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	st.forget(ds, drel, dst)
 	st.final(ss, srel, src)
 	st.final(ds, drel, dst)
+	return nil
+}
+
+// Exchanged records that a and b are about to swap places (renameat2
+// RENAME_EXCHANGE): an undo swaps them back. Nothing is copied: whole
+// trees change names and come back by name.
+func Exchanged(ctx context.Context, a, b *sandbox.Path) error {
+	st := From(ctx)
+	if st == nil || st.set == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.active() {
+		st.touched = true
+		return nil
+	}
+	as, arel, err := st.where(a)
+	var bs *Store
+	var brel string
+	if err == nil {
+		bs, brel, err = st.where(b)
+	}
+	if err == nil && as != bs {
+		err = errors.New("the two names lie in different journals")
+	}
+	if err == nil {
+		err = st.begin(as)
+	}
+	if err == nil {
+		err = st.dirTimes(as, a)
+	}
+	if err == nil {
+		err = st.dirTimes(bs, b)
+	}
+	if err != nil {
+		return st.failed(a, err)
+	}
+	fa, err := st.dirs.lstat(a)
+	if err != nil {
+		return nil // the exchange itself fails and says why
+	}
+	if _, err := st.dirs.lstat(b); err != nil {
+		return nil
+	}
+	if err := st.writeOp(as, Op{Kind: "exchange", Path: arel, To: brel, Before: statImage(fa)}); err != nil {
+		return st.failed(a, err)
+	}
+	st.forget(as, arel, a)
+	st.forget(bs, brel, b)
+	st.final(as, arel, a)
+	st.final(bs, brel, b)
 	return nil
 }
 

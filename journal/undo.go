@@ -197,6 +197,15 @@ func (u *undoer) undoOp(op Op) error {
 			return nil
 		}
 		return u.moveBack(to, p)
+	case "exchange":
+		to, err := u.resolve(op.Base, op.To)
+		if err != nil {
+			return err
+		}
+		if err := Exchanged(u.ctx, p, to); err != nil {
+			return err
+		}
+		return p.Exchange(to)
 	case "trash":
 		if err := u.restore(p, op.Before); err != nil {
 			return err

@@ -26,3 +26,24 @@ func (p *Path) renameNoReplace(dst *Path) error {
 	}
 	return describe(dst.Abs, err)
 }
+
+// Exchange swaps what p and dst name, atomically (renameat2
+// RENAME_EXCHANGE on Linux, renameatx_np RENAME_SWAP on macOS), each
+// name taken beneath its directory's handle: how an exchange a command
+// made is undone.
+func (p *Path) Exchange(dst *Path) error {
+	if p.Root != dst.Root {
+		return ErrCrossRoot
+	}
+	sd, err := p.Root.fs.Open(path.Dir(p.Rel))
+	if err != nil {
+		return describe(p.Abs, err)
+	}
+	defer sd.Close()
+	dd, err := dst.Root.fs.Open(path.Dir(dst.Rel))
+	if err != nil {
+		return describe(dst.Abs, err)
+	}
+	defer dd.Close()
+	return describe(dst.Abs, renameSwap(int(sd.Fd()), path.Base(p.Rel), int(dd.Fd()), path.Base(dst.Rel)))
+}

@@ -16,3 +16,8 @@ func (p *Path) renameNoReplace(dst *Path) error {
 	}
 	return describe(dst.Abs, p.Root.fs.Rename(p.Rel, dst.Rel))
 }
+
+// Exchange is not offered here (nothing here makes an exchange to undo).
+func (p *Path) Exchange(dst *Path) error {
+	return describe(p.Abs, errors.New("an atomic exchange of two names is not supported on Windows"))
+}

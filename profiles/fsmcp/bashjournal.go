@@ -92,10 +92,11 @@ func (b *bashJournal) Before(ev shell.Event) {
 		}
 		journal.Moved(ctx, p, to)
 	case shell.Exchange:
-		journal.Keep(ctx, p)
-		if terr == nil {
-			journal.Keep(ctx, to)
+		if terr != nil {
+			journal.Gone(ctx, p) // swapped with something outside the roots
+			return
 		}
+		journal.Exchanged(ctx, p, to)
 	case shell.Meta:
 		if ev.Follow {
 			journal.MetaTarget(ctx, p)
