@@ -146,6 +146,9 @@ func (st *Step) packTree(p *sandbox.Path, im *Image) error {
 				return err
 			}
 			cim := statImage(fi)
+			if cim.Type == File || cim.Type == Dir {
+				cim.Xattrs, cim.XattrsKept = st.dirs.xattrs(c)
+			}
 			crel := path.Join(rel, de.Name())
 			if cim.Type == Dir {
 				list = append(list, treeEntry{crel, cim})

@@ -523,11 +523,22 @@ func (u *undoer) unpackTree(p *sandbox.Path, b Image) error {
 			if err := c.Symlink(im.Target); err != nil {
 				return err
 			}
-			c.Lchtimes(im.atime(), im.mtime())
+			u.setMeta(c, im) // its own times and owner (an owner only root gives back)
 		case FIFO:
 			if err := mkfifo(c, im.perm()); err != nil {
 				return err
 			}
+			u.setMeta(c, im)
+		case Other:
+			if im.Node == "" {
+				u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+or(im.Lost, "it was not kept"))
+				continue
+			}
+			if err := mknode(c, im); err != nil {
+				u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+sandbox.Cause(err).Error())
+				continue
+			}
+			u.setMeta(c, im)
 		default:
 			u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+or(im.Lost, "it was not kept"))
 		}
