@@ -106,6 +106,7 @@ func runJournal(args []string, stdout io.Writer, stderr *os.File) int {
 		}
 	}
 	j := journal.New(o.journal, files.JournalOps{})
+	defer j.Close()
 	purpose := map[string]journal.Purpose{"history": journal.ForListing, "undo": journal.ForUndo, "redo": journal.ForRedo}[cmd]
 	var es []*journal.Entry
 	for _, b := range bases {

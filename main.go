@@ -109,6 +109,7 @@ func run(args []string, stderr *os.File) int {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
 		return exitUsage
 	}
+	defer jr.Close() // after the server's: what its last calls wrote reaches the disk
 	if jr != nil {
 		opts.server.Journal = jr
 	}

@@ -44,6 +44,9 @@ func (fl *flusher) add(log string, file *os.File) {
 func (fl *flusher) flush() {
 	fl.mu.Lock()
 	names := fl.pending
+	if fl.timer != nil {
+		fl.timer.Stop() // a Close flushes early: the timer has nothing left
+	}
 	fl.pending, fl.timer = nil, nil
 	fl.mu.Unlock()
 	for name := range names {
