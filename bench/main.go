@@ -75,6 +75,7 @@ func main() {
 	editMB := flag.Int("edit", 200, "MiB of the file fs_edit changes for the edit row (0: no edit row)")
 	journalN := flag.Int("journal", 50, "small fs_write and fs_edit calls timed with the change journal on and off (0: no journal rows)")
 	journalShell := flag.Int("journal-shell", 7, "runs of each fs_bash journal row (0: none)")
+	journalOnly := flag.String("journal-only", "", "run only the fs_bash journal rows whose name contains this (e.g. \"tar x\")")
 	journalGit := flag.String("journal-git", "", "the tree of the git checkout row: linux (the default where Debian's linux-source-6.12 is installed), goroot, a directory, or - for none")
 	journalBig := flag.Int("journal-big", 10, "GiB the big-write journal row writes (0: no such row)")
 	paging := flag.Bool("paging", true, "time a later fs_grep and fs_glob page against the first on the largest tree (the last one given)")
@@ -272,7 +273,7 @@ func main() {
 		journalRow(bin, *journalN)
 	}
 	if *journalShell > 0 {
-		journalShellRows(bin, *journalShell, gitTreeFor(*journalGit), *journalBig)
+		journalShellRows(bin, *journalShell, gitTreeFor(*journalGit), *journalBig, *journalOnly)
 	}
 }
 
