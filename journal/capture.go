@@ -120,10 +120,23 @@ func (st *Step) capture(p *sandbox.Path, how capHow) (err error) {
 		}
 	}
 	how &= capHowMask
-	store, rel, err := st.where(p)
-	if err == nil {
-		err = st.begin(store)
+	level := seenFull
+	if how == capMeta {
+		level = seenMeta
 	}
+	store, rel, err := st.where(p)
+	if err != nil {
+		return st.failed(p, err)
+	}
+	k := key(store, rel)
+	if st.seen[k] >= level {
+		// Recorded already, its parents and its directory's times with
+		// it (a rename above it would have dropped the mark): a
+		// command's later calls on a file it made or kept stop here.
+		st.final(store, rel, p)
+		return nil
+	}
+	err = st.begin(store)
 	if err == nil {
 		err = st.parents(store, rel, p)
 	}
@@ -132,15 +145,6 @@ func (st *Step) capture(p *sandbox.Path, how capHow) (err error) {
 	}
 	if err != nil {
 		return st.failed(p, err)
-	}
-	k := key(store, rel)
-	level := seenFull
-	if how == capMeta {
-		level = seenMeta
-	}
-	if st.seen[k] >= level {
-		st.final(store, rel, p)
-		return nil
 	}
 	fi, err := known, knownErr
 	if known == nil && knownErr == nil {
