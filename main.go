@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/index"
@@ -130,7 +131,7 @@ func run(args []string, stderr *os.File) int {
 
 	// The stack's last stage: the queue every search waits in, and the
 	// pages of kept results; the server takes it finished.
-	opts.server.Search = backend.Queue(searcher, opts.maxSearches, opts.searchWait)
+	opts.server.Search = queue.New(searcher, opts.maxSearches, opts.searchWait)
 	opts.server.Audit = audit
 	srv, err := server.New(opts.server, sb, log)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/profiles/fsmcp"
@@ -64,7 +64,7 @@ type options struct {
 	searchBackend string
 	// index is auto, on or off (--index).
 	index string
-	// maxSearches and searchWait bound the search queue (backend.Queue):
+	// maxSearches and searchWait bound the search queue (queue.New):
 	// searches at once, and how long one may wait for a turn.
 	maxSearches int
 	searchWait  time.Duration
@@ -270,12 +270,12 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err != nil {
 		return nil, err
 	}
-	searches, err := setting(f.maxSearches, getenv("FSMCP_MAX_SEARCHES"), "max-searches", parseCount, int64(backend.DefaultSearches()))
+	searches, err := setting(f.maxSearches, getenv("FSMCP_MAX_SEARCHES"), "max-searches", parseCount, int64(queue.DefaultSearches()))
 	if err != nil {
 		return nil, err
 	}
 	o.maxSearches = int(searches)
-	o.searchWait, err = setting(f.searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, backend.DefaultSearchWait)
+	o.searchWait, err = setting(f.searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, queue.DefaultSearchWait)
 	if err != nil {
 		return nil, err
 	}

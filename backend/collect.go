@@ -76,16 +76,16 @@ type Collector struct {
 	files  int
 	capped bool
 	// window, when windowed, is the page itself, taken from a kept
-	// result (takeFiles) rather than collected.
+	// result (TakeFiles) rather than collected.
 	window   []Entry
 	windowed bool
 }
 
-// takeFiles collects a whole result kept by Pages, its files in path
+// TakeFiles collects a whole result kept by Pages, its files in path
 // order, straight into the page: no heap, no sort, only the page's lines
 // copied. false (nothing taken) when caps apply, which only a stream
 // honours.
-func (c *Collector) takeFiles(files []recordedFile) bool {
+func (c *Collector) TakeFiles(files []KeptFile) bool {
 	if c.caps != (Caps{}) {
 		return false
 	}
@@ -93,20 +93,20 @@ func (c *Collector) takeFiles(files []recordedFile) bool {
 	defer c.mu.Unlock()
 	inPage := func(i int) bool { return i >= c.offset && (c.limit == 0 || i < c.offset+c.limit) }
 	for _, f := range files {
-		if f.count <= 0 && len(f.lines) == 0 {
+		if f.Count <= 0 && len(f.Lines) == 0 {
 			continue
 		}
 		c.files++
 		if c.mode != Content {
 			if inPage(c.total) {
-				c.window = append(c.window, Entry{Path: f.path, Count: f.count})
+				c.window = append(c.window, Entry{Path: f.Path, Count: f.Count})
 			}
 			c.total++
 			continue
 		}
-		for i, l := range f.lines {
+		for i, l := range f.Lines {
 			if inPage(c.total) {
-				c.window = append(c.window, Entry{Path: f.path, Line: l.num, Context: l.context, Text: AppendLine(nil, f.line(i))})
+				c.window = append(c.window, Entry{Path: f.Path, Line: l.Num, Context: l.Context, Text: AppendLine(nil, f.Line(i))})
 			}
 			c.total++
 		}

@@ -61,10 +61,10 @@ func (f *stopFile) End(count int) bool {
 	return !f.s.stopped.Load()
 }
 
-// takeFiles passes a kept result to a Collector below (Pages).
-func (s *stopSink) takeFiles(files []recordedFile) bool {
+// TakeFiles passes a kept result to a Collector below (Pages).
+func (s *stopSink) TakeFiles(files []KeptFile) bool {
 	c, ok := s.sink.(*Collector)
-	return ok && c.takeFiles(files)
+	return ok && c.TakeFiles(files)
 }
 
 // dropped is a file that arrived after the stop.

@@ -234,7 +234,7 @@ func loadRow(bin, tree string, n int) {
 // page) and one fs_glob (100 paths a page) on tree, on one session over
 // HTTP, median of runs each, with every total the pages reported. The
 // first page searches; a later one should be served from what the first
-// kept (backend.Pages).
+// kept (queue.Pages).
 func pagingRow(bin, tree, label string, runs int, grepPattern, globPattern string) {
 	srv, err := startHTTP(bin, tree)
 	if err != nil {

@@ -61,7 +61,7 @@ func Glob(ctx context.Context, s backend.Searcher, q backend.GlobQuery, opt Glob
 		q.Skipped = new(backend.Skipped)
 	}
 	// A kept result too big to keep whole keeps its first files in this
-	// order, and says how many rank after them (backend.Pages).
+	// order, and says how many rank after them (queue.Pages).
 	q.Order, q.Keep, q.Beyond, q.Kept = before, limit, new(backend.Skipped), new(backend.Kept)
 	err := s.Glob(ctx, q, func(f backend.File) error {
 		total++

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/server"
@@ -19,7 +20,7 @@ type late struct{ backend.Searcher }
 // very next indexed fs_grep, though the index was built before them.
 func TestOwnWritesSeenBeforeTheyReturn(t *testing.T) {
 	proxy := &late{}
-	e := testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Search = backend.Stack{Searcher: proxy} }))
+	e := testenv.New(t, testenv.WithServer(func(c *server.Config) { c.Search = queue.Stack{Searcher: proxy} }))
 	for i := range 20 {
 		e.Write("root/old/"+string(rune('a'+i))+".txt", "nothing here\n")
 	}

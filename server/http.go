@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/toolkit"
 	"github.com/fsmcp/fsmcp/wire"
 )
@@ -119,7 +119,7 @@ func byEra(stateless, stateful http.Handler) http.Handler {
 	})
 }
 
-// clientQueue is the search queue (backend.WithQueue) of the requests
+// clientQueue is the search queue (queue.WithOwner) of the requests
 // that belong to no session, from one client address.
 type clientQueue string
 
@@ -137,7 +137,7 @@ func queueByClient(next http.Handler) http.Handler {
 			if err != nil {
 				host = r.RemoteAddr
 			}
-			r = r.WithContext(backend.WithQueue(r.Context(), clientQueue(host)))
+			r = r.WithContext(queue.WithOwner(r.Context(), clientQueue(host)))
 		}
 		next.ServeHTTP(w, r)
 	})

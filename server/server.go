@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/resources"
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -33,9 +34,9 @@ type Config struct {
 	// (0: resources.DefaultResourceDepth).
 	ResourceDepth int
 	// Search serves fs_grep and fs_glob, finished: the drivers (and the
-	// index) behind backend.Queue. Its zero value (a test, an example):
+	// index) behind queue.New. Its zero value (a test, an example):
 	// rg if on PATH, else native, queued with the defaults.
-	Search backend.Stack
+	Search queue.Stack
 	// Plain also serves clients that speak plain JSON-RPC (set by a profile
 	// whose original's clients do; nil: MCP clients only).
 	Plain *wire.Plain
@@ -67,11 +68,11 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		Sessions: toolkit.NewSessions(),
 		Journal:  cfg.Journal,
 		// A call's clock stops while it waits for a search slot.
-		CallClock: backend.WithCallTimeout,
+		CallClock: queue.WithCallTimeout,
 	}
 	if cfg.Search.Searcher == nil {
 		drivers, _ := backend.Select("auto", fallback.New())
-		cfg.Search = backend.Queue(drivers, 0, 0)
+		cfg.Search = queue.New(drivers, 0, 0)
 	}
 	// One admission for every search: the Searcher's, and the calls of
 	// tools marked Search; a write makes the kept search pages stale.
@@ -158,15 +159,15 @@ func cacheHints(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 }
 
 // queueBySession marks each request with its session, the queue its
-// searches wait in (backend.Admission): an MCP session's (stdio's, or an
+// searches wait in (queue.Admission): an MCP session's (stdio's, or an
 // HTTP session's, of which --max-sessions are open at most). A request
 // that belongs to no session keeps the queue the HTTP front gave it, its
 // client address's (queueByClient): the SDK makes each such request a
 // session of its own, which a flood could multiply at will.
 func queueBySession(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if ss := req.GetSession(); ss != nil && (ss.ID() != "" || !backend.HasQueue(ctx)) {
-			ctx = backend.WithQueue(ctx, ss)
+		if ss := req.GetSession(); ss != nil && (ss.ID() != "" || !queue.HasOwner(ctx)) {
+			ctx = queue.WithOwner(ctx, ss)
 		}
 		return next(ctx, method, req)
 	}

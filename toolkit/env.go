@@ -88,18 +88,18 @@ type Env struct {
 	// Journal keeps what each call changes, for undo (nil: none).
 	Journal Journal
 	// Changed, when set, is told after each call of a tool that may
-	// write: the search page cache's (backend.Stack.Changed), whose kept results
+	// write: the search page cache's (queue.Stack.Changed), whose kept results
 	// are then stale.
 	Changed func()
 	// CallClock, when set, starts a call's time limit (--timeout):
-	// backend.WithCallTimeout, whose clock stops while the call waits for
+	// queue.WithCallTimeout, whose clock stops while the call waits for
 	// a search slot. nil: context.WithTimeout.
 	CallClock func(context.Context, time.Duration) (context.Context, context.CancelFunc)
 
 	memory releaser // hands memory back after large calls
 }
 
-// Admission is the queue of searches (backend.Admission) a tool marked
+// Admission is the queue of searches (queue.Admission) a tool marked
 // Search waits in for its whole call: Enter returns once the call holds
 // a slot (its context says so, so the call's own searches take no
 // second), or refuses it as busy; release frees the slot.

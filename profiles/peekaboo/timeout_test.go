@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/profiles/peekaboo"
 	"github.com/fsmcp/fsmcp/server"
@@ -37,7 +38,7 @@ func TestTimeout(t *testing.T) {
 		testenv.WithLimits(func(l *toolkit.Limits) { l.Timeout = 20 * time.Millisecond }),
 		testenv.WithServer(func(c *server.Config) {
 			c.Profiles = []*toolkit.Table{peekaboo.Table()}
-			c.Search = backend.Queue(stuck{}, 0, 0)
+			c.Search = queue.New(stuck{}, 0, 0)
 		}))
 	_, err := e.CS.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_content", Arguments: map[string]any{"query": "x"}})
 	var rpc *jsonrpc.Error

@@ -1,4 +1,4 @@
-package backend
+package queue
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // countingSearcher reports one matching line in each of its files and
@@ -19,7 +21,7 @@ type countingSearcher struct {
 
 func (*countingSearcher) Name() string { return "counting" }
 
-func (s *countingSearcher) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+func (s *countingSearcher) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
 	s.searches++
 	q.Skipped.Add(s.tooLong)
 	for _, f := range s.files {
@@ -32,11 +34,11 @@ func (s *countingSearcher) Grep(ctx context.Context, q GrepQuery, sink Sink) err
 	return ctx.Err()
 }
 
-func (s *countingSearcher) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+func (s *countingSearcher) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
 	s.searches++
 	q.Skipped.Add(s.tooLong)
 	for _, f := range s.files {
-		if err := fn(File{Path: f}); err != nil {
+		if err := fn(backend.File{Path: f}); err != nil {
 			return err
 		}
 	}
@@ -70,16 +72,16 @@ func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 	dir, inner := pagedTree(t, 30)
 	pages := NewPages(0, 0)
 	s := pages.Searcher(inner)
-	ctx := WithQueue(context.Background(), "session")
-	q := GrepQuery{Pattern: "match", Paths: []string{dir}, Mode: Content}
-	first, err := Run(ctx, s, q, 0, 10)
+	ctx := WithOwner(context.Background(), "session")
+	q := backend.GrepQuery{Pattern: "match", Paths: []string{dir}, Mode: backend.Content}
+	first, err := backend.Run(ctx, s, q, 0, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seen []Entry
+	var seen []backend.Entry
 	seen = append(seen, first.Entries...)
 	for _, off := range []int{10, 20} {
-		r, err := Run(ctx, s, q, off, 10)
+		r, err := backend.Run(ctx, s, q, off, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,16 +99,16 @@ func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 		}
 	}
 	// Another session's later page is its own search.
-	if _, err := Run(WithQueue(context.Background(), "other"), s, q, 10, 10); err != nil || inner.searches != 2 {
+	if _, err := backend.Run(WithOwner(context.Background(), "other"), s, q, 10, 10); err != nil || inner.searches != 2 {
 		t.Fatalf("another session: err %v, %d searches", err, inner.searches)
 	}
 	// A first page searches afresh.
-	Run(ctx, s, q, 0, 10)
+	backend.Run(ctx, s, q, 0, 10)
 	if inner.searches != 3 {
 		t.Fatalf("a first page was served from the cache")
 	}
 	pages.Changed()
-	Run(ctx, s, q, 10, 10)
+	backend.Run(ctx, s, q, 10, 10)
 	if inner.searches != 4 {
 		t.Fatalf("a later page after a write was served from the cache")
 	}
@@ -114,13 +116,13 @@ func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "new"), []byte("match\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	Run(ctx, s, q, 10, 10)
+	backend.Run(ctx, s, q, 10, 10)
 	if inner.searches != 5 {
 		t.Fatalf("a later page after a file was created was served from the cache")
 	}
 	// A capped search is not kept.
-	RunCapped(ctx, s, q, 0, 10, Caps{Files: 2})
-	Run(ctx, s, q, 10, 10)
+	backend.RunCapped(ctx, s, q, 0, 10, backend.Caps{Files: 2})
+	backend.Run(ctx, s, q, 10, 10)
 	if inner.searches != 7 {
 		t.Fatalf("%d searches: a capped result was kept", inner.searches)
 	}
@@ -132,18 +134,18 @@ func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 func TestKeptPagesEqualFreshPages(t *testing.T) {
 	dir, inner := pagedTree(t, 25)
 	s := NewPages(0, 0).Searcher(inner)
-	ctx := WithQueue(context.Background(), "equal")
-	for _, mode := range []Mode{Content, Count, FilesWithMatches} {
-		q := GrepQuery{Pattern: "match", Paths: []string{dir}, Mode: mode}
-		if _, err := Run(ctx, s, q, 0, 7); err != nil {
+	ctx := WithOwner(context.Background(), "equal")
+	for _, mode := range []backend.Mode{backend.Content, backend.Count, backend.FilesWithMatches} {
+		q := backend.GrepQuery{Pattern: "match", Paths: []string{dir}, Mode: mode}
+		if _, err := backend.Run(ctx, s, q, 0, 7); err != nil {
 			t.Fatal(err)
 		}
 		for _, off := range []int{3, 7, 20, 40} {
-			kept, err := Run(ctx, s, q, off, 7)
+			kept, err := backend.Run(ctx, s, q, off, 7)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fresh, _ := Run(context.Background(), inner, q, off, 7)
+			fresh, _ := backend.Run(context.Background(), inner, q, off, 7)
 			if kept.Total != fresh.Total || kept.Files != fresh.Files || len(kept.Entries) != len(fresh.Entries) {
 				t.Fatalf("%v at %d: kept %d/%d/%d, fresh %d/%d/%d", mode, off, kept.Total, kept.Files, len(kept.Entries), fresh.Total, fresh.Files, len(fresh.Entries))
 			}
@@ -156,16 +158,16 @@ func TestKeptPagesEqualFreshPages(t *testing.T) {
 		}
 		files := 0
 		before := inner.searches
-		err := Grep(LaterPage(ctx), s, q, sinkFunc(func(string) FileSink { files++; return discard{} }))
+		err := backend.Grep(backend.LaterPage(ctx), s, q, sinkFunc(func(string) backend.FileSink { files++; return discard{} }))
 		if err != nil || files != 25 || inner.searches != before {
 			t.Fatalf("%v replay to a plain sink: err %v, %d files, %d searches", mode, err, files, inner.searches-before)
 		}
 	}
 }
 
-type sinkFunc func(string) FileSink
+type sinkFunc func(string) backend.FileSink
 
-func (f sinkFunc) File(p string) FileSink { return f(p) }
+func (f sinkFunc) File(p string) backend.FileSink { return f(p) }
 
 type discard struct{}
 
@@ -178,10 +180,10 @@ func TestKeptPagesKeepTheSkippedCount(t *testing.T) {
 	dir, inner := pagedTree(t, 30)
 	inner.tooLong = 3
 	s := NewPages(0, 0).Searcher(inner)
-	ctx := WithQueue(context.Background(), "session")
-	q := GrepQuery{Pattern: "match", Paths: []string{dir}}
+	ctx := WithOwner(context.Background(), "session")
+	q := backend.GrepQuery{Pattern: "match", Paths: []string{dir}}
 	for _, off := range []int{0, 10} {
-		r, err := Run(ctx, s, q, off, 10)
+		r, err := backend.Run(ctx, s, q, off, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,14 +191,14 @@ func TestKeptPagesKeepTheSkippedCount(t *testing.T) {
 			t.Fatalf("grep page at %d: skipped %d, want 3", off, r.TooLong)
 		}
 	}
-	g := GlobQuery{Pattern: "*", Paths: []string{dir}}
+	g := backend.GlobQuery{Pattern: "*", Paths: []string{dir}}
 	for _, later := range []bool{false, true} {
 		c := ctx
 		if later {
-			c = LaterPage(ctx)
+			c = backend.LaterPage(ctx)
 		}
-		g.Skipped = new(Skipped)
-		if err := s.Glob(c, g, func(File) error { return nil }); err != nil || g.Skipped.Count() != 3 {
+		g.Skipped = new(backend.Skipped)
+		if err := s.Glob(c, g, func(backend.File) error { return nil }); err != nil || g.Skipped.Count() != 3 {
 			t.Fatalf("glob (later page %v): skipped %d, %v", later, g.Skipped.Count(), err)
 		}
 	}
@@ -214,11 +216,11 @@ func TestKeptPagesKeepTheSkippedCount(t *testing.T) {
 func TestAGlobTooBigToKeepWholeKeepsItsFirstPages(t *testing.T) {
 	dir, inner := pagedTree(t, 200)
 	s := NewPages(0, 40*(len(inner.files[0])+pageOverhead)).Searcher(inner) // 20 files' worth a result
-	ctx := WithQueue(context.Background(), "session")
-	desc := func(a, b File) bool { return a.Path > b.Path } // not the order the searcher lists in
+	ctx := WithOwner(context.Background(), "session")
+	desc := func(a, b backend.File) bool { return a.Path > b.Path } // not the order the searcher lists in
 	glob := func(c context.Context, keep int) (got []string, total int) {
-		q := GlobQuery{Pattern: "*", Paths: []string{dir}, Order: desc, Keep: keep, Beyond: new(Skipped)}
-		if err := s.Glob(c, q, func(f File) error { got = append(got, f.Path); total++; return nil }); err != nil {
+		q := backend.GlobQuery{Pattern: "*", Paths: []string{dir}, Order: desc, Keep: keep, Beyond: new(backend.Skipped)}
+		if err := s.Glob(c, q, func(f backend.File) error { got = append(got, f.Path); total++; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		return got, total + int(q.Beyond.Count())
@@ -226,7 +228,7 @@ func TestAGlobTooBigToKeepWholeKeepsItsFirstPages(t *testing.T) {
 	if _, total := glob(ctx, 10); total != 200 || inner.searches != 1 {
 		t.Fatalf("first page: total %d, %d searches", total, inner.searches)
 	}
-	got, total := glob(LaterPage(ctx), 15)
+	got, total := glob(backend.LaterPage(ctx), 15)
 	if inner.searches != 1 {
 		t.Fatalf("a later page within the kept files searched again")
 	}
@@ -238,14 +240,14 @@ func TestAGlobTooBigToKeepWholeKeepsItsFirstPages(t *testing.T) {
 			t.Fatalf("kept file %d is %s, want %s (the first in the caller's order)", i, p, want)
 		}
 	}
-	if _, total := glob(LaterPage(ctx), 100); total != 200 || inner.searches != 2 {
+	if _, total := glob(backend.LaterPage(ctx), 100); total != 200 || inner.searches != 2 {
 		t.Fatalf("a page past the kept files: total %d, %d searches (want a fresh one)", total, inner.searches)
 	}
 	glob(ctx, 10) // kept again
 	if err := os.WriteFile(filepath.Join(dir, "new"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if glob(LaterPage(ctx), 15); inner.searches != 4 {
+	if glob(backend.LaterPage(ctx), 15); inner.searches != 4 {
 		t.Fatalf("a later page after a file was created was served from the kept files")
 	}
 }
@@ -284,11 +286,11 @@ func TestAGlobOverManyDirectoriesIsStillKept(t *testing.T) {
 	}
 	// Room for every directory and 20 files: kept in part.
 	s := NewPages(0, 2*(dirs+20*(len(inner.files[0])+pageOverhead))).Searcher(inner)
-	ctx := WithQueue(context.Background(), "session")
-	asc := func(a, b File) bool { return a.Path < b.Path } // the order the searcher lists in
+	ctx := WithOwner(context.Background(), "session")
+	asc := func(a, b backend.File) bool { return a.Path < b.Path } // the order the searcher lists in
 	glob := func(c context.Context, keep int) (total int) {
-		q := GlobQuery{Pattern: "**/*.c", Paths: []string{root}, Order: asc, Keep: keep, Beyond: new(Skipped)}
-		if err := s.Glob(c, q, func(File) error { total++; return nil }); err != nil {
+		q := backend.GlobQuery{Pattern: "**/*.c", Paths: []string{root}, Order: asc, Keep: keep, Beyond: new(backend.Skipped)}
+		if err := s.Glob(c, q, func(backend.File) error { total++; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		return total + int(q.Beyond.Count())
@@ -296,7 +298,7 @@ func TestAGlobOverManyDirectoriesIsStillKept(t *testing.T) {
 	if total := glob(ctx, 5); total != 200 {
 		t.Fatalf("first page: total %d", total)
 	}
-	if total := glob(LaterPage(ctx), 10); total != 200 || inner.searches != 1 {
+	if total := glob(backend.LaterPage(ctx), 10); total != 200 || inner.searches != 1 {
 		t.Fatalf("a later page among the first files: total %d, %d searches (want 1: served from the kept result)", total, inner.searches)
 	}
 }

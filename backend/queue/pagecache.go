@@ -1,4 +1,4 @@
-package backend
+package queue
 
 import (
 	"container/heap"
@@ -12,36 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
-
-// Kept records that a page was served from a result Pages kept, and when
-// that result was searched. A nil *Kept records nothing.
-type Kept struct{ at atomic.Int64 }
-
-func (k *Kept) set(t time.Time) {
-	if k != nil {
-		k.at.Store(t.UnixNano())
-	}
-}
-
-// At is when the kept result served was searched; zero when the answer
-// was searched afresh.
-func (k *Kept) At() time.Time {
-	if k == nil || k.at.Load() == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, k.at.Load())
-}
-
-// KeptNote is the note a page served from a kept result (at: when it was
-// searched) ends with: its age, what it may not show, and how to search
-// afresh; "" for a page searched now.
-func KeptNote(at time.Time) string {
-	if at.IsZero() {
-		return ""
-	}
-	return fmt.Sprintf("(this page is from the result of a search made %s ago, kept for paging: a file rewritten in place since then shows as it was; offset=0 searches afresh)", max(time.Since(at), 0).Round(time.Second))
-}
 
 // Pages keeps the whole result of a recent search, per session and query,
 // so that a later page (offset > 0, LaterPage) is served from it instead
@@ -87,16 +60,6 @@ const (
 func (p *Pages) Changed() { p.gen.Add(1) }
 
 // laterPage marks a context whose search is for a page after the first.
-type laterPage struct{}
-
-// LaterPage marks ctx as asking for a page after the first of a result
-// (offset > 0): a result kept from an earlier page may serve it.
-func LaterPage(ctx context.Context) context.Context {
-	return context.WithValue(ctx, laterPage{}, true)
-}
-
-func isLaterPage(ctx context.Context) bool { return ctx.Value(laterPage{}) != nil }
-
 type pageKey struct {
 	session any
 	query   string
@@ -108,8 +71,8 @@ type pageEntry struct {
 	at    time.Time
 	bytes int
 	paths []string // the search paths and the directories of the result, checked for newer mtimes
-	files []recordedFile
-	globs []File
+	files []backend.KeptFile
+	globs []backend.File
 	// skipped is what the search counted as TooLong, replayed with it.
 	skipped int64
 	// beyond is how many glob matches rank after globs, which then are
@@ -133,31 +96,6 @@ func watchDirs(paths []string, files func(yield func(string) bool)) []string {
 	return out
 }
 
-// recordedFile is one file of a recorded grep: its lines and count.
-type recordedFile struct {
-	path  string
-	text  []byte // the lines' texts, one after another
-	lines []recordedLine
-	count int
-}
-
-// recordedLine is one line of a recordedFile; its text ends at end in the
-// file's text, where the line before it ends.
-type recordedLine struct {
-	num     int
-	end     uint32
-	context bool
-}
-
-// line returns the i'th line's text.
-func (f *recordedFile) line(i int) []byte {
-	start := uint32(0)
-	if i > 0 {
-		start = f.lines[i-1].end
-	}
-	return f.text[start:f.lines[i].end]
-}
-
 // NewPages returns a page cache (ttl <= 0: DefaultPagesTTL; budget <= 0:
 // DefaultPagesBudget).
 func NewPages(ttl time.Duration, budget int) *Pages {
@@ -171,19 +109,19 @@ func NewPages(ttl time.Duration, budget int) *Pages {
 }
 
 // Searcher wraps s so that its results are kept and replayed.
-func (p *Pages) Searcher(s Searcher) Searcher { return paged{s, p} }
+func (p *Pages) Searcher(s backend.Searcher) backend.Searcher { return paged{s, p} }
 
 type paged struct {
-	Searcher
+	backend.Searcher
 	p *Pages
 }
 
-func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+func (s paged) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
 	key := pageKey{ctx.Value(queueKey{}), "grep " + grepKey(q)}
 	if e := s.p.get(ctx, key); e != nil {
 		q.Skipped.Add(e.skipped)
-		q.Kept.set(e.at)
-		if t, ok := sink.(interface{ takeFiles([]recordedFile) bool }); ok && t.takeFiles(e.files) {
+		q.Kept.Set(e.at)
+		if t, ok := sink.(backend.FilesTaker); ok && t.TakeFiles(e.files) {
 			return nil
 		}
 		replayGrep(e, sink)
@@ -191,15 +129,15 @@ func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	}
 	rec := &recorder{sink: sink, limit: s.p.budget / 2, gen: s.p.gen.Load(), at: time.Now()}
 	if q.Skipped == nil {
-		q.Skipped = new(Skipped)
+		q.Skipped = new(backend.Skipped)
 	}
 	skipped0 := q.Skipped.Count()
 	err := s.Searcher.Grep(ctx, q, rec)
 	if err == nil && ctx.Err() == nil && !rec.spoiled.Load() {
-		sort.Slice(rec.files, func(i, j int) bool { return rec.files[i].path < rec.files[j].path })
+		sort.Slice(rec.files, func(i, j int) bool { return rec.files[i].Path < rec.files[j].Path })
 		dirs := watchDirs(q.Paths, func(yield func(string) bool) {
 			for _, f := range rec.files {
-				if !yield(f.path) {
+				if !yield(f.Path) {
 					return
 				}
 			}
@@ -209,11 +147,11 @@ func (s paged) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	return err
 }
 
-func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+func (s paged) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
 	key := pageKey{ctx.Value(queueKey{}), "glob " + globKey(q)}
 	if e := s.p.get(ctx, key); e != nil && (e.beyond == 0 || (q.Keep > 0 && q.Keep <= len(e.globs))) {
 		q.Skipped.Add(e.skipped)
-		q.Kept.set(e.at)
+		q.Kept.Set(e.at)
 		for _, f := range e.globs {
 			if err := fn(f); err != nil {
 				return err
@@ -225,10 +163,10 @@ func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 	rec := &globRecorder{limit: s.p.budget / 2, before: q.Order}
 	gen, at := s.p.gen.Load(), time.Now()
 	if q.Skipped == nil {
-		q.Skipped = new(Skipped)
+		q.Skipped = new(backend.Skipped)
 	}
 	skipped0 := q.Skipped.Count()
-	err := s.Searcher.Glob(ctx, q, func(f File) error {
+	err := s.Searcher.Glob(ctx, q, func(f backend.File) error {
 		if err := fn(f); err != nil {
 			rec.spoiled = true
 			return err
@@ -250,11 +188,11 @@ func (s paged) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 // 70 MB kept whole, and its page at offset 40,000 cost the whole walk.
 type globRecorder struct {
 	limit   int
-	before  func(a, b File) bool
+	before  func(a, b backend.File) bool
 	spoiled bool
 	bytes   int
 	total   int
-	files   []File // every match, or (heap) the first that fit, the last ranked at 0
+	files   []backend.File // every match, or (heap) the first that fit, the last ranked at 0
 	heap    bool
 	dirs    map[string]bool // heap: the directory of every match
 }
@@ -262,7 +200,7 @@ type globRecorder struct {
 // dirOverhead is counted per kept directory besides its path.
 const dirOverhead = 64
 
-func (r *globRecorder) add(f File) {
+func (r *globRecorder) add(f backend.File) {
 	if r.spoiled {
 		return
 	}
@@ -279,7 +217,7 @@ func (r *globRecorder) add(f File) {
 		// Too big to keep whole: keep the first files in order.
 		r.heap, r.dirs, r.bytes = true, map[string]bool{}, 0
 		all := r.files
-		r.files = make([]File, 0, len(all)/2)
+		r.files = make([]backend.File, 0, len(all)/2)
 		for _, f := range all {
 			r.addDir(f.Path)
 			r.push(f)
@@ -301,7 +239,7 @@ func (r *globRecorder) addDir(path string) {
 
 // push adds f to the heap of first files and drops the last ranked ones
 // while the bytes are over the limit.
-func (r *globRecorder) push(f File) {
+func (r *globRecorder) push(f backend.File) {
 	cost := len(f.Path) + pageOverhead
 	// Kept unless it ranks after every kept file and there is no room;
 	// either way what is over the limit (its directory's cost too) goes,
@@ -311,7 +249,7 @@ func (r *globRecorder) push(f File) {
 		r.bytes += cost
 	}
 	for r.bytes > r.limit && len(r.files) > 0 {
-		g := heap.Pop((*rankHeap)(r)).(File)
+		g := heap.Pop((*rankHeap)(r)).(backend.File)
 		r.bytes -= len(g.Path) + pageOverhead
 	}
 	if r.bytes > r.limit { // the directories alone are over it
@@ -347,7 +285,7 @@ type rankHeap globRecorder
 func (h *rankHeap) Len() int           { return len(h.files) }
 func (h *rankHeap) Less(i, j int) bool { return h.before(h.files[j], h.files[i]) }
 func (h *rankHeap) Swap(i, j int)      { h.files[i], h.files[j] = h.files[j], h.files[i] }
-func (h *rankHeap) Push(x any)         { h.files = append(h.files, x.(File)) }
+func (h *rankHeap) Push(x any)         { h.files = append(h.files, x.(backend.File)) }
 func (h *rankHeap) Pop() any {
 	f := h.files[len(h.files)-1]
 	h.files = h.files[:len(h.files)-1]
@@ -357,7 +295,7 @@ func (h *rankHeap) Pop() any {
 // get returns the fresh result kept under key for a later page, dropping
 // a stale one.
 func (p *Pages) get(ctx context.Context, key pageKey) *pageEntry {
-	if !isLaterPage(ctx) {
+	if !backend.IsLaterPage(ctx) {
 		return nil
 	}
 	p.mu.Lock()
@@ -448,15 +386,15 @@ func (p *Pages) removeLocked(el *list.Element) {
 
 // replayGrep feeds a kept result to sink as a backend would, honouring
 // its stops.
-func replayGrep(e *pageEntry, sink Sink) {
+func replayGrep(e *pageEntry, sink backend.Sink) {
 	for _, f := range e.files {
-		fs := sink.File(f.path)
-		for i, l := range f.lines {
-			if !fs.Line(l.num, f.line(i), l.context) {
+		fs := sink.File(f.Path)
+		for i, l := range f.Lines {
+			if !fs.Line(l.Num, f.Line(i), l.Context) {
 				break
 			}
 		}
-		if !fs.End(f.count) {
+		if !fs.End(f.Count) {
 			return
 		}
 	}
@@ -466,7 +404,7 @@ func replayGrep(e *pageEntry, sink Sink) {
 // is spoiled (not kept) when the sink below stopped anything or the copy
 // outgrew its limit.
 type recorder struct {
-	sink    Sink
+	sink    backend.Sink
 	limit   int
 	gen     int64
 	at      time.Time
@@ -474,17 +412,17 @@ type recorder struct {
 	spoiled atomic.Bool
 
 	mu    sync.Mutex
-	files []recordedFile
+	files []backend.KeptFile
 }
 
-func (r *recorder) File(path string) FileSink {
-	return &recordingFile{r: r, fs: r.sink.File(path), f: recordedFile{path: path}, bytes: len(path) + pageOverhead}
+func (r *recorder) File(path string) backend.FileSink {
+	return &recordingFile{r: r, fs: r.sink.File(path), f: backend.KeptFile{Path: path}, bytes: len(path) + pageOverhead}
 }
 
 type recordingFile struct {
 	r     *recorder
-	fs    FileSink
-	f     recordedFile
+	fs    backend.FileSink
+	f     backend.KeptFile
 	bytes int
 }
 
@@ -498,8 +436,8 @@ func (rf *recordingFile) Line(num int, text []byte, context bool) bool {
 		if rf.bytes > rf.r.limit {
 			rf.r.spoiled.Store(true)
 		} else {
-			rf.f.text = append(rf.f.text, text...)
-			rf.f.lines = append(rf.f.lines, recordedLine{num: num, end: uint32(len(rf.f.text)), context: context})
+			rf.f.Text = append(rf.f.Text, text...)
+			rf.f.Lines = append(rf.f.Lines, backend.KeptLine{Num: num, End: uint32(len(rf.f.Text)), Context: context})
 		}
 	}
 	return more
@@ -513,7 +451,7 @@ func (rf *recordingFile) End(count int) bool {
 	if rf.r.spoiled.Load() {
 		return more
 	}
-	rf.f.count = count
+	rf.f.Count = count
 	if rf.r.bytes.Add(int64(rf.bytes)) > int64(rf.r.limit) {
 		rf.r.spoiled.Store(true)
 		return more
@@ -525,11 +463,11 @@ func (rf *recordingFile) End(count int) bool {
 }
 
 // grepKey and globKey name a query (its Progress aside).
-func grepKey(q GrepQuery) string {
+func grepKey(q backend.GrepQuery) string {
 	return fmt.Sprintf("%q|%q|%q|%q|%q|%v|%v|%v|%v|%d|%d|%d", q.Pattern, q.Paths, q.Roots, q.Globs, q.Types,
 		q.IgnoreCase, q.FixedStrings, q.Multiline, q.NoIgnore, q.Before, q.After, q.Mode)
 }
 
-func globKey(q GlobQuery) string {
+func globKey(q backend.GlobQuery) string {
 	return fmt.Sprintf("%q|%q|%q|%v", q.Pattern, q.Paths, q.Roots, q.NoIgnore)
 }

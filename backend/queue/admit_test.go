@@ -1,4 +1,4 @@
-package backend
+package queue
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // waitQueued waits until n searches wait in a (an event, not a time).
@@ -39,7 +41,7 @@ func TestAdmissionServesSessionsInTurn(t *testing.T) {
 	order := make(chan string, 4)
 	start := func(session, name string) {
 		go func() {
-			release, err := a.enter(WithQueue(context.Background(), session))
+			release, err := a.enter(WithOwner(context.Background(), session))
 			if err != nil {
 				order <- "error " + err.Error()
 				return
@@ -156,11 +158,11 @@ func TestCallTimeoutEndsAsDeadlineExceeded(t *testing.T) {
 
 // stubSearcher answers at once; it counts the searches that reached it.
 type stubSearcher struct {
-	Searcher
+	backend.Searcher
 	greps chan struct{}
 }
 
-func (s stubSearcher) Grep(context.Context, GrepQuery, Sink) error {
+func (s stubSearcher) Grep(context.Context, backend.GrepQuery, backend.Sink) error {
 	s.greps <- struct{}{}
 	return nil
 }
@@ -176,7 +178,7 @@ func TestEnterHoldsTheSlotForTheCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Grep(ctx, GrepQuery{}, nil); err != nil {
+	if err := s.Grep(ctx, backend.GrepQuery{}, nil); err != nil {
 		t.Fatalf("a search of the call that holds the slot: %v", err)
 	}
 	if _, again, err := a.Enter(ctx); err != nil {
@@ -184,14 +186,14 @@ func TestEnterHoldsTheSlotForTheCall(t *testing.T) {
 	} else {
 		again()
 	}
-	if _, _, err := a.Enter(WithQueue(context.Background(), "other")); !errors.Is(err, ErrBusy) {
+	if _, _, err := a.Enter(WithOwner(context.Background(), "other")); !errors.Is(err, ErrBusy) {
 		t.Fatalf("another call while the slot is held: %v, want busy", err)
 	}
-	if err := s.Grep(WithQueue(context.Background(), "other"), GrepQuery{}, nil); !errors.Is(err, ErrBusy) {
+	if err := s.Grep(WithOwner(context.Background(), "other"), backend.GrepQuery{}, nil); !errors.Is(err, ErrBusy) {
 		t.Fatalf("another call's search while the slot is held: %v, want busy", err)
 	}
 	release()
-	if err := s.Grep(context.Background(), GrepQuery{}, nil); err != nil {
+	if err := s.Grep(context.Background(), backend.GrepQuery{}, nil); err != nil {
 		t.Fatalf("after release: %v", err)
 	}
 }

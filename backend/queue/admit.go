@@ -1,4 +1,4 @@
-package backend
+package queue
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // Admission bounds the searches (greps and globs) running at once in one
@@ -79,20 +81,20 @@ var ErrBusy = errors.New("the server is busy")
 // queueKey is the context key of the session a call came on.
 type queueKey struct{}
 
-// WithQueue marks ctx as a call of session (any comparable value; calls
-// without one share one queue). A queue is what fairness counts: each
+// WithOwner marks ctx with the owner of the queue its searches wait in:
+// session (any comparable value; calls without one share one queue). A queue is what fairness counts: each
 // gets its turn, so it must stand for something a flood cannot multiply
 // for free (an MCP session, which --max-sessions bounds; a client's
 // address), never for one request.
-func WithQueue(ctx context.Context, session any) context.Context {
+func WithOwner(ctx context.Context, session any) context.Context {
 	return context.WithValue(ctx, queueKey{}, session)
 }
 
-// HasQueue reports whether ctx is marked with a queue already.
-func HasQueue(ctx context.Context) bool { return ctx.Value(queueKey{}) != nil }
+// HasOwner reports whether ctx is marked with a queue's owner already.
+func HasOwner(ctx context.Context) bool { return ctx.Value(queueKey{}) != nil }
 
 // Searcher wraps s so that its searches go through a.
-func (a *Admission) Searcher(s Searcher) Searcher { return admitted{s, a} }
+func (a *Admission) Searcher(s backend.Searcher) backend.Searcher { return admitted{s, a} }
 
 // heldKey is the context key of a call that holds a slot of an Admission
 // (Enter) for its whole run.
@@ -115,11 +117,11 @@ func (a *Admission) Enter(ctx context.Context) (_ context.Context, release func(
 }
 
 type admitted struct {
-	Searcher
+	backend.Searcher
 	a *Admission
 }
 
-func (s admitted) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+func (s admitted) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
 	if ctx.Value(heldKey{}) == s.a {
 		return s.Searcher.Grep(ctx, q, sink)
 	}
@@ -131,7 +133,7 @@ func (s admitted) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	return s.Searcher.Grep(ctx, q, sink)
 }
 
-func (s admitted) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+func (s admitted) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
 	if ctx.Value(heldKey{}) == s.a {
 		return s.Searcher.Glob(ctx, q, fn)
 	}
