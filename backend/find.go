@@ -50,7 +50,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 	rg := &RG{bin: f.bin} // reuse the process runner
 	seen := NewProgress(q.Progress)
 	for _, p := range q.Paths {
-		base, pat, ok := globBase(p, q.Pattern)
+		base, pat, ok := GlobBase(p, q.Pattern)
 		if !ok {
 			continue
 		}
@@ -69,7 +69,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		}
 		stack := []level{{dir: base, ig: rootIg}}
 		match := GlobMatcher(pat)
-		depth := globDepth(pat)
+		depth := GlobDepth(pat)
 		// %y type, %T@ mtime, %s size, %p path; NUL-terminated records.
 		args := []string{"-P", base, "-mindepth", "1", "-printf", `%y %T@ %s %p\0`}
 		err := rg.run(ctx, runSpec{dir: "/", pol: readPolicy(q.Roots, q.RootDirs, p), args: args}, func(out *bufio.Reader) error {

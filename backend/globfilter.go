@@ -27,7 +27,7 @@ func globNarrowArgs(pattern string) []string {
 		}
 		a = append(a, "--type", globType)
 	}
-	if d := globDepth(pattern); d > 0 {
+	if d := GlobDepth(pattern); d > 0 {
 		a = append(a, "--max-depth", strconv.Itoa(d))
 	}
 	return a
@@ -44,7 +44,7 @@ func nameGlobs(pattern string) []string {
 	if strings.ContainsAny(pattern, "\\[]:\x00") {
 		return nil
 	}
-	last, _, _ := slashes(pattern)
+	last, _, _ := Slashes(pattern)
 	elem := pattern[last+1:]
 	if strings.Contains(elem, "**") {
 		return nil
@@ -93,39 +93,4 @@ func expandBraces(s string) []string {
 		}
 	}
 	return out
-}
-
-// globDepth is the most directories deep a file matching pattern can
-// lie (1: directly in the base); 0 when unbounded (a ** element) or
-// when braces hold a slash.
-func globDepth(pattern string) int {
-	if strings.Contains(pattern, "**") {
-		return 0
-	}
-	_, n, braced := slashes(pattern)
-	if braced {
-		return 0
-	}
-	return n + 1
-}
-
-// slashes scans pattern's '/'s outside braces: the index of the last
-// (-1: none), how many there are, and whether a '/' lies inside braces.
-func slashes(pattern string) (last, n int, braced bool) {
-	last, depth := -1, 0
-	for i := 0; i < len(pattern); i++ {
-		switch pattern[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case '/':
-			if depth > 0 {
-				braced = true
-			} else {
-				last, n = i, n+1
-			}
-		}
-	}
-	return last, n, braced
 }

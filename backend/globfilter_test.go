@@ -39,8 +39,8 @@ func TestNameGlobsAndDepth(t *testing.T) {
 		if got := nameGlobs(tc.pattern); !slices.Equal(got, tc.names) {
 			t.Errorf("nameGlobs(%q) = %q, want %q", tc.pattern, got, tc.names)
 		}
-		if got := globDepth(tc.pattern); got != tc.depth {
-			t.Errorf("globDepth(%q) = %d, want %d", tc.pattern, got, tc.depth)
+		if got := GlobDepth(tc.pattern); got != tc.depth {
+			t.Errorf("GlobDepth(%q) = %d, want %d", tc.pattern, got, tc.depth)
 		}
 	}
 }

@@ -48,7 +48,3 @@ func SkippedNote(n int64) string {
 	}
 	return fmt.Sprintf("(%d %s skipped: %d bytes or longer below the directory searched, too long to open by path (PATH_MAX %d))", n, paths, PathMax-len("./"), PathMax)
 }
-
-// GlobDepth is globDepth for the native backend: a directory this deep
-// or deeper is not read by fs_glob (0: no bound).
-func GlobDepth(pattern string) int { return globDepth(pattern) }

@@ -6,5 +6,5 @@ package backend
 // by path with its own long-path rules.
 const PathMax = 0
 
-// errnoTooLong matches no "(os error N)".
-const errnoTooLong = -1
+// ErrnoTooLong matches no "(os error N)".
+const ErrnoTooLong = -1

@@ -7,5 +7,5 @@ import "syscall"
 // PathMax is PATH_MAX of macOS and the BSDs, the terminating NUL included.
 const PathMax = 1024
 
-// errnoTooLong is the "(os error N)" rg reports for ENAMETOOLONG.
-const errnoTooLong = int(syscall.ENAMETOOLONG)
+// ErrnoTooLong is the "(os error N)" rg reports for ENAMETOOLONG.
+const ErrnoTooLong = int(syscall.ENAMETOOLONG)

@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/confine"
 )
@@ -323,7 +321,7 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 	}
 	progress := NewProgress(q.Progress)
 	for _, p := range q.Paths {
-		base, pat, ok := globBase(p, q.Pattern)
+		base, pat, ok := GlobBase(p, q.Pattern)
 		if !ok {
 			continue
 		}
@@ -368,72 +366,6 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 	}
 	return nil
 }
-
-// globBase splits a glob query's pattern into the directory to walk
-// (search path + the pattern's static prefix) and the pattern relative to
-// it. ok is false when nothing can match: a bad pattern, a missing base,
-// a base inside .git or reached through a symlink.
-func globBase(path, pattern string) (base, rest string, ok bool) {
-	pattern = strings.TrimPrefix(pattern, "./")
-	if pattern == "" || !doublestar.ValidatePattern(pattern) {
-		return "", "", false
-	}
-	b, rest := doublestar.SplitPattern(pattern)
-	base = path
-	if b != "." && b != "" {
-		for _, el := range strings.Split(b, "/") {
-			if el == ".git" || el == ".." {
-				return "", "", false
-			}
-		}
-		base = strings.TrimSuffix(path, "/") + "/" + b
-	}
-	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-		return "", "", false
-	}
-	// The prefix's elements are walked, not followed: a symlink there is
-	// not descended into, as a symlink met while walking is not.
-	if b != "." && b != "" {
-		cur := strings.TrimSuffix(path, "/")
-		for _, el := range strings.Split(b, "/") {
-			cur += "/" + el
-			fi, err := os.Lstat(cur)
-			if err != nil || !fi.IsDir() {
-				return "", "", false
-			}
-		}
-	}
-	return base, rest, true
-}
-
-// GlobMatcher returns a matcher of '/'-separated relative paths for a
-// valid doublestar pattern, with fast paths for the shapes agents use
-// most ("**/*.go", "**/name", "*.go", "name").
-func GlobMatcher(pattern string) func(rel string) bool {
-	const meta = `*?[{\`
-	if rest, ok := strings.CutPrefix(pattern, "**/"); ok {
-		switch {
-		case len(rest) > 1 && rest[0] == '*' && !strings.ContainsAny(rest[1:], meta+"/"):
-			suffix := rest[1:] // **/*.go: the last element ends with .go
-			return func(rel string) bool { return strings.HasSuffix(rel, suffix) }
-		case rest != "" && !strings.ContainsAny(rest, meta+"/"):
-			return func(rel string) bool { // **/name
-				return rel == rest || strings.HasSuffix(rel, "/"+rest)
-			}
-		}
-	}
-	if len(pattern) > 1 && pattern[0] == '*' && !strings.ContainsAny(pattern[1:], meta+"/") {
-		suffix := pattern[1:] // *.go: top level only
-		return func(rel string) bool { return strings.HasSuffix(rel, suffix) && !strings.Contains(rel, "/") }
-	}
-	if !strings.ContainsAny(pattern, meta) {
-		return func(rel string) bool { return rel == pattern }
-	}
-	return func(rel string) bool { return doublestar.MatchUnvalidated(pattern, rel) }
-}
-
-// GlobBase is globBase for the native backend.
-func GlobBase(path, pattern string) (base, rest string, ok bool) { return globBase(path, pattern) }
 
 // readPolicy is what rg may read while it searches path: the root
 // holding it and the ignore files above that root inside its repository
@@ -603,7 +535,7 @@ func (e *rgStderr) endLine() {
 	}
 	if m := osErrorEnd.FindSubmatch(e.tail); m != nil {
 		e.fileErrs++
-		if n, _ := strconv.Atoi(string(m[1])); n == errnoTooLong {
+		if n, _ := strconv.Atoi(string(m[1])); n == ErrnoTooLong {
 			e.tooLong++
 		}
 	}

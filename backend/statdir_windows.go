@@ -1,9 +1,6 @@
 package backend
 
-import (
-	"os"
-	"time"
-)
+import "time"
 
 // statDir stats each path whole: Windows has no fstatat.
 type statDir struct{}
@@ -14,17 +11,6 @@ func (d *statDir) open(dir string) error { return nil }
 // file (a symlink is not followed).
 func (d *statDir) regular(path, rel string) (time.Time, int64, bool) {
 	return RegularAt(0, rel, path)
-}
-
-// RegularAt reports the modification time and size of path if it is a
-// regular file; a symlink is not followed. Windows has no fstatat, so the
-// open directory is not used.
-func RegularAt(_ int, _, path string) (time.Time, int64, bool) {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return time.Time{}, 0, false
-	}
-	return fi.ModTime(), fi.Size(), true
 }
 
 func (d *statDir) close() {}

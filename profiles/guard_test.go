@@ -217,7 +217,7 @@ var pathCallAllowed = map[string]string{
 	"backend/rg.go newSearchTarget os.Stat":                   "a resolved search path",
 	"backend/ignore/rules.go AncestorIgnoreFiles os.Lstat":    "ignore files above a resolved root",
 	"backend/ignore/rules.go entryExists os.Lstat":            "ignore files below a resolved root",
-	"backend/statdir_windows.go RegularAt os.Lstat":           "Windows has no openat",
+	"backend/regular_windows.go RegularAt os.Lstat":           "Windows has no openat",
 	"fallback/open_windows.go listDir os.Open":                "Windows has no openat",
 	"fallback/open_windows.go lstatPlain os.Lstat":            "Windows has no openat",
 	"fallback/open_windows.go openBeneath os.Stat":            "Windows has no openat",

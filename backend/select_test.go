@@ -1,0 +1,70 @@
+package backend
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/fsmcp/fsmcp/internal/test/goroot"
+)
+
+func TestSelect(t *testing.T) {
+	native := &fakeSearcher{}
+	s, err := Select("native", native)
+	if err != nil || s != native {
+		t.Errorf("native: %v %v", s, err)
+	}
+	if _, err := Select("bogus", native); err == nil {
+		t.Error("unknown kind accepted")
+	}
+	saved := lookPath
+	defer func() { lookPath = saved }()
+	lookPath = func(string) (string, error) { return "", exec.ErrNotFound }
+	if s, err := Select("auto", native); err != nil || s != native {
+		t.Errorf("auto without rg: %v %v", s, err)
+	}
+	if _, err := Select("rg", native); err != ErrNoRG {
+		t.Errorf("rg without rg: %v", err)
+	}
+	lookPath = func(string) (string, error) { return "/usr/bin/rg", nil }
+	if s, err := Select("auto", native); err != nil || s.Name() != "rg" {
+		t.Errorf("auto with rg: %v %v", s, err)
+	}
+	lookPath = exec.LookPath
+	if s, err := Select("find", native); err == nil && s.Name() != "find" {
+		t.Errorf("find: %v", s.Name())
+	}
+}
+
+type fakeSearcher struct{}
+
+func (*fakeSearcher) Name() string                                            { return "native" }
+func (*fakeSearcher) Grep(context.Context, GrepQuery, Sink) error             { return nil }
+func (*fakeSearcher) Glob(context.Context, GlobQuery, func(File) error) error { return nil }
+
+// TestRGCancel: cancelling kills rg at once and the result is partial.
+func TestRGCancel(t *testing.T) {
+	rg, err := NewRG("")
+	if err != nil {
+		t.Skip("SKIPPED: rg is not on PATH — rg cancellation not tested")
+	}
+	// A slow pattern over a big tree, stopped after 30ms.
+	q := GrepQuery{Pattern: `(\w+\s*){5}x`, Mode: Content, Paths: []string{goroot.Dir(t)}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r, err := Run(ctx, rg, q, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > time.Minute { // Partial shows the stop; this only bounds a hang
+		t.Errorf("cancelled rg search took %v", el)
+	}
+	if !r.Partial {
+		t.Error("result not marked partial")
+	}
+	if out, _ := exec.Command("pgrep", "-f", `\(\\w\+\\s\*\)\{5\}x`).Output(); len(out) > 0 {
+		t.Errorf("rg still running: %s", out)
+	}
+}
