@@ -268,8 +268,8 @@ func RootOf(roots []string, path string) string {
 	return best
 }
 
-// rootsOr returns roots, or path as the only root when there are none.
-func rootsOr(roots []string, path string) []string {
+// RootsOr returns roots, or path as the only root when there are none.
+func RootsOr(roots []string, path string) []string {
 	if len(roots) == 0 {
 		return []string{path}
 	}
@@ -286,6 +286,3 @@ func RootDir(roots []string, dirs []*os.File, root string) *os.File {
 	}
 	return nil
 }
-
-// RootsOr is rootsOr for the native backend.
-func RootsOr(roots []string, path string) []string { return rootsOr(roots, path) }

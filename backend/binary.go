@@ -53,11 +53,11 @@ func MultilineSearchableLen(data []byte) int {
 	return len(data)
 }
 
-// explicitBinary reports whether an explicitly named file holds a NUL
+// ExplicitBinary reports whether an explicitly named file holds a NUL
 // byte. rg would search such a file with NULs replaced; both backends
 // skip it instead, so they agree.
 // It reads in blocks, so a huge file costs time, not memory.
-func explicitBinary(f *os.File) bool {
+func ExplicitBinary(f *os.File) bool {
 	r := io.NewSectionReader(f, 0, math.MaxInt64) // leaves f's offset at 0
 	buf := make([]byte, 64<<10)
 	for {

@@ -65,7 +65,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		}
 		var rootIg *ignore.IgnoreDir
 		if !q.NoIgnore {
-			rootIg = ignore.ParentIgnores(base, RootOf(rootsOr(q.Roots, p), base)).ChildProbe(base)
+			rootIg = ignore.ParentIgnores(base, RootOf(RootsOr(q.Roots, p), base)).ChildProbe(base)
 		}
 		stack := []level{{dir: base, ig: rootIg}}
 		match := GlobMatcher(pat)

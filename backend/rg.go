@@ -214,9 +214,9 @@ func newSearchTarget(roots []string, dirs []*os.File, p string) (searchTarget, e
 	if fi.IsDir() {
 		return searchTarget{dir: p, arg: "./", path: p}, nil
 	}
-	root := RootOf(rootsOr(roots, p), p)
+	root := RootOf(RootsOr(roots, p), p)
 	f, err := ignore.OpenRegularBeneath(root, RootDir(roots, dirs, root), p)
-	if err != nil || explicitBinary(f) {
+	if err != nil || ExplicitBinary(f) {
 		if f != nil {
 			f.Close()
 		}
@@ -374,7 +374,7 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 // opens as that very directory) when there is one, so a root's name
 // swapped for a link out before rg starts cannot widen it.
 func readPolicy(roots []string, dirs []*os.File, path string) confine.Policy {
-	root := RootOf(rootsOr(roots, path), path)
+	root := RootOf(RootsOr(roots, path), path)
 	rule := root
 	if d := RootDir(roots, dirs, root); d != nil {
 		if p := fdPath(d); p != "" {

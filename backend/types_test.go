@@ -1,92 +1,11 @@
 package backend
 
 import (
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/fsmcp/fsmcp/backend/ignore"
 )
-
-// typeSampleTree fills dir with a file for each name made from the globs of
-// the table (globSamples) and near misses of them, and lists it.
-func typeSampleTree(t *testing.T, dir string) []os.DirEntry {
-	names := map[string]bool{}
-	for _, typ := range ignore.FileTypes() {
-		globs, _ := ignore.TypeGlobs(typ)
-		for _, g := range globs {
-			for _, n := range globSamples(g) {
-				names[n] = true
-				names[strings.ToUpper(n)] = true
-				names["a"+n] = true
-				names[n+"~"] = true
-			}
-		}
-	}
-	for n := range names {
-		if n == "" || n == "." || n == ".." {
-			continue
-		}
-		if err := os.WriteFile(filepath.Join(dir, n), []byte("x\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ents
-}
-
-// minus returns the elements of a not in b, as base names.
-func minus(a, b []string) []string {
-	var out []string
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			out = append(out, filepath.Base(x))
-		}
-	}
-	return out
-}
-
-// globSamples returns base names that glob g matches: each "*" as "" and
-// as "x", each [class] as each of its members (a range as its ends).
-func globSamples(g string) []string {
-	out := []string{""}
-	for i := 0; i < len(g); i++ {
-		var alts []string
-		switch c := g[i]; c {
-		case '*':
-			alts = []string{"", "x"}
-		case '[':
-			j := strings.IndexByte(g[i+1:], ']') + i + 1
-			class := g[i+1 : j]
-			for k := 0; k < len(class); k++ {
-				if k+2 < len(class) && class[k+1] == '-' {
-					alts = append(alts, class[k:k+1], class[k+2:k+3])
-					k += 2
-					continue
-				}
-				alts = append(alts, class[k:k+1])
-			}
-			i = j
-		default:
-			alts = []string{string(c)}
-		}
-		var next []string
-		for _, o := range out {
-			for _, a := range alts {
-				next = append(next, o+a)
-			}
-		}
-		out = next
-	}
-	return out
-}
 
 func TestSearchableLen(t *testing.T) {
 	text := []byte(strings.Repeat("abcdefghi\n", 20000)) // 200 KB
