@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/files"
@@ -59,7 +60,7 @@ func run(args []string, stderr *os.File) int {
 		return exitUsage
 	}
 	if opts.version {
-		fmt.Fprintf(os.Stdout, "fsmcp %s\nrg: %s\n", buildVersion(), backend.FindRG(resolvedRoots(opts.roots)))
+		fmt.Fprintf(os.Stdout, "fsmcp %s\nrg: %s\n", buildVersion(), driver.FindRG(resolvedRoots(opts.roots)))
 		return exitOK
 	}
 	// An explicit --shell sandboxed without Landlock must not quietly run
@@ -90,19 +91,19 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer sb.Close()
 
-	// rg as PATH has it, seen through links and shims (backend.FindRG);
+	// rg as PATH has it, seen through links and shims (driver.FindRG);
 	// nothing of it may lie in a root.
 	native := fallback.New()
-	var rg backend.RGFound
+	var rg driver.RGFound
 	if opts.searchBackend == "auto" || opts.searchBackend == "rg" {
-		rg = backend.FindRG(sb.Roots())
+		rg = driver.FindRG(sb.Roots())
 	}
-	searcher, err := backend.SelectFound(opts.searchBackend, native, rg, log)
+	searcher, err := driver.SelectFound(opts.searchBackend, native, rg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: --search-backend %s: %v\n", opts.searchBackend, err)
 		return exitUsage
 	}
-	if opts.searchBackend == "auto" && rg.Err != nil && !errors.Is(rg.Err, backend.ErrNoRG) {
+	if opts.searchBackend == "auto" && rg.Err != nil && !errors.Is(rg.Err, driver.ErrNoRG) {
 		log.Warn("rg cannot run; searches use the native scanner", "reason", rg.Err.Error())
 	}
 	jr, err := newJournal(opts, sb.Roots(), log)

@@ -60,7 +60,7 @@ type options struct {
 	roots      []string
 	rootsGiven bool // DIRs or --allowed-dir given (none: the client's roots)
 	transport  string
-	// searchBackend is auto, rg, find or native (backend.Select checks it).
+	// searchBackend is auto, rg, find or native (driver.Select checks it).
 	searchBackend string
 	// index is auto, on or off (--index).
 	index string

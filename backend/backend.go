@@ -1,6 +1,12 @@
 // Package backend defines fsmcp's search engine contract — the Searcher
 // interface, its query types and the Sink that results stream into — and
-// the backends that drive external tools: rg (ripgrep) and find.
+// the glue every backend shares: the Collector, the formatter, the stop,
+// and the rules a search follows (binary files, glob bases, PATH_MAX).
+// Its rooms, as ripgrep splits its crates: backend/ignore (which files a
+// search sees), backend/driver (rg and find, and the choice among the
+// backends), backend/queue (how many searches run, and the page cache in
+// front of them); package fallback is the native scanner and package
+// index the trigram stage in front of the drivers.
 //
 // The split follows ripgrep's Searcher/Sink design: every backend pushes
 // per-file events into one Sink, and one Collector plus one formatter per
@@ -9,7 +15,7 @@
 // which the parity tests pin down.
 //
 // The pure-Go scanner lives in package fallback; it implements Searcher and
-// is handed to Select by main, so this package never imports it.
+// is handed to driver.Select by main, so no backend package imports it.
 //
 // Search rules every backend follows (SPEC §3): .gitignore, .ignore and
 // .rgignore are honoured in every directory (nested ones too, and those in

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 )
 
 // errNoFloor marks a row the floor column does not apply to (a glob).
@@ -29,7 +30,7 @@ func floorRunner(bin string) runner {
 		if !ok {
 			l := q.grep
 			l.Mode = backend.FilesWithMatches
-			c := exec.CommandContext(ctx, bin, append(backend.GrepArgs(l), "./")...)
+			c := exec.CommandContext(ctx, bin, append(driver.GrepArgs(l), "./")...)
 			c.Dir = tree
 			out, err := c.Output()
 			if ee, isExit := err.(*exec.ExitError); err != nil && !(isExit && ee.ExitCode() == 1) {
@@ -43,7 +44,7 @@ func floorRunner(bin string) runner {
 			answers[key] = files
 		}
 		// As xargs does: batches well under ARG_MAX, one after another.
-		args := backend.GrepArgs(q.grep)
+		args := driver.GrepArgs(q.grep)
 		for len(files) > 0 {
 			n, size := 0, 0
 			for n < len(files) && size < 100<<10 {

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 	"github.com/fsmcp/fsmcp/fallback"
 )
 
@@ -91,7 +92,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: rg not on PATH; the rg columns need it")
 		os.Exit(1)
 	}
-	rg, _ := backend.NewRG(rgBin)
+	rg, _ := driver.NewRG(rgBin)
 	native := fallback.New()
 	runners := []runner{
 		{"rg alone", func(ctx context.Context, tree string, q query) error { return rgAlone(ctx, rgBin, tree, q) }},
@@ -309,12 +310,12 @@ func inProcess(s backend.Searcher, limit int) func(context.Context, string, quer
 func rgAlone(ctx context.Context, bin, tree string, q query) error {
 	var args []string
 	if q.glob != "" {
-		args = backend.FilesArgs(false)
+		args = driver.FilesArgs(false)
 		if q.rgGlob != "" {
 			args = append(args[:len(args)-1], "--glob", q.rgGlob, "--")
 		}
 	} else {
-		args = backend.GrepArgs(q.grep)
+		args = driver.GrepArgs(q.grep)
 	}
 	return runRG(ctx, bin, tree, append(args, "./"))
 }

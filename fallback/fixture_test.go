@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 	"github.com/fsmcp/fsmcp/internal/test/rgtest"
 )
 
@@ -140,9 +140,9 @@ func fixture(t testing.TB) string {
 
 // forEachRG runs fn with the rg backend of each ripgrep under test (the
 // rg on PATH, and FSMCP_TEST_RG2), or skips loudly when there is none.
-func forEachRG(t *testing.T, fn func(t *testing.T, rg *backend.RG)) {
+func forEachRG(t *testing.T, fn func(t *testing.T, rg *driver.RG)) {
 	rgtest.ForEach(t, func(t *testing.T, bin rgtest.Bin) {
-		rg, err := backend.NewRG(bin.Path)
+		rg, err := driver.NewRG(bin.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 	"github.com/fsmcp/fsmcp/index"
 	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
@@ -38,7 +39,7 @@ func indexed(t *testing.T, next backend.Searcher, root string, settle time.Durat
 // of native, and compares with rg alone; a query the index does not
 // narrow goes to the backend untouched.
 func runParityIndexed(t *testing.T, root string, table []parityQuery, limit int, settle time.Duration) {
-	forEachRG(t, func(t *testing.T, rg *backend.RG) {
+	forEachRG(t, func(t *testing.T, rg *driver.RG) {
 		viaRG, viaNative := indexed(t, rg, root, settle), indexed(t, New(), root, settle)
 		narrowed := 0
 		for _, pq := range table {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
@@ -139,10 +140,10 @@ func firstDiff(a, b string) string {
 }
 
 func runParity(t *testing.T, root string, table []parityQuery, limit int) {
-	forEachRG(t, func(t *testing.T, rg *backend.RG) { runParityWith(t, rg, root, table, limit) })
+	forEachRG(t, func(t *testing.T, rg *driver.RG) { runParityWith(t, rg, root, table, limit) })
 }
 
-func runParityWith(t *testing.T, rg *backend.RG, root string, table []parityQuery, limit int) {
+func runParityWith(t *testing.T, rg *driver.RG, root string, table []parityQuery, limit int) {
 	for _, pq := range table {
 		t.Run(pq.name, func(t *testing.T) {
 			q := pq.q
@@ -203,7 +204,7 @@ func TestParityErrors(t *testing.T) {
 	forEachRG(t, testParityErrors)
 }
 
-func testParityErrors(t *testing.T, rg *backend.RG) {
+func testParityErrors(t *testing.T, rg *driver.RG) {
 	root := fixture(t)
 	for _, q := range []backend.GrepQuery{
 		{Pattern: "foo(?=bar)"}, {Pattern: "(?<!a)b"}, {Pattern: `(a)\1`}, {Pattern: "a\nb"},
@@ -222,7 +223,7 @@ func TestParityGlob(t *testing.T) {
 	forEachRG(t, testParityGlob)
 }
 
-func testParityGlob(t *testing.T, rg *backend.RG) {
+func testParityGlob(t *testing.T, rg *driver.RG) {
 	root := fixture(t)
 	for _, tc := range []struct {
 		pattern  string
@@ -251,7 +252,7 @@ func testParityGlob(t *testing.T, rg *backend.RG) {
 		if a != b {
 			t.Errorf("glob %q in %q (no_ignore=%v): rg and native differ at %s", tc.pattern, tc.path, tc.noIgnore, firstDiff(a, b))
 		}
-		if f, err := backend.NewFind(New()); err == nil {
+		if f, err := driver.NewFind(New()); err == nil {
 			if c := list(f); c != b {
 				t.Errorf("glob %q in %q (no_ignore=%v): find and native differ at %s", tc.pattern, tc.path, tc.noIgnore, firstDiff(c, b))
 			}

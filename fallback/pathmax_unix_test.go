@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 )
 
 // deepTree builds below root, with mkdirat and openat (no path reaches
@@ -96,7 +97,7 @@ func TestParityPathMax(t *testing.T) {
 	root := t.TempDir()
 	deepTree(t, root)
 	wantGrep := int64(5) // F…txt, g/a.txt, g/b.txt, G, I/.ignore
-	forEachRG(t, func(t *testing.T, rg *backend.RG) {
+	forEachRG(t, func(t *testing.T, rg *driver.RG) {
 		for _, q := range []backend.GrepQuery{
 			{Pattern: "needle"}, C(backend.GrepQuery{Pattern: "needle"}), {Pattern: "needle", Mode: backend.Count},
 			{Pattern: "needle", Types: []string{"txt"}}, {Pattern: "needle", NoIgnore: true},

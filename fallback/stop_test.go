@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 )
 
 // Caps end a real search in both backends: no error, not partial, at most
@@ -21,7 +22,7 @@ func TestCapsInBothBackends(t *testing.T) {
 	writeTree(t, dir, tree)
 	searchers := []backend.Searcher{New()}
 	if _, err := exec.LookPath("rg"); err == nil {
-		rg, err := backend.NewRG("")
+		rg, err := driver.NewRG("")
 		if err != nil {
 			t.Fatal(err)
 		}

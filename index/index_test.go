@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 	"github.com/fsmcp/fsmcp/fallback"
 )
 
@@ -86,7 +87,7 @@ func result(t *testing.T, s backend.Searcher, q backend.GrepQuery) string {
 
 // rgOrSkip is the rg backend, or nil without rg on PATH.
 func rgOr(t *testing.T) backend.Searcher {
-	if rg, err := backend.NewRG(""); err == nil {
+	if rg, err := driver.NewRG(""); err == nil {
 		return rg
 	}
 	t.Log("SKIPPED the rg comparisons: rg is not on PATH")

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver"
 	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/resources"
@@ -71,7 +71,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		CallClock: queue.WithCallTimeout,
 	}
 	if cfg.Search.Searcher == nil {
-		drivers, _ := backend.Select("auto", fallback.New())
+		drivers, _ := driver.Select("auto", fallback.New())
 		cfg.Search = queue.New(drivers, 0, 0)
 	}
 	// One admission for every search: the Searcher's, and the calls of

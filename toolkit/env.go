@@ -78,7 +78,7 @@ type Env struct {
 	Default  *sandbox.Sandbox
 	Log      *slog.Logger
 	Sessions *Sessions
-	// Searcher serves grep and glob: backend.Select(--search-backend,
+	// Searcher serves grep and glob: driver.Select(--search-backend,
 	// fallback.New()). The server fills it in when nil.
 	Searcher backend.Searcher
 	// Admission bounds the searches running at once (--max-searches): the

@@ -1,4 +1,4 @@
-package backend
+package driver
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/internal/test/rgtest"
 )
 
@@ -39,7 +40,7 @@ func TestNameGlobsAndDepth(t *testing.T) {
 		if got := nameGlobs(tc.pattern); !slices.Equal(got, tc.names) {
 			t.Errorf("nameGlobs(%q) = %q, want %q", tc.pattern, got, tc.names)
 		}
-		if got := GlobDepth(tc.pattern); got != tc.depth {
+		if got := backend.GlobDepth(tc.pattern); got != tc.depth {
 			t.Errorf("GlobDepth(%q) = %d, want %d", tc.pattern, got, tc.depth)
 		}
 	}
@@ -74,7 +75,7 @@ func TestGlobNarrowingKeepsAnswer(t *testing.T) {
 			"**/*.c", "*.c", "?.c", "**/?.c", "x/*/*.c", "src/**/*.{ts,tsx}", "**/.env", "**/a{,b}.c", "*/*.c", "**/*",
 		} {
 			var narrowed []string
-			err := rg.Glob(context.Background(), GlobQuery{Pattern: pat, Paths: []string{root}}, func(f File) error {
+			err := rg.Glob(context.Background(), backend.GlobQuery{Pattern: pat, Paths: []string{root}}, func(f backend.File) error {
 				narrowed = append(narrowed, strings.TrimPrefix(f.Path, root+"/"))
 				return nil
 			})
@@ -83,9 +84,9 @@ func TestGlobNarrowingKeepsAnswer(t *testing.T) {
 			}
 			sort.Strings(narrowed)
 			var want []string
-			everything := GlobQuery{Pattern: "**", Paths: []string{root}}
-			match := GlobMatcher(pat)
-			err = rg.Glob(context.Background(), everything, func(f File) error {
+			everything := backend.GlobQuery{Pattern: "**", Paths: []string{root}}
+			match := backend.GlobMatcher(pat)
+			err = rg.Glob(context.Background(), everything, func(f backend.File) error {
 				if rel := strings.TrimPrefix(f.Path, root+"/"); match(rel) {
 					want = append(want, rel)
 				}

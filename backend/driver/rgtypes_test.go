@@ -1,4 +1,4 @@
-package backend
+package driver
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/internal/test/rgtest"
 )
@@ -39,8 +40,8 @@ func TestFileTypesMatchRG(t *testing.T) {
 					want = append(want, filepath.Join(dir, e.Name()))
 				}
 			}
-			q := GrepQuery{Pattern: "x", Types: []string{typ}, Paths: []string{dir}}
-			r, err := Run(context.Background(), rg, q, 0, 0)
+			q := backend.GrepQuery{Pattern: "x", Types: []string{typ}, Paths: []string{dir}}
+			r, err := backend.Run(context.Background(), rg, q, 0, 0)
 			if err != nil {
 				t.Fatalf("type %s: %v", typ, err)
 			}

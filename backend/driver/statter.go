@@ -1,9 +1,11 @@
-package backend
+package driver
 
 import (
 	"runtime"
 	"strconv"
 	"sync"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // The cores are shared between rg's walk and the stat calls fs_glob adds
@@ -24,8 +26,8 @@ func globThreads() string { return strconv.Itoa(max(1, runtime.GOMAXPROCS(0)-sta
 // base directory, opened once: each file is one fstatat relative to it
 // (see statDir), with no open and close of its directory.
 type statter struct {
-	fn       func(File) error
-	progress *Progress
+	fn       func(backend.File) error
+	progress *backend.Progress
 	base     statDir
 	prefix   int // len(base + "/"): a path's part relative to the base starts there
 	batch    []string
@@ -40,7 +42,7 @@ type statter struct {
 const statBatch = 256
 
 // newStatter stats paths under base (as joinOut makes them).
-func newStatter(base string, progress *Progress, fn func(File) error) (*statter, error) {
+func newStatter(base string, progress *backend.Progress, fn func(backend.File) error) (*statter, error) {
 	workers := statWorkers()
 	s := &statter{fn: fn, progress: progress, work: make(chan []string, 4*workers)}
 	if err := s.base.open(base); err != nil {
@@ -51,7 +53,7 @@ func newStatter(base string, progress *Progress, fn func(File) error) (*statter,
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			files := make([]File, 0, statBatch)
+			files := make([]backend.File, 0, statBatch)
 			for batch := range s.work {
 				files = s.statBatch(batch, files[:0])
 			}
@@ -62,10 +64,10 @@ func newStatter(base string, progress *Progress, fn func(File) error) (*statter,
 
 // statBatch stats batch's regular files into files, then hands them to
 // fn under one lock.
-func (s *statter) statBatch(batch []string, files []File) []File {
+func (s *statter) statBatch(batch []string, files []backend.File) []backend.File {
 	for _, path := range batch {
 		if mtime, size, ok := s.base.regular(path, path[s.prefix:]); ok {
-			files = append(files, File{Path: path, ModTime: mtime, Size: size})
+			files = append(files, backend.File{Path: path, ModTime: mtime, Size: size})
 		}
 	}
 	s.mu.Lock()

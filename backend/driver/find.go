@@ -1,4 +1,4 @@
-package backend
+package driver
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/ignore"
 )
 
@@ -18,11 +19,11 @@ import (
 // here with the same rules as the native walker (Filter, IgnoreDir).
 type Find struct {
 	bin    string
-	native Searcher
+	native backend.Searcher
 }
 
 // NewFind returns the find backend; native serves Grep.
-func NewFind(native Searcher) (*Find, error) {
+func NewFind(native backend.Searcher) (*Find, error) {
 	bin, err := lookPath("find")
 	if err != nil {
 		return nil, err
@@ -34,12 +35,12 @@ func NewFind(native Searcher) (*Find, error) {
 func (f *Find) Name() string { return "find" }
 
 // Grep implements Searcher with the native scanner.
-func (f *Find) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+func (f *Find) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
 	return f.native.Grep(ctx, q, sink)
 }
 
 // Glob implements Searcher.
-func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+func (f *Find) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
 	if err := ignore.CheckGlob(q.Pattern); err != nil {
 		return err
 	}
@@ -48,9 +49,9 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		return err
 	}
 	rg := &RG{bin: f.bin} // reuse the process runner
-	seen := NewProgress(q.Progress)
+	seen := backend.NewProgress(q.Progress)
 	for _, p := range q.Paths {
-		base, pat, ok := GlobBase(p, q.Pattern)
+		base, pat, ok := backend.GlobBase(p, q.Pattern)
 		if !ok {
 			continue
 		}
@@ -65,11 +66,11 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 		}
 		var rootIg *ignore.IgnoreDir
 		if !q.NoIgnore {
-			rootIg = ignore.ParentIgnores(base, RootOf(RootsOr(q.Roots, p), base)).ChildProbe(base)
+			rootIg = ignore.ParentIgnores(base, backend.RootOf(backend.RootsOr(q.Roots, p), base)).ChildProbe(base)
 		}
 		stack := []level{{dir: base, ig: rootIg}}
-		match := GlobMatcher(pat)
-		depth := GlobDepth(pat)
+		match := backend.GlobMatcher(pat)
+		depth := backend.GlobDepth(pat)
 		// %y type, %T@ mtime, %s size, %p path; NUL-terminated records.
 		args := []string{"-P", base, "-mindepth", "1", "-printf", `%y %T@ %s %p\0`}
 		err := rg.run(ctx, runSpec{dir: "/", pol: readPolicy(q.Roots, q.RootDirs, p), args: args}, func(out *bufio.Reader) error {
@@ -103,7 +104,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 				case "d":
 					skip := filter.Skip(top.ig, base, path, name, true)
 					// find goes deeper than rg can; skip and count as it does.
-					if rel := strings.TrimPrefix(path[len(base):], "/"); !skip && TooLong(len(rel)) {
+					if rel := strings.TrimPrefix(path[len(base):], "/"); !skip && backend.TooLong(len(rel)) {
 						if depth == 0 || strings.Count(rel, "/")+1 < depth {
 							q.Skipped.Add(1)
 						}
@@ -123,7 +124,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 					if !match(rel) {
 						continue
 					}
-					if TooLong(len(rel)) {
+					if backend.TooLong(len(rel)) {
 						q.Skipped.Add(1)
 						continue
 					}
@@ -131,7 +132,7 @@ func (f *Find) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error
 					size, _ := strconv.ParseInt(fields[2], 10, 64)
 					whole, frac := math.Modf(secs)
 					mt := time.Unix(int64(whole), int64(frac*1e9))
-					if err := fn(File{Path: path, ModTime: mt, Size: size}); err != nil {
+					if err := fn(backend.File{Path: path, ModTime: mt, Size: size}); err != nil {
 						return err
 					}
 					seen.Add()

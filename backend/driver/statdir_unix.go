@@ -1,11 +1,13 @@
 //go:build unix
 
-package backend
+package driver
 
 import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // statDir stats files relative to an open base directory (fstatat), one
@@ -28,7 +30,7 @@ func (d *statDir) open(dir string) error {
 // regular reports the modification time and size of path, which is rel
 // under the base, if it is a regular file (a symlink is not followed).
 func (d *statDir) regular(path, rel string) (time.Time, int64, bool) {
-	return RegularAt(d.fd, rel, path)
+	return backend.RegularAt(d.fd, rel, path)
 }
 
 func (d *statDir) close() { unix.Close(d.fd) }

@@ -1,4 +1,4 @@
-package backend
+package driver
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/confine"
 )
@@ -113,7 +114,7 @@ func typeArgs(types []string) []string {
 // GrepArgs returns rg's arguments for q, up to and including "--"; the
 // search argument follows. Exposed so the bench can time rg alone with
 // exactly the flags the backend uses.
-func GrepArgs(q GrepQuery) []string {
+func GrepArgs(q backend.GrepQuery) []string {
 	a := commonArgs(q.NoIgnore)
 	a = append(a, "--encoding", "none", "--null", "--no-heading", "--with-filename")
 	for _, g := range q.Globs {
@@ -135,17 +136,17 @@ func GrepArgs(q GrepQuery) []string {
 		a = append(a, "--multiline", "--multiline-dotall")
 	}
 	switch q.Mode {
-	case FilesWithMatches:
+	case backend.FilesWithMatches:
 		a = append(a, "--files-with-matches")
-	case Count:
+	case backend.Count:
 		a = append(a, "--count")
-	case Content:
+	case backend.Content:
 		// rg cuts a line whose bytes with the terminator exceed 2001
 		// to its first 2001 characters and appends a note; parseGrep
 		// drops the note and AppendLine cuts at MaxLine characters, as
 		// for the native backend. A line of up to MaxLine bytes is
 		// never cut.
-		a = append(a, "--line-number", "--max-columns", strconv.Itoa(MaxLine+1), "--max-columns-preview")
+		a = append(a, "--line-number", "--max-columns", strconv.Itoa(backend.MaxLine+1), "--max-columns-preview")
 		if q.Before > 0 {
 			a = append(a, "--before-context", strconv.Itoa(q.Before))
 		}
@@ -159,7 +160,7 @@ func GrepArgs(q GrepQuery) []string {
 		}
 		return append(a, "--file", "/dev/fd/3", "--")
 	}
-	return append(a, "--regexp", RGPattern(q), "--")
+	return append(a, "--regexp", backend.RGPattern(q), "--")
 }
 
 // patternArgMax is the longest pattern passed as an argument; a longer
@@ -172,8 +173,8 @@ const patternArgMax = 32 << 10
 // breaks in the pattern are written as the escapes \n and \r, which
 // match the same characters (a fixed string is quoted into a regex
 // first).
-func patternInput(q GrepQuery) (string, bool) {
-	p := RGPattern(q)
+func patternInput(q backend.GrepQuery) (string, bool) {
+	p := backend.RGPattern(q)
 	if len(p) <= patternArgMax {
 		return "", false
 	}
@@ -214,9 +215,9 @@ func newSearchTarget(roots []string, dirs []*os.File, p string) (searchTarget, e
 	if fi.IsDir() {
 		return searchTarget{dir: p, arg: "./", path: p}, nil
 	}
-	root := RootOf(RootsOr(roots, p), p)
-	f, err := ignore.OpenRegularBeneath(root, RootDir(roots, dirs, root), p)
-	if err != nil || ExplicitBinary(f) {
+	root := backend.RootOf(backend.RootsOr(roots, p), p)
+	f, err := ignore.OpenRegularBeneath(root, backend.RootDir(roots, dirs, root), p)
+	if err != nil || backend.ExplicitBinary(f) {
 		if f != nil {
 			f.Close()
 		}
@@ -278,8 +279,8 @@ func (r *RG) refused(roots []string) error {
 }
 
 // Grep implements Searcher.
-func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
-	if _, err := CompilePattern(q); err != nil {
+func (r *RG) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
+	if _, err := backend.CompilePattern(q); err != nil {
 		return err
 	}
 	if err := r.refused(q.Roots); err != nil {
@@ -290,7 +291,7 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 	}
 	args := GrepArgs(q)
 	patterns, _ := patternInput(q)
-	seen := NewProgress(q.Progress)
+	seen := backend.NewProgress(q.Progress)
 	for _, p := range q.Paths {
 		t, err := newSearchTarget(q.Roots, q.RootDirs, p)
 		if err != nil {
@@ -312,20 +313,20 @@ func (r *RG) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
 }
 
 // Glob implements Searcher.
-func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+func (r *RG) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
 	if err := ignore.CheckGlob(q.Pattern); err != nil {
 		return err
 	}
 	if err := r.refused(q.Roots); err != nil {
 		return err
 	}
-	progress := NewProgress(q.Progress)
+	progress := backend.NewProgress(q.Progress)
 	for _, p := range q.Paths {
-		base, pat, ok := GlobBase(p, q.Pattern)
+		base, pat, ok := backend.GlobBase(p, q.Pattern)
 		if !ok {
 			continue
 		}
-		match := GlobMatcher(pat)
+		match := backend.GlobMatcher(pat)
 		args := FilesArgs(q.NoIgnore) // ends with "--"
 		args = append(append(args[:len(args)-1], globNarrowArgs(pat)...), "--threads", globThreads(), "--", "./")
 		st, err := newStatter(base, progress, fn)
@@ -348,7 +349,7 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 				if !match(string(rel)) {
 					continue
 				}
-				if TooLong(len(rel)) {
+				if backend.TooLong(len(rel)) {
 					q.Skipped.Add(1)
 					continue
 				}
@@ -374,9 +375,9 @@ func (r *RG) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
 // opens as that very directory) when there is one, so a root's name
 // swapped for a link out before rg starts cannot widen it.
 func readPolicy(roots []string, dirs []*os.File, path string) confine.Policy {
-	root := RootOf(RootsOr(roots, path), path)
+	root := backend.RootOf(backend.RootsOr(roots, path), path)
 	rule := root
-	if d := RootDir(roots, dirs, root); d != nil {
+	if d := backend.RootDir(roots, dirs, root); d != nil {
 		if p := fdPath(d); p != "" {
 			rule = p
 		}
@@ -398,9 +399,9 @@ type runSpec struct {
 	dir      string         // working directory
 	pol      confine.Policy // what rg may read
 	args     []string
-	stdin    *os.File // rg's standard input (nil: /dev/null)
-	patterns string   // if set, fed to rg on descriptor 3 (--file /dev/fd/3)
-	skipped  *Skipped // counts the paths rg reports too long to open
+	stdin    *os.File         // rg's standard input (nil: /dev/null)
+	patterns string           // if set, fed to rg on descriptor 3 (--file /dev/fd/3)
+	skipped  *backend.Skipped // counts the paths rg reports too long to open
 }
 
 // run starts rg as sp says, confined to reading what sp.pol allows
@@ -535,7 +536,7 @@ func (e *rgStderr) endLine() {
 	}
 	if m := osErrorEnd.FindSubmatch(e.tail); m != nil {
 		e.fileErrs++
-		if n, _ := strconv.Atoi(string(m[1])); n == ErrnoTooLong {
+		if n, _ := strconv.Atoi(string(m[1])); n == backend.ErrnoTooLong {
 			e.tooLong++
 		}
 	}
@@ -583,11 +584,11 @@ var rgCutNote = regexp.MustCompile(` \[\.\.\. (?:omitted end of long line|\d+ mo
 var binaryWarning = []byte(": WARNING: stopped searching binary file")
 
 // parseGrep reads rg's --null output for q.Mode into sink.
-func parseGrep(out *bufio.Reader, q GrepQuery, pathOf func([]byte) string, sink Sink, seen *Progress) error {
+func parseGrep(out *bufio.Reader, q backend.GrepQuery, pathOf func([]byte) string, sink backend.Sink, seen *backend.Progress) error {
 	rd := lineReader{r: out}
 	progress := seen.Add
 	switch q.Mode {
-	case FilesWithMatches:
+	case backend.FilesWithMatches:
 		for {
 			name, err := rd.until(0)
 			if err == io.EOF {
@@ -598,7 +599,7 @@ func parseGrep(out *bufio.Reader, q GrepQuery, pathOf func([]byte) string, sink 
 			sink.File(pathOf(name)).End(1)
 			progress()
 		}
-	case Count:
+	case backend.Count:
 		for {
 			name, err := rd.until(0)
 			if err == io.EOF {
@@ -621,7 +622,7 @@ func parseGrep(out *bufio.Reader, q GrepQuery, pathOf func([]byte) string, sink 
 	}
 	// Content: "./path\0N:text\n", "./path\0N-text\n" or "--\n".
 	var cur []byte
-	var fs FileSink
+	var fs backend.FileSink
 	count := 0
 	for {
 		if p, _ := out.Peek(3); len(p) == 3 && p[0] == '-' && p[1] == '-' && p[2] == '\n' {
@@ -672,7 +673,7 @@ func parseGrep(out *bufio.Reader, q GrepQuery, pathOf func([]byte) string, sink 
 			count++
 		}
 		text := rest[i+1:]
-		if len(text) > MaxLine+1 {
+		if len(text) > backend.MaxLine+1 {
 			// Only a line rg cut is this long: drop its note.
 			if loc := rgCutNote.FindIndex(text); loc != nil {
 				text = text[:loc[0]]

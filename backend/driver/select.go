@@ -1,10 +1,12 @@
-package backend
+package driver
 
 import (
 	"errors"
 	"fmt"
 	"log/slog"
 	"os/exec"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // ErrNoRG is returned by Select("rg", …) when rg is not on PATH.
@@ -16,7 +18,7 @@ var ErrNoRG = errors.New("rg (ripgrep) not found on PATH")
 // The paths it reports are in the system's own form (systemPaths).
 // rg is looked for now, with no directory denied (FindRG(nil)); SelectFound
 // takes what FindRG found.
-func Select(kind string, native Searcher) (Searcher, error) {
+func Select(kind string, native backend.Searcher) (backend.Searcher, error) {
 	var found RGFound
 	if kind == "" || kind == "auto" || kind == "rg" {
 		found = FindRG(nil)
@@ -28,7 +30,7 @@ func Select(kind string, native Searcher) (Searcher, error) {
 // that rg cannot run is served by native (see rgWithNativeGlob), said
 // once on log; an rg that cannot be used at all leaves auto with native
 // (the caller says why: found.Err), and is an error for "rg".
-func SelectFound(kind string, native Searcher, found RGFound, log *slog.Logger) (Searcher, error) {
+func SelectFound(kind string, native backend.Searcher, found RGFound, log *slog.Logger) (backend.Searcher, error) {
 	s, err := selectKind(kind, native, found, log)
 	if err != nil {
 		return nil, err
@@ -36,7 +38,7 @@ func SelectFound(kind string, native Searcher, found RGFound, log *slog.Logger) 
 	return systemPaths(s), nil
 }
 
-func selectKind(kind string, native Searcher, found RGFound, log *slog.Logger) (Searcher, error) {
+func selectKind(kind string, native backend.Searcher, found RGFound, log *slog.Logger) (backend.Searcher, error) {
 	switch kind {
 	case "", "auto":
 		if rg, err := NewRGFound(found); err == nil {

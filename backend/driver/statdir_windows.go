@@ -1,6 +1,10 @@
-package backend
+package driver
 
-import "time"
+import (
+	"time"
+
+	"github.com/fsmcp/fsmcp/backend"
+)
 
 // statDir stats each path whole: Windows has no fstatat.
 type statDir struct{}
@@ -10,7 +14,7 @@ func (d *statDir) open(dir string) error { return nil }
 // regular reports path's modification time and size if it is a regular
 // file (a symlink is not followed).
 func (d *statDir) regular(path, rel string) (time.Time, int64, bool) {
-	return RegularAt(0, rel, path)
+	return backend.RegularAt(0, rel, path)
 }
 
 func (d *statDir) close() {}

@@ -1,9 +1,11 @@
-package backend
+package driver
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // TestRGStderrCountsTooLongInBoundedMemory: rg's messages, each longer
@@ -11,14 +13,14 @@ import (
 // their ends: file errors counted, ENAMETOOLONG among them, a name with a
 // newline counted once, and only 4 KiB of text kept.
 func TestRGStderrCountsTooLongInBoundedMemory(t *testing.T) {
-	if ErrnoTooLong < 0 {
+	if backend.ErrnoTooLong < 0 {
 		t.Skip("no PATH_MAX rule here")
 	}
 	long := "./" + strings.Repeat("d/", 3000)
-	msgs := fmt.Sprintf("%s: File name too long (os error %d)\n", long, ErrnoTooLong) +
+	msgs := fmt.Sprintf("%s: File name too long (os error %d)\n", long, backend.ErrnoTooLong) +
 		"rg: ./x: Permission denied (os error 13)\n" +
-		fmt.Sprintf("./new\nline: File name too long (os error %d)\n", ErrnoTooLong) +
-		fmt.Sprintf("%s: File name too long (os error %d)", long, ErrnoTooLong) // no final newline
+		fmt.Sprintf("./new\nline: File name too long (os error %d)\n", backend.ErrnoTooLong) +
+		fmt.Sprintf("%s: File name too long (os error %d)", long, backend.ErrnoTooLong) // no final newline
 	for _, chunk := range []int{1, 7, 4096, len(msgs)} {
 		e := &rgStderr{}
 		for s := msgs; s != ""; {

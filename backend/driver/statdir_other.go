@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package backend
+package driver
 
 import "golang.org/x/sys/unix"
 

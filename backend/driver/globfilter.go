@@ -1,8 +1,10 @@
-package backend
+package driver
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // globType is the rg file type fs_glob defines for its own narrowing.
@@ -27,7 +29,7 @@ func globNarrowArgs(pattern string) []string {
 		}
 		a = append(a, "--type", globType)
 	}
-	if d := GlobDepth(pattern); d > 0 {
+	if d := backend.GlobDepth(pattern); d > 0 {
 		a = append(a, "--max-depth", strconv.Itoa(d))
 	}
 	return a
@@ -44,7 +46,7 @@ func nameGlobs(pattern string) []string {
 	if strings.ContainsAny(pattern, "\\[]:\x00") {
 		return nil
 	}
-	last, _, _ := Slashes(pattern)
+	last, _, _ := backend.Slashes(pattern)
 	elem := pattern[last+1:]
 	if strings.Contains(elem, "**") {
 		return nil

@@ -1,4 +1,4 @@
-package backend
+package driver
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // rgWithNativeGlob is what auto picks when rg is on PATH: rg greps, and
@@ -26,7 +28,7 @@ import (
 // call. Each is said once on stderr, with the reason.
 type rgWithNativeGlob struct {
 	*RG
-	native Searcher
+	native backend.Searcher
 	state  *fallbackState
 }
 
@@ -36,11 +38,11 @@ type fallbackState struct {
 	said   [2]sync.Once // broken, refused for a call
 }
 
-func (s rgWithNativeGlob) Glob(ctx context.Context, q GlobQuery, fn func(File) error) error {
+func (s rgWithNativeGlob) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
 	return s.native.Glob(ctx, q, fn)
 }
 
-func (s rgWithNativeGlob) Grep(ctx context.Context, q GrepQuery, sink Sink) error {
+func (s rgWithNativeGlob) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
 	if s.state.broken.Load() {
 		return s.native.Grep(ctx, q, sink)
 	}
@@ -72,11 +74,11 @@ func (st *fallbackState) say(i int, msg string, err error) {
 
 // countingSink counts the files that reached sink.
 type countingSink struct {
-	Sink
+	backend.Sink
 	files atomic.Int64
 }
 
-func (c *countingSink) File(path string) FileSink {
+func (c *countingSink) File(path string) backend.FileSink {
 	c.files.Add(1)
 	return c.Sink.File(path)
 }

@@ -1,4 +1,4 @@
-package backend
+package driver
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
@@ -39,9 +40,11 @@ func TestSelect(t *testing.T) {
 
 type fakeSearcher struct{}
 
-func (*fakeSearcher) Name() string                                            { return "native" }
-func (*fakeSearcher) Grep(context.Context, GrepQuery, Sink) error             { return nil }
-func (*fakeSearcher) Glob(context.Context, GlobQuery, func(File) error) error { return nil }
+func (*fakeSearcher) Name() string                                                { return "native" }
+func (*fakeSearcher) Grep(context.Context, backend.GrepQuery, backend.Sink) error { return nil }
+func (*fakeSearcher) Glob(context.Context, backend.GlobQuery, func(backend.File) error) error {
+	return nil
+}
 
 // TestRGCancel: cancelling kills rg at once and the result is partial.
 func TestRGCancel(t *testing.T) {
@@ -50,11 +53,11 @@ func TestRGCancel(t *testing.T) {
 		t.Skip("SKIPPED: rg is not on PATH — rg cancellation not tested")
 	}
 	// A slow pattern over a big tree, stopped after 30ms.
-	q := GrepQuery{Pattern: `(\w+\s*){5}x`, Mode: Content, Paths: []string{goroot.Dir(t)}}
+	q := backend.GrepQuery{Pattern: `(\w+\s*){5}x`, Mode: backend.Content, Paths: []string{goroot.Dir(t)}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	r, err := Run(ctx, rg, q, 0, 100)
+	r, err := backend.Run(ctx, rg, q, 0, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
