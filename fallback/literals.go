@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 )
 
 // Literal extraction: from the parsed pattern, a small set of needles
@@ -16,7 +16,7 @@ import (
 
 // parsed returns p's regexp as a syntax tree (nil if it cannot be had,
 // which cannot happen: Re was compiled from this text).
-func parsed(p *backend.Pattern) *syntax.Regexp {
+func parsed(p *pattern.Pattern) *syntax.Regexp {
 	re, err := syntax.Parse(p.Re.String(), syntax.Perl)
 	if err != nil {
 		return nil

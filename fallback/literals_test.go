@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 )
 
-// needlesOf returns the prefilter of pattern as the matcher builds it:
+// needlesOf returns the prefilter of src as the matcher builds it:
 // "lit:X", "set:[...]" (f marks a case-folded needle), "nonascii" or
 // "none"; "!" marks a complete set (a needle found is a match).
-func needlesOf(t *testing.T, pattern string, fold bool) string {
+func needlesOf(t *testing.T, src string, fold bool) string {
 	t.Helper()
-	p, err := backend.CompilePattern(backend.GrepQuery{Pattern: pattern, IgnoreCase: fold})
+	p, err := pattern.Compile(backend.GrepQuery{Pattern: src, IgnoreCase: fold})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/ignore"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 )
 
 // Native is the pure-Go Searcher.
@@ -39,7 +40,7 @@ func (*Native) Name() string { return "native" }
 
 // Grep implements backend.Searcher.
 func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
-	pat, err := backend.CompilePattern(q)
+	pat, err := pattern.Compile(q)
 	if err != nil {
 		return err
 	}

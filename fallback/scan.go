@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 )
 
 const (
@@ -37,7 +38,7 @@ type scanState struct {
 // pattern that needs one — and the regexp runs on those lines only; it
 // runs over the buffer only when the pattern yields no prefilter.
 type matcher struct {
-	p      *backend.Pattern
+	p      *pattern.Pattern
 	mode   backend.Mode
 	before int
 	after  int
@@ -55,7 +56,7 @@ type matcher struct {
 	asciiRe *regexp.Regexp
 }
 
-func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
+func newMatcher(p *pattern.Pattern, q backend.GrepQuery) *matcher {
 	m := &matcher{p: p, mode: q.Mode}
 	if q.Mode == backend.Content {
 		m.before, m.after = max(q.Before, 0), max(q.After, 0)
@@ -81,7 +82,7 @@ func newMatcher(p *backend.Pattern, q backend.GrepQuery) *matcher {
 	case ok:
 		m.multi, m.complete = newMultiLit(set), complete
 	default:
-		m.nonASCII = backend.NeedsNonASCII(re)
+		m.nonASCII = pattern.NeedsNonASCII(re)
 	}
 	return m
 }
@@ -122,7 +123,7 @@ func (m *matcher) regexp(st *scanState, data []byte) *regexp.Regexp {
 
 // lineRegexp returns the regexp for line, a line of data.
 func (m *matcher) lineRegexp(st *scanState, data, line []byte) *regexp.Regexp {
-	if m.asciiRe != nil && backend.IndexNonASCII(line, 0) < 0 {
+	if m.asciiRe != nil && pattern.IndexNonASCII(line, 0) < 0 {
 		return m.asciiRe
 	}
 	return m.regexp(st, data)
@@ -159,7 +160,7 @@ func (m *matcher) nextLine(st *scanState, data []byte, pos int) (int, int) {
 		case m.multi != nil:
 			c = m.multi.index(st, data, pos)
 		case m.nonASCII:
-			c = backend.IndexNonASCII(data, pos)
+			c = pattern.IndexNonASCII(data, pos)
 		default:
 			loc := m.regexp(st, data).FindIndex(data[pos:])
 			if loc == nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 )
 
 // benchCorpus reads up to 256 MB of the tree named by FSMCP_BENCH_TREE
@@ -71,7 +72,7 @@ func BenchmarkScan(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			files := benchCorpus(b)
 			c.q.Mode = backend.Count
-			p, err := backend.CompilePattern(c.q)
+			p, err := pattern.Compile(c.q)
 			if err != nil {
 				b.Fatal(err)
 			}

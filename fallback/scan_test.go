@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 )
 
 // lineSink records Line calls.
@@ -70,7 +71,7 @@ func TestScanMatchesNaive(t *testing.T) {
 		}
 		for _, p := range patterns {
 			q := backend.GrepQuery{Pattern: p.pat, IgnoreCase: p.fold, Mode: backend.Content}
-			pat, err := backend.CompilePattern(q)
+			pat, err := pattern.Compile(q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +110,7 @@ func TestIndexLitFallback(t *testing.T) {
 	// The rare byte 'q' appears far more often than the literal: the
 	// search must hand over to bytes.Index and still find it.
 	data := []byte(strings.Repeat("q-", 5000) + "aq" + strings.Repeat("q-", 10))
-	pat, _ := backend.CompilePattern(backend.GrepQuery{Pattern: "aq"})
+	pat, _ := pattern.Compile(backend.GrepQuery{Pattern: "aq"})
 	m := newMatcher(pat, backend.GrepQuery{})
 	if got, want := m.indexLit(data, 0), bytes.Index(data, []byte("aq")); got != want {
 		t.Errorf("indexLit = %d, want %d", got, want)

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 )
 
 const (
@@ -520,7 +521,7 @@ func chunkTrigrams(data []byte, seen []uint64, next []uint8, out []uint32, ends 
 	for from := 0; from < len(data); {
 		end := backend.ChunkEnd(data, from)
 		out = trigrams(data[from:end], seen, next, out)
-		if backend.IndexNonASCII(data[from:end], 0) >= 0 {
+		if pattern.IndexNonASCII(data[from:end], 0) >= 0 {
 			out = append(out, nonASCIITrigram<<8)
 		}
 		ends = append(ends, len(out))

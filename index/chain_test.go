@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 	"github.com/fsmcp/fsmcp/fallback"
 )
 
@@ -26,7 +27,7 @@ func TestChainsNeverDropAMatch(t *testing.T) {
 		if pq == nil || len(pq.chains) == 0 {
 			continue
 		}
-		pat, err := backend.CompilePattern(q)
+		pat, err := pattern.Compile(q)
 		if err != nil {
 			continue
 		}

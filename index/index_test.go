@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/driver"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 	"github.com/fsmcp/fsmcp/fallback"
 )
 
@@ -265,7 +266,7 @@ func TestPlanNeverDropsAMatch(t *testing.T) {
 		if pq == nil {
 			continue
 		}
-		pat, err := backend.CompilePattern(q)
+		pat, err := pattern.Compile(q)
 		if err != nil {
 			continue
 		}
@@ -317,7 +318,7 @@ func randomQuery(r *rand.Rand, atoms []string, minAtoms, spread, multilineOdds i
 
 // matchesOutside returns how many of randomCorpus's texts pat matches,
 // and the first of them whose file is indexed but not among ids.
-func matchesOutside(t *testing.T, ix *Index, pat *backend.Pattern, texts []string, ids []uint32) (int, string) {
+func matchesOutside(t *testing.T, ix *Index, pat *pattern.Pattern, texts []string, ids []uint32) (int, string) {
 	t.Helper()
 	in := map[uint32]bool{}
 	for _, id := range ids {

@@ -6,6 +6,7 @@ import (
 	csindex "github.com/google/codesearch/index"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 )
 
 // query is a search's narrowing: a trigram query every matching content
@@ -19,14 +20,14 @@ type query struct {
 // nil when the index cannot narrow it (".", "\w+", a class that admits
 // ASCII, a pattern that fails to compile: the backend says why).
 //
-// The tree planned is the one the backends run: CompilePattern applies
+// The tree planned is the one the backends run: pattern.Compile applies
 // fsmcp's rewrites (Unicode \w\d\s, no newline outside multiline, the
 // case folding of -i) and its Re is parsed back exactly as regexp.Compile
 // parsed it. codesearch's planner folds case with unicode.SimpleFold, so
 // ſ and the Kelvin sign are among an -i literal's spellings, as in Go's
 // matcher.
 func plan(q backend.GrepQuery) *query {
-	pat, err := backend.CompilePattern(q)
+	pat, err := pattern.Compile(q)
 	if err != nil {
 		return nil
 	}
@@ -35,7 +36,7 @@ func plan(q backend.GrepQuery) *query {
 		return nil
 	}
 	cq := csindex.RegexpQuery(re)
-	if backend.NeedsNonASCII(re) {
+	if pattern.NeedsNonASCII(re) {
 		// \p{Greek} asks no trigram, but only the few contents holding
 		// a byte ≥ 0x80 can match it.
 		marker := &csindex.Query{Op: csindex.QAnd, Trigram: []string{nonASCIIMarker}}

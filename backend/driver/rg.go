@@ -18,6 +18,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/ignore"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 	"github.com/fsmcp/fsmcp/confine"
 )
 
@@ -160,7 +161,7 @@ func GrepArgs(q backend.GrepQuery) []string {
 		}
 		return append(a, "--file", "/dev/fd/3", "--")
 	}
-	return append(a, "--regexp", backend.RGPattern(q), "--")
+	return append(a, "--regexp", pattern.ForRG(q), "--")
 }
 
 // patternArgMax is the longest pattern passed as an argument; a longer
@@ -174,7 +175,7 @@ const patternArgMax = 32 << 10
 // match the same characters (a fixed string is quoted into a regex
 // first).
 func patternInput(q backend.GrepQuery) (string, bool) {
-	p := backend.RGPattern(q)
+	p := pattern.ForRG(q)
 	if len(p) <= patternArgMax {
 		return "", false
 	}
@@ -280,7 +281,7 @@ func (r *RG) refused(roots []string) error {
 
 // Grep implements Searcher.
 func (r *RG) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
-	if _, err := backend.CompilePattern(q); err != nil {
+	if _, err := pattern.Compile(q); err != nil {
 		return err
 	}
 	if err := r.refused(q.Roots); err != nil {

@@ -1,4 +1,4 @@
-package backend
+package pattern
 
 import (
 	"encoding/binary"

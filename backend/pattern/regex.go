@@ -1,4 +1,4 @@
-package backend
+package pattern
 
 import (
 	"regexp"
@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fault"
 )
 
@@ -19,7 +20,7 @@ import (
 //   - \d, \w, \s (and \D, \W, \S outside brackets) are Unicode-aware in
 //     rg and ASCII in Go, so they are rewritten to Unicode classes;
 //     \b is ASCII in Go and cannot be rewritten, so the rg backend
-//     passes rg an ASCII \b instead ((?-u:\b), see RGPattern).
+//     passes rg an ASCII \b instead ((?-u:\b), see ForRG).
 //   - without Multiline, rg never lets a match cross a line: a literal
 //     newline in the pattern is an error, classes lose '\n', and "."
 //     never matches it. Lines are then matched against the whole buffer
@@ -39,9 +40,9 @@ type Pattern struct {
 	Multiline bool
 }
 
-// CompilePattern compiles q's pattern with q's flags (IgnoreCase,
+// Compile compiles q's pattern with q's flags (IgnoreCase,
 // FixedStrings, Multiline). Errors name the unsupported construct.
-func CompilePattern(q GrepQuery) (*Pattern, error) {
+func Compile(q backend.GrepQuery) (*Pattern, error) {
 	src := q.Pattern
 	if q.FixedStrings {
 		src = regexp.QuoteMeta(src)
@@ -279,12 +280,12 @@ func unicodeEscape(n byte, inClass bool) string {
 	return ""
 }
 
-// RGPattern returns the pattern text handed to rg for q, rewritten where
+// ForRG returns the pattern text handed to rg for q, rewritten where
 // ripgrep 13's regex syntax and Go's differ, so both backends accept and
 // match the same patterns: \b and \B become ASCII word boundaries
 // ((?-u:\b)), which is what Go's regexp implements; (?<name>...) becomes
 // (?P<name>...); \Q...\E is quoted.
-func RGPattern(q GrepQuery) string {
+func ForRG(q backend.GrepQuery) string {
 	p := q.Pattern
 	if q.FixedStrings || !strings.ContainsAny(p, `\(`) {
 		return p
