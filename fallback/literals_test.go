@@ -31,10 +31,10 @@ func needlesOf(t *testing.T, src string, fold bool) string {
 		var s []string
 		for _, n := range m.multi.needles {
 			f := ""
-			if n.fold {
+			if n.Fold {
 				f = "f"
 			}
-			s = append(s, n.s+f)
+			s = append(s, n.Text+f)
 		}
 		sort.Strings(s)
 		return fmt.Sprintf("set:%v%s", s, bang)

@@ -2,6 +2,7 @@ package fallback
 
 import (
 	"bytes"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 	"math"
 )
 
@@ -26,11 +27,11 @@ type multiLit struct {
 }
 
 type anchored struct {
-	needle
-	anchor int // offset in s of the byte searched for
+	pattern.Needle
+	anchor int // offset in Text of the byte searched for
 }
 
-func newMultiLit(set []needle) *multiLit {
+func newMultiLit(set []pattern.Needle) *multiLit {
 	m := &multiLit{}
 	for i := range m.at {
 		m.at[i] = -1
@@ -48,10 +49,10 @@ func newMultiLit(set []needle) *multiLit {
 		// The rarest byte, preferring one already searched for (its
 		// pass is shared) unless another is far rarer.
 		best, bestCost := 0, math.Inf(1)
-		for i := 0; i < len(n.s); i++ {
-			c := n.s[i]
-			cost := anchorCost(c, n.fold)
-			if m.at[c] >= 0 && (!n.fold || m.at[lower(c)] >= 0 && m.at[upper(c)] >= 0) {
+		for i := 0; i < len(n.Text); i++ {
+			c := n.Text[i]
+			cost := pattern.AnchorCost(c, n.Fold)
+			if m.at[c] >= 0 && (!n.Fold || m.at[pattern.Lower(c)] >= 0 && m.at[pattern.Upper(c)] >= 0) {
 				cost /= 4
 			}
 			if cost < bestCost {
@@ -59,10 +60,10 @@ func newMultiLit(set []needle) *multiLit {
 			}
 		}
 		m.needles = append(m.needles, anchored{n, best})
-		c := n.s[best]
-		if n.fold && lower(c) != upper(c) {
-			add(lower(c), ni)
-			add(upper(c), ni)
+		c := n.Text[best]
+		if n.Fold && pattern.Lower(c) != pattern.Upper(c) {
+			add(pattern.Lower(c), ni)
+			add(pattern.Upper(c), ni)
 		} else {
 			add(c, ni)
 		}
@@ -115,13 +116,13 @@ func (m *multiLit) index(st *scanState, data []byte, pos int) int {
 }
 
 // at reports whether the needle occurs at start.
-func (n *needle) at(data []byte, start int) bool {
-	if start+len(n.s) > len(data) {
+func (n *anchored) at(data []byte, start int) bool {
+	if start+len(n.Text) > len(data) {
 		return false
 	}
-	w := data[start : start+len(n.s)]
-	if n.fold {
-		return asciiEqualFold(w, n.s)
+	w := data[start : start+len(n.Text)]
+	if n.Fold {
+		return asciiEqualFold(w, n.Text)
 	}
-	return string(w) == n.s
+	return string(w) == n.Text
 }

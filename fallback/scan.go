@@ -62,23 +62,23 @@ func newMatcher(p *pattern.Pattern, q backend.GrepQuery) *matcher {
 		m.before, m.after = max(q.Before, 0), max(q.After, 0)
 	}
 	if p.Multiline {
-		if re := parsed(p); re != nil {
-			m.lineCount = !matchesNewline(re)
+		if re := p.Simple(); re != nil {
+			m.lineCount = !pattern.MatchesNewline(re)
 		}
 		return m
 	}
-	re := parsed(p)
+	re := p.Simple()
 	if re == nil {
 		return m
 	}
-	if a, changed := asciiOnly(re); changed {
+	if a, changed := pattern.ASCIIOnly(re); changed {
 		m.asciiRe, _ = regexp.Compile(a.String())
 	}
-	set, complete, ok := extractNeedles(re)
+	set, complete, ok := pattern.Needles(re)
 	switch {
-	case ok && len(set) == 1 && !set[0].fold:
-		m.lit, m.complete = []byte(set[0].s), complete
-		m.rare, _ = needleAnchor(set[0])
+	case ok && len(set) == 1 && !set[0].Fold:
+		m.lit, m.complete = []byte(set[0].Text), complete
+		m.rare, _ = pattern.NeedleAnchor(set[0])
 	case ok:
 		m.multi, m.complete = newMultiLit(set), complete
 	default:
@@ -94,20 +94,6 @@ func (m *matcher) searchableLen(data []byte) int {
 		return backend.MultilineSearchableLen(data)
 	}
 	return backend.SearchableLen(data)
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func upper(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - ('a' - 'A')
-	}
-	return c
 }
 
 // regexp returns the regexp for data (the file being scanned).
@@ -226,7 +212,7 @@ func (m *matcher) indexLit(data []byte, pos int) int {
 // asciiEqualFold compares a and b with ASCII letters case-folded.
 func asciiEqualFold(a []byte, b string) bool {
 	for i := range a {
-		if lower(a[i]) != lower(b[i]) {
+		if pattern.Lower(a[i]) != pattern.Lower(b[i]) {
 			return false
 		}
 	}

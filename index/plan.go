@@ -1,8 +1,6 @@
 package index
 
 import (
-	"regexp/syntax"
-
 	csindex "github.com/google/codesearch/index"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -22,20 +20,18 @@ type query struct {
 //
 // The tree planned is the one the backends run: pattern.Compile applies
 // fsmcp's rewrites (Unicode \w\d\s, no newline outside multiline, the
-// case folding of -i) and its Re is parsed back exactly as regexp.Compile
-// parsed it. codesearch's planner folds case with unicode.SimpleFold, so
-// ſ and the Kelvin sign are among an -i literal's spellings, as in Go's
-// matcher.
+// case folding of -i) and its Syntax is Re parsed back exactly as
+// regexp.Compile parsed it; pattern.Trigrams plans it.
 func plan(q backend.GrepQuery) *query {
 	pat, err := pattern.Compile(q)
 	if err != nil {
 		return nil
 	}
-	re, err := syntax.Parse(pat.Re.String(), syntax.Perl)
-	if err != nil {
+	re := pat.Syntax()
+	if re == nil {
 		return nil
 	}
-	cq := csindex.RegexpQuery(re)
+	cq := pattern.Trigrams(re)
 	if pattern.NeedsNonASCII(re) {
 		// \p{Greek} asks no trigram, but only the few contents holding
 		// a byte ≥ 0x80 can match it.

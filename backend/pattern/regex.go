@@ -40,6 +40,29 @@ type Pattern struct {
 	Multiline bool
 }
 
+// Syntax returns the compiled pattern's syntax tree, parsed afresh from
+// Re (the caller may change it) as regexp.Compile parsed it: the tree the
+// index plans trigrams from. nil if it cannot be had, which cannot happen:
+// Re was compiled from this text.
+func (p *Pattern) Syntax() *syntax.Regexp {
+	re, err := syntax.Parse(p.Re.String(), syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return re
+}
+
+// Simple is Syntax simplified (counted repetitions expanded): the tree
+// the literal analysis (Needles, ASCIIOnly, MatchesNewline) reads; nil
+// as Syntax.
+func (p *Pattern) Simple() *syntax.Regexp {
+	re := p.Syntax()
+	if re == nil {
+		return nil
+	}
+	return re.Simplify()
+}
+
 // Compile compiles q's pattern with q's flags (IgnoreCase,
 // FixedStrings, Multiline). Errors name the unsupported construct.
 func Compile(q backend.GrepQuery) (*Pattern, error) {

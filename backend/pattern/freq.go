@@ -1,4 +1,4 @@
-package fallback
+package pattern
 
 // byteRank orders bytes by how often they occur in source code (0 = rarest,
 // 255 = most common), measured once over the Go distribution's src tree

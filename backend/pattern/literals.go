@@ -1,12 +1,10 @@
-package fallback
+package pattern
 
 import (
 	"math"
 	"regexp/syntax"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/fsmcp/fsmcp/backend/pattern"
 )
 
 // Literal extraction: from the parsed pattern, a small set of needles
@@ -14,21 +12,11 @@ import (
 // crate does the same from its HIR). Lines holding no needle are never
 // given to the regexp.
 
-// parsed returns p's regexp as a syntax tree (nil if it cannot be had,
-// which cannot happen: Re was compiled from this text).
-func parsed(p *pattern.Pattern) *syntax.Regexp {
-	re, err := syntax.Parse(p.Re.String(), syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	return re.Simplify()
-}
-
-// needle is one literal of a prefilter set. fold: ASCII letters compare
+// Needle is one literal of a prefilter set. Fold: ASCII letters compare
 // case-insensitively; every other byte exactly.
-type needle struct {
-	s    string
-	fold bool
+type Needle struct {
+	Text string
+	Fold bool
 }
 
 const (
@@ -41,17 +29,17 @@ const (
 // strings it matches (exactOK); req a set one of which every match
 // contains (reqOK); asserts: exact ignores an empty-width assertion.
 type litInfo struct {
-	exact   []needle
+	exact   []Needle
 	exactOK bool
-	req     []needle
+	req     []Needle
 	reqOK   bool
 	asserts bool
 }
 
-// extractNeedles returns the prefilter set of re (ok false: none), and
+// Needles returns the prefilter set of re (ok false: none), and
 // whether finding a needle is a match by itself (the set is exactly the
 // pattern's language, no assertion involved).
-func extractNeedles(re *syntax.Regexp) (set []needle, complete, ok bool) {
+func Needles(re *syntax.Regexp) (set []Needle, complete, ok bool) {
 	in := literalInfo(re)
 	if in.exactOK && usable(in.exact) && !in.asserts {
 		return in.exact, true, true
@@ -67,12 +55,12 @@ func extractNeedles(re *syntax.Regexp) (set []needle, complete, ok bool) {
 
 // usable: a set is searched for if it has no empty needle (which every
 // position matches) and is small.
-func usable(set []needle) bool {
+func usable(set []Needle) bool {
 	if len(set) == 0 || len(set) > maxNeedles {
 		return false
 	}
 	for _, n := range set {
-		if n.s == "" {
+		if n.Text == "" {
 			return false
 		}
 	}
@@ -82,12 +70,12 @@ func usable(set []needle) bool {
 func literalInfo(re *syntax.Regexp) litInfo {
 	switch re.Op {
 	case syntax.OpNoMatch:
-		return litInfo{exactOK: true, reqOK: true, exact: []needle{}, req: []needle{}}
+		return litInfo{exactOK: true, reqOK: true, exact: []Needle{}, req: []Needle{}}
 	case syntax.OpEmptyMatch:
-		return litInfo{exactOK: true, exact: []needle{{}}}
+		return litInfo{exactOK: true, exact: []Needle{{}}}
 	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-		return litInfo{exactOK: true, exact: []needle{{}}, asserts: true}
+		return litInfo{exactOK: true, exact: []Needle{{}}, asserts: true}
 	case syntax.OpLiteral:
 		return literalRunes(re.Rune, re.Flags&syntax.FoldCase != 0)
 	case syntax.OpCharClass:
@@ -98,10 +86,10 @@ func literalInfo(re *syntax.Regexp) litInfo {
 				return litInfo{}
 			}
 		}
-		var set []needle
+		var set []Needle
 		for i := 0; i+1 < len(re.Rune); i += 2 {
 			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-				set = append(set, needle{s: string(r)})
+				set = append(set, Needle{Text: string(r)})
 			}
 		}
 		return exactInfo(set, false)
@@ -123,7 +111,7 @@ func literalInfo(re *syntax.Regexp) litInfo {
 	return litInfo{}
 }
 
-func exactInfo(set []needle, asserts bool) litInfo {
+func exactInfo(set []Needle, asserts bool) litInfo {
 	in := litInfo{exact: set, exactOK: true, asserts: asserts}
 	if usable(set) {
 		in.req, in.reqOK = set, true
@@ -134,7 +122,7 @@ func exactInfo(set []needle, asserts bool) litInfo {
 func exactUsable(in litInfo) bool { return in.exactOK && usable(in.exact) }
 
 // requiredOf returns in's required set, or its exact set when usable.
-func requiredOf(in litInfo) []needle {
+func requiredOf(in litInfo) []Needle {
 	if in.reqOK {
 		return in.req
 	}
@@ -155,11 +143,11 @@ func literalRunes(runes []rune, fold bool) litInfo {
 		s := string(runes)
 		if len(s) > maxNeedleLen {
 			s = s[:maxNeedleLen] // a prefix is still required
-			return litInfo{req: []needle{{s: s}}, reqOK: true}
+			return litInfo{req: []Needle{{Text: s}}, reqOK: true}
 		}
-		return exactInfo([]needle{{s: s}}, false)
+		return exactInfo([]Needle{{Text: s}}, false)
 	}
-	set := []needle{{}}
+	set := []Needle{{}}
 	for _, r := range runes {
 		p, ok := product(set, foldSet(r))
 		if !ok {
@@ -176,17 +164,17 @@ func literalRunes(runes []rune, fold bool) litInfo {
 }
 
 // foldSet returns the needles matching rune r case-insensitively.
-func foldSet(r rune) []needle {
+func foldSet(r rune) []Needle {
 	if simpleFold(r) {
-		return []needle{{s: string(r), fold: lower(byte(r)) != upper(byte(r))}}
+		return []Needle{{Text: string(r), Fold: Lower(byte(r)) != Upper(byte(r))}}
 	}
-	var set []needle
+	var set []Needle
 	f := r
 	for {
-		if f < utf8.RuneSelf && lower(byte(f)) != upper(byte(f)) {
-			set = append(set, needle{s: string(lower(byte(f))), fold: true})
+		if f < utf8.RuneSelf && Lower(byte(f)) != Upper(byte(f)) {
+			set = append(set, Needle{Text: string(Lower(byte(f))), Fold: true})
 		} else {
-			set = append(set, needle{s: string(f)})
+			set = append(set, Needle{Text: string(f)})
 		}
 		if f = unicode.SimpleFold(f); f == r {
 			return dedupe(set)
@@ -213,7 +201,7 @@ func foldRun(runes []rune) litInfo {
 	if best == "" {
 		return litInfo{}
 	}
-	return litInfo{req: []needle{{s: best, fold: true}}, reqOK: true}
+	return litInfo{req: []Needle{{Text: best, Fold: true}}, reqOK: true}
 }
 
 // simpleFold reports whether r's case-fold orbit is r and its ASCII
@@ -231,9 +219,9 @@ func simpleFold(r rune) bool {
 }
 
 func concatInfo(subs []*syntax.Regexp) litInfo {
-	out := litInfo{exactOK: true, exact: []needle{{}}}
-	var cands [][]needle
-	run := []needle{{}} // exact set of the current run of exact subs
+	out := litInfo{exactOK: true, exact: []Needle{{}}}
+	var cands [][]Needle
+	run := []Needle{{}} // exact set of the current run of exact subs
 	endRun := func() {
 		if usable(run) {
 			cands = append(cands, run)
@@ -273,7 +261,7 @@ func concatInfo(subs []*syntax.Regexp) litInfo {
 				}
 			}
 			endRun()
-			run = []needle{{}}
+			run = []Needle{{}}
 			if req := requiredOf(in); req != nil {
 				cands = append(cands, req)
 			}
@@ -283,7 +271,7 @@ func concatInfo(subs []*syntax.Regexp) litInfo {
 	if !out.exactOK {
 		out.exact = nil
 	}
-	best, bestCost := []needle(nil), math.Inf(1)
+	best, bestCost := []Needle(nil), math.Inf(1)
 	for _, c := range cands {
 		if cost := setCost(c); cost < bestCost {
 			best, bestCost = c, cost
@@ -297,17 +285,17 @@ func concatInfo(subs []*syntax.Regexp) litInfo {
 
 // product returns the concatenations of every a with every b, or ok
 // false when that is too large.
-func product(a, b []needle) ([]needle, bool) {
+func product(a, b []Needle) ([]Needle, bool) {
 	if len(a)*len(b) > maxNeedles {
 		return nil, false
 	}
-	out := make([]needle, 0, len(a)*len(b))
+	out := make([]Needle, 0, len(a)*len(b))
 	for _, x := range a {
 		for _, y := range b {
-			if len(x.s)+len(y.s) > maxNeedleLen {
+			if len(x.Text)+len(y.Text) > maxNeedleLen {
 				return nil, false
 			}
-			out = append(out, foldNorm(needle{s: x.s + y.s, fold: x.fold || y.fold}))
+			out = append(out, foldNorm(Needle{Text: x.Text + y.Text, Fold: x.Fold || y.Fold}))
 		}
 	}
 	return dedupe(out), true
@@ -315,23 +303,23 @@ func product(a, b []needle) ([]needle, bool) {
 
 // foldNorm lower-cases a folded needle, so that equal needles compare
 // equal, and unfolds one without ASCII letters.
-func foldNorm(n needle) needle {
-	if !n.fold {
+func foldNorm(n Needle) Needle {
+	if !n.Fold {
 		return n
 	}
-	b := []byte(n.s)
-	n.fold = false
+	b := []byte(n.Text)
+	n.Fold = false
 	for i, c := range b {
-		if lower(c) != upper(c) {
-			b[i], n.fold = lower(c), true
+		if Lower(c) != Upper(c) {
+			b[i], n.Fold = Lower(c), true
 		}
 	}
-	n.s = string(b)
+	n.Text = string(b)
 	return n
 }
 
-func dedupe(set []needle) []needle {
-	seen := make(map[needle]bool, len(set))
+func dedupe(set []Needle) []Needle {
+	seen := make(map[Needle]bool, len(set))
 	out := set[:0]
 	for _, n := range set {
 		if !seen[n] {
@@ -372,21 +360,21 @@ func alternateInfo(subs []*syntax.Regexp) litInfo {
 // every 12 ranks, as measured.
 func byteFreq(c byte) float64 { return math.Exp2((float64(byteRank[c]) - 255) / 12) }
 
-// anchorCost is the estimated frequency of candidates for byte c of a
+// AnchorCost is the estimated frequency of candidates for byte c of a
 // needle (both cases if fold).
-func anchorCost(c byte, fold bool) float64 {
-	if fold && lower(c) != upper(c) {
-		return byteFreq(lower(c)) + byteFreq(upper(c))
+func AnchorCost(c byte, fold bool) float64 {
+	if fold && Lower(c) != Upper(c) {
+		return byteFreq(Lower(c)) + byteFreq(Upper(c))
 	}
 	return byteFreq(c)
 }
 
-// needleAnchor returns the index of n's byte with the fewest expected
+// NeedleAnchor returns the index of n's byte with the fewest expected
 // occurrences, and that estimate.
-func needleAnchor(n needle) (int, float64) {
+func NeedleAnchor(n Needle) (int, float64) {
 	best, bestCost := 0, math.Inf(1)
-	for i := 0; i < len(n.s); i++ {
-		if c := anchorCost(n.s[i], n.fold); c < bestCost {
+	for i := 0; i < len(n.Text); i++ {
+		if c := AnchorCost(n.Text[i], n.Fold); c < bestCost {
 			best, bestCost = i, c
 		}
 	}
@@ -394,20 +382,20 @@ func needleAnchor(n needle) (int, float64) {
 }
 
 // setCost estimates the candidates a set yields per byte of text.
-func setCost(set []needle) float64 {
+func setCost(set []Needle) float64 {
 	cost := 0.0
 	for _, n := range set {
-		_, c := needleAnchor(n)
+		_, c := NeedleAnchor(n)
 		cost += c
 	}
 	return cost
 }
 
-// matchesNewline reports whether some match of re may hold a '\n': a
+// MatchesNewline reports whether some match of re may hold a '\n': a
 // literal newline, a class admitting it, or a dot under (?s). rg asks
 // the same of a pattern (the bytes it can never match) and searches line
 // by line, also under -U, when the line terminator is not among them.
-func matchesNewline(re *syntax.Regexp) bool {
+func MatchesNewline(re *syntax.Regexp) bool {
 	switch re.Op {
 	case syntax.OpLiteral:
 		for _, r := range re.Rune {
@@ -427,20 +415,20 @@ func matchesNewline(re *syntax.Regexp) bool {
 		return true
 	}
 	for _, sub := range re.Sub {
-		if matchesNewline(sub) {
+		if MatchesNewline(sub) {
 			return true
 		}
 	}
 	return false
 }
 
-// asciiOnly returns a copy of re for text known to be ASCII: classes and
+// ASCIIOnly returns a copy of re for text known to be ASCII: classes and
 // "." keep only their ASCII runes, literals that need a non-ASCII rune
 // match nothing. On an ASCII line it matches exactly as re does, and
 // faster: Unicode classes such as the rewritten \w are long range lists
 // that Go's regexp searches for every rune. changed is false when re
 // has nothing to drop.
-func asciiOnly(re *syntax.Regexp) (out *syntax.Regexp, changed bool) {
+func ASCIIOnly(re *syntax.Regexp) (out *syntax.Regexp, changed bool) {
 	c := *re
 	switch re.Op {
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
@@ -468,11 +456,27 @@ func asciiOnly(re *syntax.Regexp) (out *syntax.Regexp, changed bool) {
 	c.Sub = make([]*syntax.Regexp, len(re.Sub))
 	for i, sub := range re.Sub {
 		var ch bool
-		c.Sub[i], ch = asciiOnly(sub)
+		c.Sub[i], ch = ASCIIOnly(sub)
 		changed = changed || ch
 	}
 	if !changed {
 		return re, false
 	}
 	return &c, true
+}
+
+// Lower is c in lower case if it is an ASCII letter.
+func Lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// Upper is c in upper case if it is an ASCII letter.
+func Upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
 }
