@@ -53,16 +53,20 @@ func MultilineSearchableLen(data []byte) int {
 	return len(data)
 }
 
-// ExplicitBinary reports whether an explicitly named file holds a NUL
-// byte. rg would search such a file with NULs replaced; both backends
-// skip it instead, so they agree.
-// It reads in blocks, so a huge file costs time, not memory.
+// ExplicitBinaryData is the rule for a file named explicitly in a
+// search's Paths, data being all of it: binary when it holds a NUL byte
+// anywhere. rg would search such a file with NULs replaced; both
+// backends skip it instead, so they agree.
+func ExplicitBinaryData(data []byte) bool { return bytes.IndexByte(data, 0) >= 0 }
+
+// ExplicitBinary is ExplicitBinaryData for an open file, read in blocks,
+// so a huge file costs time, not memory.
 func ExplicitBinary(f *os.File) bool {
 	r := io.NewSectionReader(f, 0, math.MaxInt64) // leaves f's offset at 0
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := r.Read(buf)
-		if bytes.IndexByte(buf[:n], 0) >= 0 {
+		if ExplicitBinaryData(buf[:n]) {
 			return true
 		}
 		if err != nil {

@@ -15,7 +15,6 @@
 package fallback
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"runtime/debug"
@@ -93,9 +92,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 		}
 		prog.Add()
 		if explicit {
-			// rg would search an explicit binary file with NULs
-			// replaced; both backends skip it instead.
-			if bytes.IndexByte(data, 0) >= 0 {
+			if backend.ExplicitBinaryData(data) {
 				return
 			}
 		} else {
