@@ -163,6 +163,22 @@ type DirCandidates interface {
 	KeepDir(path string) bool
 }
 
+// ListCandidates is a DirCandidates that can also name the files to
+// read below a search path, so that a narrowed search opens them from
+// the index's list of names instead of walking toward them. List
+// returns, for dir (a search path, absolute), the paths relative to dir
+// of files that the walk of dir keeps under the ignore files as they
+// stand now, sorted; the backend still applies the query's globs and
+// types to each directory on the way and to the file (Filter.Skip with
+// no ignore context) and opens each directory beneath its parent
+// without following a link. When it answers, KeepDir and Keep speak for
+// the rest of the walk only: a file is listed or kept by the walk, never
+// both. ok false: walk dir as DirCandidates says.
+type ListCandidates interface {
+	DirCandidates
+	List(dir string) (rels []string, ok bool)
+}
+
 // ChunkCandidates is a Candidates that can also say which chunks (see
 // ChunkEnd) of a kept file could hold a match, for a search outside
 // multiline mode. Chunks returns one flag per chunk, or nil when the whole

@@ -57,7 +57,7 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 		hooks.file = q.Candidates.Keep // explicit files are never asked
 	}
 	chunked, _ := q.Candidates.(backend.ChunkCandidates) // nil flags for a multiline search
-	return walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
+	visit := func(st *workerState, root, path, name string, explicit bool) {
 		var hits []bool
 		var text bool
 		if chunked != nil && !explicit {
@@ -115,7 +115,22 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 			return
 		}
 		m.scan(&st.scan, data, func() backend.FileSink { return sink.File(path) })
-	}, func(string, bool) { q.Skipped.Add(1) }, hooks)
+	}
+	long := func(string, bool) { q.Skipped.Add(1) }
+	if err := walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, visit, long, hooks); err != nil {
+		return err
+	}
+	// The index's own list names the candidates the walk left to it.
+	if lc, ok := q.Candidates.(backend.ListCandidates); ok {
+		for _, p := range q.Paths {
+			if rels, ok := lc.List(p); ok {
+				if err := readList(ctx, p, q.Roots, q.RootDirs, filter, rels, visit, long); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Glob implements backend.Searcher.

@@ -300,7 +300,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 			continue
 		}
 		if w.filter.Skip(ig, job.root, path, name, isDir) {
-			leftOut = true
+			leftOut = leftOut || name != ".git" // nothing brings .git back
 			continue
 		}
 		if backend.TooLong(relLen(name)) {

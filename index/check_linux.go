@@ -52,6 +52,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 		links[group[i]]++
 		if _, indexed := ix.fileMeta(i); !indexed {
 			addAncestors(ps.always, dirOf(string(ix.nameBytes(i))))
+			ps.unindexed = append(ps.unindexed, int32(i))
 		}
 	}
 	// watched: inodes that have a watch of their own (the first name met
@@ -147,6 +148,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 			if !inodeWatched && (indexed || nlink > uint64(links[g])) {
 				// Read by every search: stat'ed where its directory is read.
 				ps.external[frel] = struct{}{}
+				ps.externalIDs = append(ps.externalIDs, int32(id))
 				addAncestors(ps.always, rel)
 				bare.Add(1)
 			}
@@ -167,6 +169,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 		s.opts.Log.Info("index: not following changes; narrowed searches walk the tree", "root", r.root, "reason", why)
 		return rebuild
 	}
+	slices.Sort(ps.externalIDs)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.ix.Load() != ix { // replaced meanwhile

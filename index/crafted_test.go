@@ -90,7 +90,7 @@ func TestCraftedIndexNeverTrusted(t *testing.T) {
 		exerciseCheck(ix)
 		for _, q := range queries {
 			if pq := plan(q); pq != nil {
-				narrow([]*Index{ix}, []*pruneState{nil}, pq, 1, false, q.Multiline)
+				narrow([]*Index{ix}, []*pruneState{nil}, pq, 1, false, q.Multiline, nil)
 			}
 		}
 	}

@@ -496,7 +496,7 @@ func (s *Searcher) candidatesFor(q backend.GrepQuery) *candidates {
 	if pq == nil {
 		return nil
 	}
-	return narrow(idx, states, pq, s.opts.MaxShare, prunable(q), q.Multiline)
+	return narrow(idx, states, pq, s.opts.MaxShare, prunable(q), q.Multiline, q.Paths)
 }
 
 // Close stops the builds and unmaps the indexes.

@@ -24,7 +24,7 @@ func (s *Searcher) knownFor(paths []string) *known {
 		}
 		for _, p := range paths {
 			if within(p, r.root) || within(r.root, p) {
-				if qp := newQueryPrune(ps, nil, false); qp != nil {
+				if qp := newQueryPrune(ps, nil, false, false); qp != nil {
 					k.idx = append(k.idx, ix)
 					k.qp = append(k.qp, qp)
 				}

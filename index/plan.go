@@ -1,6 +1,9 @@
 package index
 
 import (
+	"slices"
+	"strings"
+
 	csindex "github.com/google/codesearch/index"
 
 	"github.com/fsmcp/fsmcp/backend"
@@ -198,6 +201,9 @@ func (c *candidates) Keep(dirfd int, name, path string) bool {
 	if !ok {
 		return true
 	}
+	if qp != nil && qp.list && !qp.underChange(rel) {
+		return false // List names it if it is to be read
+	}
 	if ix.hit(id, hits, c.multiline) {
 		return true
 	}
@@ -256,6 +262,46 @@ func (c *candidates) KeepDir(path string) bool {
 	return c.prune[i].keepDir(rel)
 }
 
+// List implements backend.ListCandidates: where the index's list
+// serves the search (narrow's list mode), the candidates below dir and
+// the files the index holds no content of, less what changed since the
+// check (the walk reads those, KeepDir leading it there).
+func (c *candidates) List(dir string) ([]string, bool) {
+	if len(c.idx) != 1 || c.prune[0] == nil || !c.prune[0].list {
+		return nil, false
+	}
+	ix, qp, i := c.idx[0], c.prune[0], 0
+	rel, ok := ix.relOrRoot(dir)
+	if !ok {
+		return nil, false // never: listable held every path to the root
+	}
+	var ids []int
+	add := func(file int) { ids = append(ids, file) }
+	qp.ps.files.each(c.hits[i], add)
+	for _, id := range qp.ps.unindexed {
+		add(int(id))
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	prefix := rel + "/"
+	var out []string
+	for _, id := range ids {
+		name := string(ix.nameBytes(id))
+		below := name
+		if rel != "" {
+			var ok bool
+			if below, ok = strings.CutPrefix(name, prefix); !ok {
+				continue
+			}
+		}
+		if _, changed := qp.changed[name]; changed || qp.underChange(name) {
+			continue // the walk reads it
+		}
+		out = append(out, below)
+	}
+	return out, true
+}
+
 // indexFor is the position of the index of the deepest root holding
 // path, or -1.
 func (c *candidates) indexFor(path string) int { return deepest(c.idx, path) }
@@ -275,7 +321,7 @@ func deepest(idx []*Index, path string) int {
 // narrow evaluates pq over idx (states: each one's pruning, or nil). It
 // returns nil when narrowing would not pay: more than 1/maxShare of some
 // index's files are candidates.
-func narrow(idx []*Index, states []*pruneState, pq *query, maxShare int, restore, multiline bool) *candidates {
+func narrow(idx []*Index, states []*pruneState, pq *query, maxShare int, restore, multiline bool, paths []string) *candidates {
 	c := &candidates{multiline: multiline}
 	for i, ix := range idx {
 		ids, all := ix.match(pq, multiline)
@@ -292,10 +338,39 @@ func narrow(idx []*Index, states []*pruneState, pq *query, maxShare int, restore
 		if states[i] != nil && states[i].ix == ix {
 			ps = states[i]
 		}
-		c.prune = append(c.prune, newQueryPrune(ps, bits, restore))
+		c.prune = append(c.prune, newQueryPrune(ps, bits, restore, ps != nil && len(idx) == 1 && listable(ps, restore, paths)))
 	}
 	if len(c.idx) == 0 {
 		return nil
 	}
 	return c
+}
+
+// listable reports whether a search of paths can read its candidates
+// from ps's list of names: the query's globs and no_ignore bring back
+// nothing the listing left out (restore), and each path is the root or
+// a directory below it holding nothing the listing left out (a name too
+// long below the root may not be below a deeper path).
+func listable(ps *pruneState, restore bool, paths []string) bool {
+	if restore {
+		return false
+	}
+	for _, p := range paths {
+		rel, ok := ps.ix.relOrRoot(p)
+		if !ok {
+			return false // a path above the root: the walk covers more
+		}
+		if _, left := ps.leftOut[rel]; left && rel != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// relOrRoot is path below ix's root, "" for the root itself.
+func (ix *Index) relOrRoot(path string) (string, bool) {
+	if strings.TrimSuffix(path, "/") == strings.TrimSuffix(ix.root, "/") {
+		return "", true
+	}
+	return ix.rel(path)
 }

@@ -33,6 +33,12 @@ type pruneState struct {
 	// watcher cannot see written through (they are stat'ed).
 	always   map[string]struct{}
 	external map[string]struct{} // files with links outside the root
+	// externalIDs are external's files by number, ascending: a search
+	// reading candidates from the list stats them (sweep), none other.
+	externalIDs []int32
+	// unindexed are the listed files the index holds no content of (not
+	// UTF-8, too big, unreadable), ascending: every search reads them.
+	unindexed []int32
 	// leftOut: directories (and ancestors) holding entries the listing
 	// left out (ignored, too long); a search whose globs or no_ignore can
 	// bring those back reads them.
@@ -134,8 +140,12 @@ func dirOf(rel string) string {
 
 // queryPrune is one search's pruning over one index.
 type queryPrune struct {
-	ps        *pruneState
-	restore   bool                // the query's globs or no_ignore can bring left-out entries back
+	ps      *pruneState
+	restore bool // the query's globs or no_ignore can bring left-out entries back
+	// list: the search reads its candidates from the index's list
+	// (candidates.List); visit leads only to changes, and the files
+	// without a watch of their own were stat'ed (sweep) into changed.
+	list      bool
 	visit     map[string]struct{} // directories leading to a candidate or a change
 	changed   map[string]struct{}
 	subtrees  map[string]struct{}
@@ -161,7 +171,7 @@ func prunable(q backend.GrepQuery) (restore bool) {
 // newQueryPrune returns the pruning of a search whose candidate contents
 // are hits, or nil to walk everything (the watcher is not following the
 // tree, or the ignore files above the root moved).
-func newQueryPrune(ps *pruneState, hits []uint64, restore bool) *queryPrune {
+func newQueryPrune(ps *pruneState, hits []uint64, restore, list bool) *queryPrune {
 	if ps == nil || ps.w == nil {
 		return nil
 	}
@@ -173,9 +183,16 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore bool) *queryPrune {
 	if !ok {
 		return nil
 	}
-	qp := &queryPrune{ps: ps, restore: restore, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
-	qp.hasChange = len(changed) > 0 || len(subtrees) > 0 || len(inodes) > 0
+	qp := &queryPrune{ps: ps, restore: restore, list: list, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
 	ix := ps.ix
+	if list {
+		// No watch of their own: a write through a link from outside
+		// reaches no watch, so each is stat'ed, from the list.
+		for _, id := range sweep(ix, ps.externalIDs) {
+			changed[string(ix.nameBytes(id))] = struct{}{}
+		}
+	}
+	qp.hasChange = len(changed) > 0 || len(subtrees) > 0 || len(inodes) > 0
 	// A change through one hard link changes every name of the inode, and
 	// a change an inode's own watch saw (through a name no directory
 	// watch covers) every name the index gives it.
@@ -201,8 +218,10 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore bool) *queryPrune {
 			set(linked, g)
 		}
 	}
-	leads := func(file int) { addAncestors(qp.visit, dirOf(string(ix.nameBytes(file)))) }
-	ps.files.each(hits, leads)
+	if !list {
+		leads := func(file int) { addAncestors(qp.visit, dirOf(string(ix.nameBytes(file)))) }
+		ps.files.each(hits, leads)
+	}
 	if linked != nil {
 		ps.inodeFiles.each(linked, func(f int) { changed[string(ix.nameBytes(f))] = struct{}{} })
 	}
@@ -249,7 +268,7 @@ func (qp *queryPrune) keepDir(rel string) bool {
 		return true
 	}
 	ps := qp.ps
-	if _, ok := ps.always[rel]; ok {
+	if _, ok := ps.always[rel]; ok && !qp.list {
 		return true
 	}
 	if _, ok := ps.known[rel]; !ok {
