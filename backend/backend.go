@@ -219,10 +219,29 @@ type GlobQuery struct {
 	// the file unchanged since it recorded them; false means stat it. A
 	// backend may ignore it.
 	Known func(dirfd int, name, path string) (File, bool)
+	// List, if set, names the files below a search path from an index's
+	// list instead of a walk toward them (see GlobLister). A backend may
+	// ignore it.
+	List GlobLister
 	// KeepAtime asks that the directories read keep their access times
 	// (backend.ONoAtime where granted): set by the index, whose listing
 	// of a tree is upkeep no one asked for. A backend may ignore it.
 	KeepAtime bool
+}
+
+// GlobLister is GlobQuery.List: an index whose watcher follows the tree
+// names the files a glob's walk would list, as ListCandidates does for a
+// narrowed grep. List calls fn with each file below dir (the glob's base
+// directory, absolute) that the walk of dir keeps under the ignore files
+// as they stand, by its path relative to dir, with its time and size
+// when the index holds them unchanged (known; otherwise the backend
+// stats it); ok false: walk dir. When it answers, KeepDir and Keep speak
+// for the rest of the walk only (what changed since the index looked):
+// a file is listed or kept by the walk, never both.
+type GlobLister interface {
+	List(dir string, fn func(rel string, f File, known bool)) (ok bool)
+	KeepDir(path string) bool
+	Keep(dirfd int, name, path string) bool
 }
 
 // File is one fs_glob result.

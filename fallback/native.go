@@ -164,7 +164,19 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 				q.Skipped.Add(1)
 			}
 		}
-		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), q.RootDirs, filter, q.NoIgnore, func(st *workerState, root, path, name string, explicit bool) {
+		emit := func(f backend.File) {
+			prog.Add()
+			mu.Lock()
+			defer mu.Unlock()
+			if fnErr != nil {
+				return
+			}
+			if err := fn(f); err != nil {
+				fnErr = err
+				cancel()
+			}
+		}
+		visit := func(st *workerState, root, path, name string, explicit bool) {
 			if !match(path[len(root)+1:]) {
 				return
 			}
@@ -181,17 +193,16 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 				}
 				f = backend.File{Path: path, ModTime: mt, Size: size}
 			}
-			prog.Add()
-			mu.Lock()
-			defer mu.Unlock()
-			if fnErr != nil {
-				return
-			}
-			if err := fn(f); err != nil {
-				fnErr = err
-				cancel()
-			}
-		}, long, dirHooks{keepAtime: q.KeepAtime})
+			emit(f)
+		}
+		hooks := dirHooks{keepAtime: q.KeepAtime}
+		if q.List != nil {
+			hooks.keep, hooks.file = q.List.KeepDir, q.List.Keep
+		}
+		err := walk(ctx, []string{base}, backend.RootsOr(q.Roots, p), q.RootDirs, filter, q.NoIgnore, visit, long, hooks)
+		if err == nil && fnErr == nil && q.List != nil {
+			err = globList(ctx, q, base, backend.RootsOr(q.Roots, p), filter, match, emit, long)
+		}
 		if fnErr != nil {
 			return fnErr
 		}
@@ -200,6 +211,34 @@ func (*Native) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.Fi
 		}
 	}
 	return nil
+}
+
+// globList lists what q.List names below base: a file the index holds
+// unchanged with its time and size from it, the others stat'ed beside
+// their directories, opened from the list (readList) as the walk would.
+func globList(ctx context.Context, q backend.GlobQuery, base string, roots []string, filter *ignore.Filter, match func(string) bool, emit func(backend.File), long longFunc) error {
+	dir := strings.TrimSuffix(base, "/")
+	var stat []string
+	ok := q.List.List(base, func(rel string, f backend.File, known bool) {
+		if !match(rel) {
+			return
+		}
+		if !known {
+			stat = append(stat, rel)
+			return
+		}
+		f.Path = dir + "/" + rel
+		emit(f)
+	})
+	if !ok || ctx.Err() != nil {
+		return ctx.Err()
+	}
+	slices.Sort(stat)
+	return readList(ctx, base, roots, q.RootDirs, filter, stat, func(st *workerState, root, path, name string, _ bool) {
+		if mt, size, ok := backend.RegularAt(st.dirfd, name, path); ok {
+			emit(backend.File{Path: path, ModTime: mt, Size: size})
+		}
+	}, long)
 }
 
 // Dirs reads every directory under root that a search of root reads

@@ -170,6 +170,10 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 		return rebuild
 	}
 	slices.Sort(ps.externalIDs)
+	ps.externalBits = make([]uint64, (ix.nfiles+63)/64)
+	for _, id := range ps.externalIDs {
+		set(ps.externalBits, int(id))
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.ix.Load() != ix { // replaced meanwhile

@@ -466,6 +466,9 @@ func (s *Searcher) Glob(ctx context.Context, q backend.GlobQuery, fn func(backen
 	if k := s.knownFor(q.Paths); k != nil {
 		q.Known = k.file
 	}
+	if l := s.listerFor(q); l != nil {
+		q.List = l
+	}
 	return s.next.Glob(ctx, q, fn)
 }
 

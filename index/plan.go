@@ -294,7 +294,7 @@ func (c *candidates) List(dir string) ([]string, bool) {
 				continue
 			}
 		}
-		if _, changed := qp.changed[name]; changed || qp.underChange(name) {
+		if qp.walks(name) {
 			continue // the walk reads it
 		}
 		out = append(out, below)

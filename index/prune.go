@@ -35,7 +35,8 @@ type pruneState struct {
 	external map[string]struct{} // files with links outside the root
 	// externalIDs are external's files by number, ascending: a search
 	// reading candidates from the list stats them (sweep), none other.
-	externalIDs []int32
+	externalIDs  []int32
+	externalBits []uint64 // the same, a bit per file
 	// unindexed are the listed files the index holds no content of (not
 	// UTF-8, too big, unreadable), ascending: every search reads them.
 	unindexed []int32
@@ -185,7 +186,7 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, list bool) *queryPrun
 	}
 	qp := &queryPrune{ps: ps, restore: restore, list: list, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
 	ix := ps.ix
-	if list {
+	if list && hits != nil {
 		// No watch of their own: a write through a link from outside
 		// reaches no watch, so each is stat'ed, from the list.
 		for _, id := range sweep(ix, ps.externalIDs) {
@@ -257,6 +258,17 @@ func (qp *queryPrune) underChange(rel string) bool {
 		}
 		d = dirOf(d)
 	}
+}
+
+// walks reports whether the file rel changed since the check (or lies
+// below a directory that did): a search reading from the list leaves it
+// to the walk.
+func (qp *queryPrune) walks(rel string) bool {
+	if !qp.hasChange {
+		return false
+	}
+	_, c := qp.changed[rel]
+	return c || qp.underChange(rel)
 }
 
 // keepDir reports whether the directory rel may hold a file to read.
