@@ -1,0 +1,150 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/fallback"
+)
+
+// TestListPathIsExact: on a followed root a narrowed search reads its
+// candidates from the index's list of names and a glob lists from it,
+// and both answer what the unindexed walk answers after every kind of
+// change made between the check and the query: a file added, removed,
+// renamed (into a name the ignore rules hide, too), written through a
+// hard link from outside the root, an ignore rule added and removed, a
+// directory made; under negative globs, types, -i and a search path
+// below the root. With no file watch to be had, every file is stat'ed
+// from the list instead (the sweep), and the answers are the same.
+func TestListPathIsExact(t *testing.T) {
+	for _, budget := range []int64{-1, 0} {
+		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+			root := gitRoot(t)
+			files := map[string]string{
+				".gitignore":          "ignored/\n*.log\n",
+				"ignored/hidden.c":    "NEEDLE hidden\n",
+				"top.c":               "NEEDLE at the top\n",
+				"sub/a.c":             "int NEEDLE;\n",
+				"sub/b.txt":           "needle, lower case\n",
+				"sub/deep/c.go":       "// NEEDLE in go\n",
+				"sub/deep/plain.c":    "nothing\n",
+				"other/x.txt":         "NEEDLE in text\n",
+				"other/y.c":           "nothing here\n",
+				"other/far/z.c":       "nothing at all\n",
+				"binary.bin":          "NEEDLE\x00binary\n",
+				"other/far/moved.txt": "nothing to move\n",
+			}
+			for i := range 20 {
+				files[fmt.Sprintf("bulk/d%d/f%d.c", i%4, i)] = "filler text\n"
+			}
+			writeTree(t, root, files)
+			settled()
+			ref := backend.Searcher(fallback.New())
+			s, err := New(ref, fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if budget >= 0 {
+				s.fileWatches.once.Do(func() { s.fileWatches.max = budget })
+			}
+			s.Start(context.Background())
+			s.Wait()
+			t.Cleanup(func() { s.Close() })
+			if !pruning(s) {
+				t.Fatal("the watcher is not following the tree")
+			}
+			if budget == 0 && len(s.roots[0].prune.Load().externalIDs) == 0 {
+				t.Fatal("without file watches no file is swept")
+			}
+			queries := []backend.GrepQuery{
+				{Pattern: "NEEDLE"},
+				{Pattern: "NEEDLE", IgnoreCase: true},
+				{Pattern: "NEEDLE", Globs: []string{"!*.txt"}},
+				{Pattern: "NEEDLE", Globs: []string{"!sub/deep"}},
+				{Pattern: "NEEDLE", Types: []string{"c"}},
+				{Pattern: "NEEDLE", Paths: []string{filepath.Join(root, "sub")}},
+				{Pattern: "NEEDLE", Globs: []string{"*.c"}}, // restores: walks
+			}
+			globs := []string{"**", "**/*.c", "sub/**/*.go", "*.c"}
+			check := func(step string) {
+				t.Helper()
+				for _, q := range queries {
+					if q.Paths == nil {
+						q.Paths = []string{root}
+					}
+					q.Mode = backend.Content
+					if c := s.candidatesFor(q); len(q.Globs) == 0 || q.Globs[0] != "*.c" {
+						if c == nil || c.prune[0] == nil || !c.prune[0].list {
+							t.Fatalf("%s: %+v is not read from the list", step, q)
+						}
+					}
+					if want, got := result(t, ref, q), result(t, s, q); got != want {
+						t.Fatalf("after %s, %+v:\nwant %s\ngot  %s", step, q, want, got)
+					}
+				}
+				for _, g := range globs {
+					if s.listerFor(backend.GlobQuery{Pattern: g, Paths: []string{root}}) == nil {
+						t.Fatalf("%s: the glob %s is not listed from the index", step, g)
+					}
+					if want, got := globList(t, ref, root, g), globList(t, s, root, g); got != want {
+						t.Fatalf("after %s, glob %s:\nwant %s\ngot  %s", step, g, want, got)
+					}
+				}
+			}
+			write := func(rel, content string) {
+				t.Helper()
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(root, rel), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			move := func(from, to string) {
+				t.Helper()
+				if err := os.Rename(filepath.Join(root, from), filepath.Join(root, to)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			check("the build")
+			write("bulk/d1/new.c", "a NEEDLE added\n")
+			check("a file added")
+			if err := os.Remove(filepath.Join(root, "sub/a.c")); err != nil {
+				t.Fatal(err)
+			}
+			check("a candidate removed")
+			move("top.c", "bulk/d2/top-renamed.c")
+			check("a candidate renamed")
+			move("other/x.txt", "other/x.log")
+			check("a candidate renamed to a name the ignore rules hide")
+			move("other/far/moved.txt", "sub/deep/moved.c")
+			check("a file moved between directories")
+			hl := filepath.Join(t.TempDir(), "hl")
+			if err := os.Link(filepath.Join(root, "other/far/z.c"), hl); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(hl, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("NEEDLE through a link from outside\n")
+			f.Close()
+			check("a write through a hard link from outside")
+			write("other/.gitignore", "y.c\n")
+			write("other/y.c", "NEEDLE now, but ignored\n")
+			check("an ignore rule added")
+			if err := os.Remove(filepath.Join(root, "other/.gitignore")); err != nil {
+				t.Fatal(err)
+			}
+			check("the ignore rule removed")
+			write("fresh/dir/n.c", "NEEDLE in a new directory\n")
+			check("a directory made")
+			write("ignored/more.c", "NEEDLE still hidden\n")
+			check("a file written where the ignore rules hide it")
+		})
+	}
+}
