@@ -15,6 +15,7 @@
 package fallback
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"runtime/debug"
@@ -117,20 +118,29 @@ func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink)
 		m.scan(&st.scan, data, func() backend.FileSink { return sink.File(path) })
 	}
 	long := func(string, bool) { q.Skipped.Add(1) }
-	if err := walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, visit, long, hooks); err != nil {
-		return err
-	}
-	// The index's own list names the candidates the walk left to it.
+	// The index's own list names the candidates the walk leaves to it;
+	// they are read while the walk goes toward what changed.
+	var listed sync.WaitGroup
+	var listErr error
+	var listMu sync.Mutex
 	if lc, ok := q.Candidates.(backend.ListCandidates); ok {
 		for _, p := range q.Paths {
-			if rels, ok := lc.List(p); ok {
-				if err := readList(ctx, p, q.Roots, q.RootDirs, filter, rels, visit, long); err != nil {
-					return err
-				}
+			if rels, ok := lc.List(p); ok && len(rels) > 0 {
+				listed.Add(1)
+				go func() {
+					defer listed.Done()
+					if err := readList(ctx, p, q.Roots, q.RootDirs, filter, rels, visit, long); err != nil {
+						listMu.Lock()
+						listErr = cmp.Or(listErr, err)
+						listMu.Unlock()
+					}
+				}()
 			}
 		}
 	}
-	return nil
+	err = walk(ctx, q.Paths, q.Roots, q.RootDirs, filter, q.NoIgnore, visit, long, hooks)
+	listed.Wait()
+	return cmp.Or(err, listErr)
 }
 
 // Glob implements backend.Searcher.

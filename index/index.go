@@ -450,6 +450,7 @@ func (s *Searcher) Grep(ctx context.Context, q backend.GrepQuery, sink backend.S
 	s.enter()
 	defer s.leave()
 	if c := s.candidatesFor(q); c != nil {
+		defer c.settle() // a sweep reads the mapping: end it before leave
 		q.Candidates = c
 		return s.native.Grep(ctx, q, sink)
 	}
@@ -473,7 +474,13 @@ func (s *Searcher) Glob(ctx context.Context, q backend.GlobQuery, fn func(backen
 }
 
 // Narrows reports whether q would run narrowed by the index now.
-func (s *Searcher) Narrows(q backend.GrepQuery) bool { return s.candidatesFor(q) != nil }
+func (s *Searcher) Narrows(q backend.GrepQuery) bool {
+	c := s.candidatesFor(q)
+	if c != nil {
+		c.settle()
+	}
+	return c != nil
+}
 
 // candidatesFor is q's narrowing, or nil to search unindexed.
 func (s *Searcher) candidatesFor(q backend.GrepQuery) *candidates {

@@ -77,10 +77,14 @@ func TestListPathIsExact(t *testing.T) {
 						q.Paths = []string{root}
 					}
 					q.Mode = backend.Content
-					if c := s.candidatesFor(q); len(q.Globs) == 0 || q.Globs[0] != "*.c" {
+					c := s.candidatesFor(q)
+					if len(q.Globs) == 0 || q.Globs[0] != "*.c" {
 						if c == nil || c.prune[0] == nil || !c.prune[0].list {
 							t.Fatalf("%s: %+v is not read from the list", step, q)
 						}
+					}
+					if c != nil {
+						c.settle()
 					}
 					if want, got := result(t, ref, q), result(t, s, q); got != want {
 						t.Fatalf("after %s, %+v:\nwant %s\ngot  %s", step, q, want, got)

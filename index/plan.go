@@ -262,6 +262,15 @@ func (c *candidates) KeepDir(path string) bool {
 	return c.prune[i].keepDir(rel)
 }
 
+// settle waits for the sweeps c started.
+func (c *candidates) settle() {
+	for _, qp := range c.prune {
+		if qp != nil {
+			qp.wait()
+		}
+	}
+}
+
 // List implements backend.ListCandidates: where the index's list
 // serves the search (narrow's list mode), the candidates below dir and
 // the files the index holds no content of, less what changed since the

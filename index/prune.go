@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fsmcp/fsmcp/backend"
 )
@@ -151,6 +152,13 @@ type queryPrune struct {
 	changed   map[string]struct{}
 	subtrees  map[string]struct{}
 	hasChange bool
+	// swept: the files without a watch of their own that are not listed
+	// and whose metadata moved; the sweep stats them while the listed
+	// candidates are read, and the walk waits for it (wait).
+	swept     map[string]struct{}
+	sweepDone chan struct{}
+	sweepIDs  []int
+	merge     sync.Once
 }
 
 // prunable reports whether a search of q can skip directories at all:
@@ -186,12 +194,23 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, list bool) *queryPrun
 	}
 	qp := &queryPrune{ps: ps, restore: restore, list: list, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
 	ix := ps.ix
-	if list && hits != nil {
+	if list && hits != nil && len(ps.externalIDs) > 0 {
 		// No watch of their own: a write through a link from outside
-		// reaches no watch, so each is stat'ed, from the list.
-		for _, id := range sweep(ix, ps.externalIDs) {
-			changed[string(ix.nameBytes(id))] = struct{}{}
+		// reaches no watch, so each is stat'ed, from the list, but for
+		// the candidates, which are read anyway.
+		listed := make([]uint64, (ix.nfiles+63)/64)
+		ps.files.each(hits, func(f int) { set(listed, f) })
+		ids := make([]int32, 0, len(ps.externalIDs))
+		for _, id := range ps.externalIDs {
+			if !has(listed, int(id)) {
+				ids = append(ids, id)
+			}
 		}
+		qp.sweepDone = make(chan struct{})
+		go func() {
+			defer close(qp.sweepDone)
+			qp.sweepIDs = sweep(ix, ids)
+		}()
 	}
 	qp.hasChange = len(changed) > 0 || len(subtrees) > 0 || len(inodes) > 0
 	// A change through one hard link changes every name of the inode, and
@@ -260,19 +279,39 @@ func (qp *queryPrune) underChange(rel string) bool {
 	}
 }
 
-// walks reports whether the file rel changed since the check (or lies
-// below a directory that did): a search reading from the list leaves it
-// to the walk.
+// walks reports whether the watcher saw the file rel change since the
+// check (or a directory above it): a search reading from the list leaves
+// it to the walk. The sweep's finds are never listed.
 func (qp *queryPrune) walks(rel string) bool {
-	if !qp.hasChange {
+	if len(qp.changed) == 0 && len(qp.subtrees) == 0 {
 		return false
 	}
 	_, c := qp.changed[rel]
 	return c || qp.underChange(rel)
 }
 
+// wait returns once the sweep, if any, has ended and its finds lead the
+// walk (visit) and are read (swept).
+func (qp *queryPrune) wait() {
+	if qp.sweepDone == nil {
+		return
+	}
+	<-qp.sweepDone
+	qp.merge.Do(func() {
+		ix := qp.ps.ix
+		qp.swept = make(map[string]struct{}, len(qp.sweepIDs))
+		for _, id := range qp.sweepIDs {
+			rel := string(ix.nameBytes(id))
+			qp.swept[rel] = struct{}{}
+			addAncestors(qp.visit, dirOf(rel))
+		}
+		qp.hasChange = qp.hasChange || len(qp.swept) > 0
+	})
+}
+
 // keepDir reports whether the directory rel may hold a file to read.
 func (qp *queryPrune) keepDir(rel string) bool {
+	qp.wait()
 	if backend.TooLong(len(rel) + 256) {
 		return true // what is too long to open counts as skipped: walk it
 	}
@@ -299,8 +338,12 @@ func (qp *queryPrune) keepDir(rel string) bool {
 // of it can be trusted without a stat (trust): it is not below a changed
 // directory and has no link outside the root.
 func (qp *queryPrune) file(rel string) (read, trust bool) {
+	qp.wait()
 	if qp.hasChange {
 		if _, c := qp.changed[rel]; c {
+			return true, false
+		}
+		if _, c := qp.swept[rel]; c {
 			return true, false
 		}
 		if qp.underChange(rel) {
