@@ -47,6 +47,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	ps := &pruneState{ix: ix, w: w, known: knownDirs(ix), always: map[string]struct{}{},
 		external: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root),
 		inodes: inodesOf(ix, group, ngroups), files: contentFilesOf(ix), group: group, inodeFiles: groupFilesOf(group, ngroups)}
+	w.reserveDirs(len(ps.known))
 	links := make([]uint32, ngroups) // names per inode: hard links inside the root
 	for i := range ix.nfiles {
 		links[group[i]]++

@@ -28,14 +28,18 @@ const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE |
 // parent through the name used, and to the inode's own.
 const fileMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE
 
-// watchBudget bounds the file watches of one Searcher: at most half of
-// the user's fs.inotify.max_user_watches, which every program the user
-// runs shares (an editor's watcher, fsmcp's own fs_watch). A file that
-// gets none is stat'ed by every search instead of trusted.
+// watchBudget bounds the watches of one Searcher: its file watches and
+// the directory watches its indexes will need (reserved before a check)
+// take at most half of the user's fs.inotify.max_user_watches, which
+// every program the user runs shares (an editor's watcher, fsmcp's own
+// fs_watch, a second fsmcp on the same tree, which needs as many
+// directory watches to follow it at all). A file that gets none is
+// stat'ed by every search instead of trusted.
 type watchBudget struct {
 	once sync.Once
 	max  int64
 	used atomic.Int64
+	dirs atomic.Int64 // directory watches reserved
 }
 
 // take takes one watch from the budget, if any is left.
@@ -48,7 +52,7 @@ func (b *watchBudget) take() bool {
 			}
 		}
 	})
-	if b.used.Add(1) > b.max {
+	if b.used.Add(1)+b.dirs.Load() > b.max {
 		b.used.Add(-1)
 		return false
 	}
@@ -71,6 +75,7 @@ type watcher struct {
 	files  map[int32]int    // watch → the number of the file inode it watches (inodeGroups)
 	budget *watchBudget
 	taken  int64 // file watches taken from budget
+	dirs   int64 // directory watches reserved in budget
 	buf    []byte
 	stop   atomic.Bool
 }
@@ -126,6 +131,15 @@ func (w *watcher) addFile(dirfd int, name string, inode int) (m meta, nlink uint
 		return meta{}, 0, false, false
 	}
 	return metaOf(&st), uint64(st.Nlink), true, watched
+}
+
+// reserveDirs counts n directory watches against the budget, before
+// the files take theirs.
+func (w *watcher) reserveDirs(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.dirs += int64(n)
+	w.budget.dirs.Add(int64(n))
 }
 
 // add watches the directory open as dirfd, rel below the root. It goes
@@ -260,6 +274,7 @@ func (w *watcher) close() {
 	w.mu.Lock()
 	if !w.stop.Swap(true) {
 		w.budget.used.Add(-w.taken) // released with the descriptor
+		w.budget.dirs.Add(-w.dirs)
 	}
 	w.mu.Unlock()
 }
