@@ -457,10 +457,11 @@ func (s *Searcher) Grep(ctx context.Context, q backend.GrepQuery, sink backend.S
 	return s.next.Grep(ctx, q, sink)
 }
 
-// Glob implements backend.Searcher. Where a watcher follows a root, a
-// listed file the index holds unchanged takes its time and size from
-// the index instead of a stat (415,896 stats for **/*.c on the 1M-file
-// tree); the walk, and so the list, is the backend's as always.
+// Glob implements backend.Searcher. Where a watcher follows a root, the
+// files come from the index's list of names (listerFor), the walk going
+// only toward what changed since the check, and a file the index holds
+// unchanged takes its time and size from it instead of a stat (415,896
+// stats for **/*.c on the 1M-file tree).
 func (s *Searcher) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
 	s.enter()
 	defer s.leave()

@@ -20,8 +20,11 @@ import (
 // every directory of a root (Linux: inotify), the root's index is checked
 // once against the tree, with the watches already in place, and from
 // then on the changes the watcher reports are the only files whose
-// content the index may not know. A search then reads only the
-// directories that lead to a candidate or to a change.
+// content the index may not know. A search then opens its candidates
+// from the index's list of names (candidates.List) and walks only toward
+// the changes; where it cannot (its globs bring back what the listing
+// left out), it reads the directories that lead to a candidate or to a
+// change.
 
 // pruneState is what a checked index lets a search skip, fixed when the
 // check ends; the overlay carries what changed after.
