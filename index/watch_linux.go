@@ -48,7 +48,10 @@ func (b *watchBudget) take() bool {
 		b.max = 4096 // the kernel's smallest default is 8192
 		if v, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
 			if n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64); err == nil && n > 0 {
-				b.max = n / 2
+				// Half, less a little: a check watches a few more
+				// directories than it reserved (empty ones, new ones),
+				// and two servers' halves must leave room for those.
+				b.max = n/2 - n/64
 			}
 		}
 	})
