@@ -465,11 +465,12 @@ func (s *Searcher) Grep(ctx context.Context, q backend.GrepQuery, sink backend.S
 func (s *Searcher) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File) error) error {
 	s.enter()
 	defer s.leave()
-	if k := s.knownFor(q.Paths); k != nil {
-		q.Known = k.file
-	}
+	// The lister's walk takes only what changed since its own look at
+	// the overlay, and stats it: Known, from another look, could be older.
 	if l := s.listerFor(q); l != nil {
 		q.List = l
+	} else if k := s.knownFor(q.Paths); k != nil {
+		q.Known = k.file
 	}
 	return s.next.Glob(ctx, q, fn)
 }
