@@ -25,6 +25,7 @@ type change struct {
 	calls   func(root string) [][2]any // tool, arguments
 	root    bool                       // needs root (chown to another user)
 	xattrs  bool                       // needs user extended attributes
+	flags   bool                       // needs chattr's inode flags
 	// wait, when set, waits for what the calls set going to finish
 	// (a background process of fs_bash).
 	wait func(t *testing.T, root string)
@@ -162,6 +163,9 @@ assert l.renameat2(-100, b'tree', -100, b'x', 2) == 0, ctypes.get_errno()
 assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 2) == 0, ctypes.get_errno()
 " && echo after > tree/inner/g && echo more >> x/a.txt`),
 		bash("git mv, git rm -r, truncate of a file with two links", "git mv f.txt moved.txt && git rm -rqf tree && ln suid.sh two && truncate -s 1 two"),
+		{name: "fs_bash chattr", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_bash", args("command", "cd "+r+" && chattr +d f.txt && chattr +A tree && chattr +d tree/a.txt && chattr -d tree/a.txt && echo x >> f.txt")}}
+		}), flags: true},
 		bash("a write through a hard link", "ln f.txt hl && echo more >> hl"),
 		bash("mv over a file, sed -i through a link", "mv f.txt tree/a.txt && sed -i s/changed/Z/ tree/link"),
 		bash("find -delete, chmod -R", "find tree -name '*.txt' -delete && chmod -R go-rwx tree"),
@@ -300,6 +304,12 @@ func TestEveryChangeUndoneAfterRestart(t *testing.T) {
 					t.Skip("SKIPPED: giving a file away needs root")
 				}
 				root := undoFixture(t)
+				if c.flags {
+					if out, err := exec.Command("chattr", "+d", filepath.Join(root, "sig", "wait")).CombinedOutput(); err != nil {
+						t.Skipf("SKIPPED: chattr cannot set inode flags here (%v: %s)", err, out)
+					}
+					exec.Command("chattr", "-d", filepath.Join(root, "sig", "wait")).Run()
+				}
 				if c.xattrs {
 					if _, err := unix.Getxattr(filepath.Join(root, "f.txt"), "user.kept", nil); err != nil {
 						t.Skipf("SKIPPED: no user extended attributes on this file system (%v)", err)

@@ -53,6 +53,8 @@ type Image struct {
 	// XattrsKept (Linux): put back with its mode (xattr_linux.go).
 	Xattrs     map[string][]byte `json:"xattrs,omitempty"`
 	XattrsKept bool              `json:"xk,omitempty"`
+	// Flags are the inode flags (chattr's) a "flags" op keeps (Linux).
+	Flags *uint32 `json:"fl,omitempty"`
 	// Lost says why the content was not kept ("" when it was, or when
 	// there was none to keep).
 	Lost string `json:"lost,omitempty"`

@@ -102,7 +102,7 @@ func (e *Entry) pathsLine() string {
 			a.swap = filepath.Join(e.baseOf(op.Base), filepath.FromSlash(op.To))
 			b.swap = a.name
 		default:
-			at(op.Base, op.Path, op.Before, op.Kind == "meta")
+			at(op.Base, op.Path, op.Before, op.Kind == "meta" || op.Kind == "flags")
 		}
 	}
 	var parts []string

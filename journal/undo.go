@@ -197,6 +197,14 @@ func (u *undoer) undoOp(op Op) error {
 			return nil
 		}
 		return u.moveBack(to, p)
+	case "flags":
+		if op.Before.Flags == nil {
+			return nil
+		}
+		if err := Flags(u.ctx, p, false); err != nil {
+			return err
+		}
+		return setInodeFlags(p, *op.Before.Flags)
 	case "exchange":
 		to, err := u.resolve(op.Base, op.To)
 		if err != nil {

@@ -27,6 +27,9 @@ const (
 	Exchange
 	// Meta: Path's mode, owner or times change.
 	Meta
+	// Flags: Path's inode flags change (chattr: append-only, no-dump,
+	// no-atime and the like).
+	Flags
 )
 
 // Event is one change about to be made.

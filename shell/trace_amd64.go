@@ -54,6 +54,9 @@ var traps = map[uintptr]trap{
 	// Linux 6.13's *xattrat calls: a path beneath a descriptor.
 	unix.SYS_SETXATTRAT:    withAtFlags(tAt(Meta, 0, 1, true), 2),
 	unix.SYS_REMOVEXATTRAT: withAtFlags(tAt(Meta, 0, 1, true), 2),
+	// chattr: inode flags, by ioctl on a descriptor or (Linux 6.17) by name.
+	unix.SYS_IOCTL:        withCmds(tFd(Flags, 0), fsIocSetFlags, fsIoc32SetFlags, fsIocFsSetXattr),
+	unix.SYS_FILE_SETATTR: withAtFlags(tAt(Flags, 0, 1, true), 4),
 }
 
 // refused are the calls that could change files unseen.

@@ -49,6 +49,9 @@ type trap struct {
 	renameFlags int  // renameat2: the argument holding RENAME_EXCHANGE and RENAME_NOREPLACE
 	atFlags     int  // the argument holding AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH
 	follow      bool
+	// cmds: ioctl, the requests that change the file (the filter lets
+	// every other request go unstopped).
+	cmds []uint32
 }
 
 const none = -1
@@ -128,6 +131,8 @@ func filter() ([]unix.SockFilter, error) {
 	for nr, t := range traps {
 		prog = append(prog, ins{Code: bpfJeq, K: uint32(nr)})
 		switch {
+		case len(t.cmds) > 0:
+			jumps = append(jumps, target{len(prog) - 1, "cmds"})
 		case t.flags != none:
 			jumps = append(jumps, target{len(prog) - 1, "flags" + strconv.Itoa(int(nr))})
 			flagged = append(flagged, struct {
@@ -152,6 +157,17 @@ func filter() ([]unix.SockFilter, error) {
 			ins{Code: bpfJset, K: writeFlags, Jf: 1},
 			ins{Code: bpfRet, K: retNotify},
 			ins{Code: bpfRet, K: retAllow})
+	}
+	for _, t := range traps {
+		if len(t.cmds) == 0 {
+			continue
+		}
+		labels["cmds"] = len(prog)
+		prog = append(prog, ins{Code: bpfLdAbs, K: offArgs + 8*1}) // the request's low 32 bits
+		for _, c := range t.cmds {
+			prog = append(prog, ins{Code: bpfJeq, K: c, Jf: 1}, ins{Code: bpfRet, K: retNotify})
+		}
+		prog = append(prog, ins{Code: bpfRet, K: retAllow})
 	}
 	labels["notify"] = len(prog)
 	prog = append(prog, ins{Code: bpfRet, K: retNotify})
@@ -513,3 +529,12 @@ func second(t trap, dir, path int) trap {
 }
 func withRenameFlags(t trap, arg int) trap { t.renameFlags = arg; return t }
 func withAtFlags(t trap, arg int) trap     { t.atFlags = arg; return t }
+func withCmds(t trap, cmds ...uint32) trap { t.cmds = cmds; return t }
+
+// The ioctl requests that change a file's inode flags: chattr's
+// FS_IOC_SETFLAGS (and its 32-bit spelling), and FS_IOC_FSSETXATTR.
+const (
+	fsIocSetFlags   = 0x40086602
+	fsIoc32SetFlags = 0x40046602
+	fsIocFsSetXattr = 0x401c5820
+)

@@ -97,6 +97,8 @@ func (b *bashJournal) Before(ev shell.Event) {
 			return
 		}
 		journal.Exchanged(ctx, p, to)
+	case shell.Flags:
+		journal.Flags(ctx, p, ev.Follow)
 	case shell.Meta:
 		if ev.Follow {
 			journal.MetaTarget(ctx, p)

@@ -39,7 +39,9 @@ func TreeState(root string, skip func(rel string) bool) map[string]string {
 		switch {
 		case fi.Mode().IsRegular():
 			b, _ := os.ReadFile(p)
-			s += fmt.Sprintf(" %x", sha256.Sum256(b))
+			s += fmt.Sprintf(" %x", sha256.Sum256(b)) + inodeFlags(p)
+		case fi.IsDir():
+			s += inodeFlags(p)
 		case fi.Mode()&fs.ModeSymlink != 0:
 			l, _ := os.Readlink(p)
 			s += " -> " + l

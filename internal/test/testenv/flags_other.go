@@ -1,0 +1,6 @@
+//go:build !linux
+
+package testenv
+
+// inodeFlags: chattr's flags are Linux's.
+func inodeFlags(p string) string { return "" }
