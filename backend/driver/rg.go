@@ -441,6 +441,13 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 	pol := sp.pol
 	pol.Exec = r.libs
 	if err := confine.Start(cmd, pol); err != nil {
+		if ctx.Err() != nil {
+			// The call's time ran out while rg started (a tight
+			// timeout on a busy machine): a cut search, not an rg
+			// that cannot run, which would send every later search
+			// to the native scanner.
+			return ctx.Err()
+		}
 		return &StartError{Bin: r.bin, Reason: err.Error()}
 	}
 	perr := parse(bufio.NewReaderSize(stdout, 256<<10))

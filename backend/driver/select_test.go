@@ -2,7 +2,9 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"os/exec"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,4 +72,38 @@ func TestRGCancel(t *testing.T) {
 	if out, _ := exec.Command("pgrep", "-f", `\(\\w\+\\s\*\)\{5\}x`).Output(); len(out) > 0 {
 		t.Errorf("rg still running: %s", out)
 	}
+}
+
+// TestRGStartCutByTheCallIsNoStartError: a call whose time runs out
+// while rg starts (a tight --timeout on a busy machine) is a cut search,
+// never "rg cannot run", which would send every later search to the
+// native scanner.
+func TestRGStartCutByTheCallIsNoStartError(t *testing.T) {
+	rg, err := NewRG("")
+	if err != nil {
+		t.Skip("SKIPPED: rg is not on PATH")
+	}
+	// The call's time runs out between rg's own look at it and its start.
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	ctx := &expiresAfterFirstLook{Context: done}
+	err = rg.Grep(ctx, backend.GrepQuery{Pattern: "x", Mode: backend.Content, Paths: []string{t.TempDir()}}, backend.NewCollector(backend.Content, 0, 10))
+	var se *StartError
+	if errors.As(err, &se) {
+		t.Fatalf("a cancelled call is said to be an rg that cannot run: %v", err)
+	}
+}
+
+// expiresAfterFirstLook is a context whose Err is nil the first time it
+// is asked, and Canceled after: a deadline that passes at that moment.
+type expiresAfterFirstLook struct {
+	context.Context
+	looked atomic.Bool
+}
+
+func (c *expiresAfterFirstLook) Err() error {
+	if !c.looked.Swap(true) {
+		return nil
+	}
+	return c.Context.Err()
 }
