@@ -18,16 +18,11 @@ import (
 // Flags records the inode flags of what p names (follow: a final link
 // followed) before a command changes them.
 func Flags(ctx context.Context, p *sandbox.Path, follow bool) error {
-	st := From(ctx)
-	if st == nil || st.set == nil {
+	st := recording(ctx)
+	if st == nil {
 		return nil
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.active() {
-		st.touched = true
-		return nil
-	}
 	if follow {
 		if t, err := p.Target(); err == nil {
 			p = t

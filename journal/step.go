@@ -105,6 +105,23 @@ func From(ctx context.Context) *Step {
 	return st
 }
 
+// recording returns ctx's step locked, when it records changes; nil
+// when there is none or it journals nothing (then it notes that it was
+// asked: its answer says why nothing was kept). The caller unlocks.
+func recording(ctx context.Context) *Step {
+	st := From(ctx)
+	if st == nil || st.set == nil {
+		return nil
+	}
+	st.mu.Lock()
+	if !st.active() {
+		st.touched = true
+		st.mu.Unlock()
+		return nil
+	}
+	return st
+}
+
 // Set returns the journal the step writes to (nil: none).
 func (st *Step) Set() *Set {
 	if st == nil {

@@ -24,16 +24,11 @@ import (
 // is recorded (the tree copied into the journal, or noted as not kept)
 // and the caller removes it. verb words a refusal ("deleted", "replaced").
 func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
-	st := From(ctx)
-	if st == nil || st.set == nil {
+	st := recording(ctx)
+	if st == nil {
 		return false, nil
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.active() {
-		st.touched = true
-		return false, nil
-	}
 	store, rel, err := st.where(p)
 	if err != nil {
 		return false, st.failed(p, err)
@@ -212,16 +207,11 @@ func treeUsage(p *sandbox.Path) int64 {
 // it back. What dst held is kept as for a removal; dst's missing parents
 // are recorded as made.
 func Moved(ctx context.Context, src, dst *sandbox.Path) error {
-	st := From(ctx)
-	if st == nil || st.set == nil {
+	st := recording(ctx)
+	if st == nil {
 		return nil
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.active() {
-		st.touched = true
-		return nil
-	}
 	ss, srel, err := st.where(src)
 	var ds *Store
 	var drel string
@@ -277,16 +267,11 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 // RENAME_EXCHANGE): an undo swaps them back. Nothing is copied: whole
 // trees change names and come back by name.
 func Exchanged(ctx context.Context, a, b *sandbox.Path) error {
-	st := From(ctx)
-	if st == nil || st.set == nil {
+	st := recording(ctx)
+	if st == nil {
 		return nil
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.active() {
-		st.touched = true
-		return nil
-	}
 	as, arel, err := st.where(a)
 	var bs *Store
 	var brel string
@@ -345,16 +330,11 @@ func MovedNoReplace(ctx context.Context, src, dst *sandbox.Path) error {
 // as for a removal; an undo brings it back and takes the trash's copy
 // out again.
 func Trashed(ctx context.Context, p *sandbox.Path, trash string) error {
-	st := From(ctx)
-	if st == nil || st.set == nil {
+	st := recording(ctx)
+	if st == nil {
 		return nil
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.active() {
-		st.touched = true
-		return nil
-	}
 	store, rel, err := st.where(p)
 	if err == nil {
 		err = st.begin(store)
