@@ -9,40 +9,5 @@ const (
 	x32Bit    = 0
 )
 
-// traps are the calls that change the file system, and how each names
-// what it changes (arm64 has only the *at forms).
-var traps = map[uintptr]trap{
-	unix.SYS_OPENAT:       withFlags(tAt(Write, 0, 1, true), 2),
-	unix.SYS_OPENAT2:      withHow(tAt(Write, 0, 1, true)),
-	unix.SYS_TRUNCATE:     tPath(Write, 0, true),
-	unix.SYS_FTRUNCATE:    tFd(Write, 0),
-	unix.SYS_FALLOCATE:    tFd(Write, 0),
-	unix.SYS_UNLINKAT:     tAt(Remove, 0, 1, false),
-	unix.SYS_RENAMEAT:     second(tAt(Rename, 0, 1, false), 2, 3),
-	unix.SYS_RENAMEAT2:    withRenameFlags(second(tAt(Rename, 0, 1, false), 2, 3), 4),
-	unix.SYS_MKDIRAT:      tAt(Create, 0, 1, false),
-	unix.SYS_MKNODAT:      tAt(Create, 0, 1, false),
-	unix.SYS_SYMLINKAT:    tAt(Create, 1, 2, false),
-	unix.SYS_LINKAT:       second(tAt(Create, 2, 3, false), 0, 1),
-	unix.SYS_FCHMOD:       tFd(Meta, 0),
-	unix.SYS_FCHMODAT:     tAt(Meta, 0, 1, true),
-	unix.SYS_FCHMODAT2:    withAtFlags(tAt(Meta, 0, 1, true), 3),
-	unix.SYS_FCHOWN:       tFd(Meta, 0),
-	unix.SYS_FCHOWNAT:     withAtFlags(tAt(Meta, 0, 1, true), 4),
-	unix.SYS_UTIMENSAT:    withAtFlags(tAt(Meta, 0, 1, true), 3),
-	unix.SYS_SETXATTR:     tPath(Meta, 0, true),
-	unix.SYS_LSETXATTR:    tPath(Meta, 0, false),
-	unix.SYS_FSETXATTR:    tFd(Meta, 0),
-	unix.SYS_REMOVEXATTR:  tPath(Meta, 0, true),
-	unix.SYS_LREMOVEXATTR: tPath(Meta, 0, false),
-	unix.SYS_FREMOVEXATTR: tFd(Meta, 0),
-	// Linux 6.13's *xattrat calls: a path beneath a descriptor.
-	unix.SYS_SETXATTRAT:    withAtFlags(tAt(Meta, 0, 1, true), 2),
-	unix.SYS_REMOVEXATTRAT: withAtFlags(tAt(Meta, 0, 1, true), 2),
-	// chattr: inode flags, by ioctl on a descriptor or (Linux 6.17) by name.
-	unix.SYS_IOCTL:        withCmds(tFd(Flags, 0), fsIocSetFlags, fsIoc32SetFlags, fsIocFsSetXattr),
-	unix.SYS_FILE_SETATTR: withAtFlags(tAt(Flags, 0, 1, true), 4),
-}
-
-// refused are the calls that could change files unseen.
-var refused = []uintptr{unix.SYS_IO_URING_SETUP, unix.SYS_OPEN_BY_HANDLE_AT}
+// traps: arm64 has only the generic calls (trace_generic.go).
+var traps = genericTraps
