@@ -8,17 +8,10 @@ import "path"
 // parents opened through the root. On file systems without it, a hard link
 // and unlink, which also refuse to replace.
 func (p *Path) renameNoReplace(dst *Path) error {
-	sd, err := p.Root.fs.Open(path.Dir(p.Rel))
-	if err != nil {
-		return describe(p.Abs, err)
+	err, open := p.beneathParents(dst, renameExcl)
+	if open != nil {
+		return open
 	}
-	defer sd.Close()
-	dd, err := dst.Root.fs.Open(path.Dir(dst.Rel))
-	if err != nil {
-		return describe(dst.Abs, err)
-	}
-	defer dd.Close()
-	err = renameExcl(int(sd.Fd()), path.Base(p.Rel), int(dd.Fd()), path.Base(dst.Rel))
 	if noRenameExcl(err) {
 		if err = p.Root.fs.Link(p.Rel, dst.Rel); err == nil {
 			return describe(p.Abs, p.Root.fs.Remove(p.Rel))
@@ -35,15 +28,28 @@ func (p *Path) Exchange(dst *Path) error {
 	if p.Root != dst.Root {
 		return ErrCrossRoot
 	}
+	err, open := p.beneathParents(dst, renameSwap)
+	if open != nil {
+		return open
+	}
+	return describe(dst.Abs, err)
+}
+
+// beneathParents runs a two-name call on p's and dst's names, each
+// beneath its parent directory opened through its root (a parent
+// swapped for a link out is not followed). It returns the call's own
+// error as it is, and apart from it the error opening a parent,
+// described with the path it concerns.
+func (p *Path) beneathParents(dst *Path, call func(olddir int, oldname string, newdir int, newname string) error) (err, open error) {
 	sd, err := p.Root.fs.Open(path.Dir(p.Rel))
 	if err != nil {
-		return describe(p.Abs, err)
+		return nil, describe(p.Abs, err)
 	}
 	defer sd.Close()
 	dd, err := dst.Root.fs.Open(path.Dir(dst.Rel))
 	if err != nil {
-		return describe(dst.Abs, err)
+		return nil, describe(dst.Abs, err)
 	}
 	defer dd.Close()
-	return describe(dst.Abs, renameSwap(int(sd.Fd()), path.Base(p.Rel), int(dd.Fd()), path.Base(dst.Rel)))
+	return call(int(sd.Fd()), path.Base(p.Rel), int(dd.Fd()), path.Base(dst.Rel)), nil
 }
