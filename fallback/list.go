@@ -41,8 +41,8 @@ func readList(ctx context.Context, dir string, roots []string, rootDirs []*os.Fi
 		go func() {
 			defer wg.Done()
 			st := &workerState{dirfd: -1}
-			ds := dirStack{base: base, dir: dir, filter: filter}
-			defer ds.closeAll()
+			ds := listDirs(base, dir, filter)
+			defer ds.CloseAll()
 			for ctx.Err() == nil {
 				b := int(next.Add(listBatch)) - listBatch
 				if b >= len(rels) {
@@ -60,7 +60,7 @@ func readList(ctx context.Context, dir string, roots []string, rootDirs []*os.Fi
 					if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 						d, name = rel[:i], rel[i+1:]
 					}
-					fd, ok := ds.enter(d)
+					fd, ok := ds.Enter(d)
 					path := dir + "/" + rel
 					if !ok || filter.Skip(nil, dir, path, name, false) {
 						continue
@@ -76,78 +76,19 @@ func readList(ctx context.Context, dir string, roots []string, rootDirs []*os.Fi
 	return ctx.Err()
 }
 
-// dirStack is one worker's open directories along the path of the
-// listed file it is at: the search path's (base) and those below it.
-type dirStack struct {
-	base   int
-	dir    string // the search path
-	filter *ignore.Filter
-	open   []openDirEntry
-}
-
-type openDirEntry struct {
-	rel  string // below the search path
-	fd   int    // -1: left out by the globs, or could not be opened
-	skip bool
-}
-
-// enter returns the open directory rel (below the search path; "" is
-// the search path), opening what is missing of it, and false when the
-// globs leave it (or a directory above it) out or it cannot be opened
-// as a directory (a link or a file swapped in: the walk would not enter
-// it either).
-func (s *dirStack) enter(rel string) (int, bool) {
-	for len(s.open) > 0 {
-		top := s.open[len(s.open)-1].rel
-		if top == rel || strings.HasPrefix(rel, top+"/") {
-			break
+// listDirs is a worker's stack of the directories below the search
+// path dir (open at base) along its listed files: a directory the globs
+// leave out, or that cannot be opened as one (a link or a file swapped
+// in: the walk would not enter it either), is not entered.
+func listDirs(base int, dir string, filter *ignore.Filter) backend.DirStack {
+	return backend.DirStack{Base: base, Close: closeFD, Open: func(parent int, sub, name string) int {
+		if filter.Skip(nil, dir, dir+"/"+sub, name, true) {
+			return -1
 		}
-		s.pop()
-	}
-	for {
-		parent, at := s.base, ""
-		if n := len(s.open); n > 0 {
-			e := s.open[n-1]
-			if e.skip {
-				return -1, false
-			}
-			parent, at = e.fd, e.rel
+		fd, err := openDir(parent, name, false)
+		if err != nil {
+			return -1
 		}
-		if at == rel {
-			return parent, true
-		}
-		rest := rel
-		if at != "" {
-			rest = rel[len(at)+1:]
-		}
-		name := rest
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			name = rest[:i]
-		}
-		sub := name
-		if at != "" {
-			sub = at + "/" + name
-		}
-		e := openDirEntry{rel: sub, fd: -1, skip: true}
-		if !s.filter.Skip(nil, s.dir, s.dir+"/"+sub, name, true) {
-			if fd, err := openDir(parent, name, false); err == nil {
-				e.fd, e.skip = fd, false
-			}
-		}
-		s.open = append(s.open, e)
-	}
-}
-
-func (s *dirStack) pop() {
-	e := s.open[len(s.open)-1]
-	if e.fd >= 0 {
-		closeFD(e.fd)
-	}
-	s.open = s.open[:len(s.open)-1]
-}
-
-func (s *dirStack) closeAll() {
-	for len(s.open) > 0 {
-		s.pop()
-	}
+		return fd
+	}}
 }

@@ -5,11 +5,12 @@ package index
 import (
 	"os"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/backend"
 )
 
 // sweepBatch is how many files a sweeping goroutine takes at a time; a
@@ -46,8 +47,8 @@ func sweep(ix *Index, ids []int32) []int {
 		go func() {
 			defer wg.Done()
 			var differ []int
-			s := pathStack{base: base}
-			defer s.closeAll()
+			s := pathDirs(base)
+			defer s.CloseAll()
 			for {
 				b := int(next.Add(sweepBatch)) - sweepBatch
 				if b >= len(ids) {
@@ -60,7 +61,7 @@ func sweep(ix *Index, ids []int32) []int {
 					}
 					name := ix.nameBytes(int(id))
 					i := lastSlash(name)
-					dirfd, ok := s.enter(string(name[:max(0, i)]))
+					dirfd, ok := s.Enter(string(name[:max(0, i)]))
 					if ok {
 						var now meta
 						now, _, ok = fileAt(dirfd, string(name[i+1:]))
@@ -80,65 +81,15 @@ func sweep(ix *Index, ids []int32) []int {
 	return out
 }
 
-// pathStack is one goroutine's open directories (O_PATH) along the path
-// of the file it is at, below base.
-type pathStack struct {
-	base int
-	open []pathDir
-}
-
-type pathDir struct {
-	rel string
-	fd  int // -1: could not be opened as a directory
-}
-
-// enter returns the directory rel ("" is base's) open, opening what is
-// missing of it beneath its parent without following a link.
-func (s *pathStack) enter(rel string) (int, bool) {
-	for len(s.open) > 0 {
-		top := s.open[len(s.open)-1].rel
-		if top == rel || strings.HasPrefix(rel, top+"/") {
-			break
-		}
-		s.pop()
-	}
-	for {
-		parent, at := s.base, ""
-		if n := len(s.open); n > 0 {
-			parent, at = s.open[n-1].fd, s.open[n-1].rel
-			if parent < 0 {
-				return -1, false
-			}
-		}
-		if at == rel {
-			return parent, true
-		}
-		rest := rel
-		if at != "" {
-			rest = rel[len(at)+1:]
-		}
-		name, _, _ := strings.Cut(rest, "/")
-		sub := name
-		if at != "" {
-			sub = at + "/" + name
-		}
+// pathDirs is a goroutine's stack of O_PATH directories below base
+// along the files it sweeps, each opened beneath its parent without
+// following a link.
+func pathDirs(base int) backend.DirStack {
+	return backend.DirStack{Base: base, Close: func(fd int) { unix.Close(fd) }, Open: func(parent int, _, name string) int {
 		fd, err := unix.Openat(parent, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
-			fd = -1
+			return -1
 		}
-		s.open = append(s.open, pathDir{rel: sub, fd: fd})
-	}
-}
-
-func (s *pathStack) pop() {
-	if fd := s.open[len(s.open)-1].fd; fd >= 0 {
-		unix.Close(fd)
-	}
-	s.open = s.open[:len(s.open)-1]
-}
-
-func (s *pathStack) closeAll() {
-	for len(s.open) > 0 {
-		s.pop()
-	}
+		return fd
+	}}
 }
