@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -28,13 +29,22 @@ func ProcFd(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
 // have none, and their reading stops here. False says only "not known"
 // (an older kernel, an error, or some attributes): then Read them.
 func NoneAt(dirfd int, name string) bool {
+	if noListxattrat.Load() {
+		return false
+	}
 	p, err := unix.BytePtrFromString(name)
 	if err != nil {
 		return false
 	}
 	n, _, e := unix.Syscall6(unix.SYS_LISTXATTRAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), unix.AT_SYMLINK_NOFOLLOW, 0, 0, 0)
+	if e == unix.ENOSYS {
+		noListxattrat.Store(true) // a kernel before 6.13: not asked again
+	}
 	return e == 0 && n == 0
 }
+
+// noListxattrat is set once the kernel said it has no listxattrat.
+var noListxattrat atomic.Bool
 
 // Read reads the extended attributes of the object name refers to
 // (ProcFd of a handle); ok is false where they could not be read.
