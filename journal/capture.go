@@ -101,7 +101,11 @@ func (st *Step) capture(p *sandbox.Path, how capHow) (err error) {
 	st.holding = true
 	defer func() {
 		st.holding = false
-		if werr := st.writePending(); werr != nil && err == nil {
+		write := st.writePending
+		if !st.urgent {
+			write = st.writeSoon
+		}
+		if werr := write(); werr != nil && err == nil {
 			st.lose(escape.Name(p.Abs) + ": the journal could not be written")
 			err = st.failed(p, werr)
 		}

@@ -2,7 +2,6 @@ package journal
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -42,8 +41,11 @@ type Step struct {
 	id       string
 	log      *os.File // the home segment's log, open while the step is
 	logRef   *sharedLog
-	pending  []byte // records gathered while holding, appended as one
+	pending  []byte // records encoded, not yet in the log, oldest first
+	urgent   bool   // one of them keeps what a change destroys: it is written before the change
 	holding  bool   // a capture is gathering its records (capture.go)
+	lazyN    int // records pending
+	lazyT    *time.Timer
 	pack     *os.File
 	packSize int64
 	seen     map[string]int // paths whose first state is recorded: seenMeta or seenFull
@@ -190,26 +192,71 @@ func (st *Step) begin(store *Store) error {
 // write appends r to the step's log: at once, or with the other records
 // of the capture in progress, in one append when it ends (st.mu held).
 func (st *Step) write(r *record) error {
-	b, err := json.Marshal(r)
+	b, err := marshalRecord(st.pending, r)
 	if err != nil {
 		return err
 	}
-	st.pending = append(append(st.pending, b...), '\n')
+	st.pending = append(b, '\n')
+	st.lazyN++
+	st.urgent = st.urgent || !lazy(r)
 	if st.holding {
 		return nil
 	}
 	return st.writePending()
 }
 
-// writePending appends what write gathered (st.mu held).
+// lazy reports whether r may reach the log just after the change it
+// precedes: it keeps nothing the change destroys (the entry's
+// beginning, a directory's times, that nothing was at a path). A
+// command that makes thousands of files then waits for none of their
+// records: they go out together, at most lazyWait or lazyMax records
+// later. Were fsmcp killed in between, an undo would leave such a file
+// where it was made; every byte that was there before is kept first.
+func lazy(r *record) bool {
+	switch {
+	case r.T == "b":
+		return true
+	case r.T != "o":
+		return false
+	case r.Op.Kind == "times":
+		return true
+	}
+	return r.Op.Kind == "state" && r.Op.Before.Type == ""
+}
+
+const (
+	lazyWait = 10 * time.Millisecond
+	lazyMax  = 256
+)
+
+// writePending appends the pending records in one write (st.mu held).
 func (st *Step) writePending() error {
 	if len(st.pending) == 0 {
 		return nil
 	}
 	n, err := st.log.Write(st.pending)
 	st.logBytes += int64(n)
-	st.pending = st.pending[:0]
+	st.pending, st.urgent, st.lazyN = st.pending[:0], false, 0
 	return err
+}
+
+// writeSoon writes lazy records when enough have gathered, or lazyWait
+// after the first (st.mu held).
+func (st *Step) writeSoon() error {
+	if st.lazyN >= lazyMax {
+		return st.writePending()
+	}
+	if len(st.pending) > 0 && st.lazyT == nil {
+		st.lazyT = time.AfterFunc(lazyWait, func() {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			st.lazyT = nil
+			if !st.ended && st.writePending() != nil {
+				st.lose("the journal could not be written")
+			}
+		})
+	}
+	return nil
 }
 
 // writeOp records op (its DIR's journal is store) before the change
@@ -332,7 +379,16 @@ func (st *Step) End(ctx context.Context) []string {
 		end.NotUndoable = "not everything it changed was kept: " + strings.Join(st.lost, "; ")
 	}
 	recs = append(recs, end)
-	n, _ := writeRecordsN(st.log, false, recs...)
+	if st.lazyT != nil {
+		st.lazyT.Stop()
+		st.lazyT = nil
+	}
+	st.holding = true // one append, after the lazy records still pending
+	for _, r := range recs {
+		st.write(r)
+	}
+	st.holding = false
+	st.writePending()
 	// What the step wrote is in the page cache already (a killed fsmcp
 	// loses none of it); it reaches the disk a moment later with what
 	// the next calls write (flush.go).
@@ -342,7 +398,7 @@ func (st *Step) End(ctx context.Context) []string {
 	st.home.mu.Unlock()
 	// A file grows on disk by whole blocks: a block more for the log and
 	// one for a pack keeps the estimate at or above the truth.
-	grown := st.logBytes + int64(n) + 4096
+	grown := st.logBytes + 4096
 	if st.pack != nil {
 		grown += 4096
 	}

@@ -308,11 +308,11 @@ func writeRecords(f *os.File, sync bool, recs ...*record) error {
 func writeRecordsN(f *os.File, sync bool, recs ...*record) (int, error) {
 	var buf []byte
 	for _, r := range recs {
-		b, err := json.Marshal(r)
-		if err != nil {
+		var err error
+		if buf, err = marshalRecord(buf, r); err != nil {
 			return 0, err
 		}
-		buf = append(append(buf, b...), '\n')
+		buf = append(buf, '\n')
 	}
 	if _, err := f.Write(buf); err != nil {
 		return 0, err
