@@ -44,7 +44,7 @@ type Step struct {
 	pending  []byte // records encoded, not yet in the log, oldest first
 	urgent   bool   // one of them keeps what a change destroys: it is written before the change
 	holding  bool   // a capture is gathering its records (capture.go)
-	lazyN    int // records pending
+	lazyN    int    // records pending
 	lazyT    *time.Timer
 	pack     *os.File
 	packSize int64
