@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/internal/escape"
@@ -141,11 +142,16 @@ func (st *Step) capture(p *sandbox.Path, how capHow) (err error) {
 		return nil
 	}
 	err = st.begin(store)
-	if err == nil {
-		err = st.parents(store, rel, p)
-	}
-	if err == nil {
-		err = st.dirTimes(store, p)
+	dir := dirOf(p)
+	if err == nil && dir != st.lastDir {
+		// A command making many files in one directory: its parents and
+		// its times were recorded with the first.
+		if err = st.parents(store, rel, p); err == nil {
+			err = st.dirTimes(store, p)
+		}
+		if err == nil && !p.IsRoot() {
+			st.lastDir = dir
+		}
 	}
 	if err != nil {
 		return st.failed(p, err)
@@ -171,6 +177,20 @@ func (st *Step) capture(p *sandbox.Path, how capHow) (err error) {
 	st.seen[k] = level
 	st.final(store, rel, p)
 	return nil
+}
+
+// dirOf names p's directory for lastDir.
+func dirOf(p *sandbox.Path) dirKey {
+	i := strings.LastIndexByte(p.Rel, '/')
+	if i < 0 {
+		return dirKey{p.Root, "."}
+	}
+	return dirKey{p.Root, p.Rel[:i]}
+}
+
+type dirKey struct {
+	root *sandbox.Root
+	rel  string
 }
 
 // failed is the error of a change that could not be journaled: for a

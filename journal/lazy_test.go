@@ -4,6 +4,7 @@ package journal
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,54 @@ func TestLazyRecordsKeepTheirOrder(t *testing.T) {
 	st.End(ctx)
 	if n := strings.Count(read(), `"p":"new2"`); n != 2 { // its op and what it holds at the end
 		t.Fatalf("new2 is in the log %d times, want 2:\n%s", n, read())
+	}
+}
+
+// TestManyFinalsReadInParallel: a step's end reads a command's
+// thousands of paths with several goroutines; each path's state is the
+// one it holds, in the order the step met them.
+func TestManyFinalsReadInParallel(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "root")
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	sb, errs := sandbox.New([]string{root})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	defer sb.Close()
+	s := New(Config{Dir: filepath.Join(base, "state"), MaxSize: 1 << 20}, nil)
+	defer s.Close()
+	st := s.Begin(Actor{Tool: "fs_bash", Command: "many"}, sb.Roots())
+	ctx := With(context.Background(), st)
+	const n = 3 * finalsPerWorker
+	names := make([]string, n)
+	for i := range n {
+		names[i] = filepath.Join([]string{".", "a", "a/b"}[i%3], fmt.Sprintf("f%d", i))
+		p, err := sb.Resolve(filepath.Join(root, names[i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		Keep(ctx, p)
+		os.WriteFile(filepath.Join(root, names[i]), make([]byte, i), 0o600)
+	}
+	st.End(ctx)
+	store, _ := s.Store(root)
+	entries, err := store.Entries()
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("%d entries, %v", len(entries), err)
+	}
+	var files []Final
+	for _, f := range entries[0].After {
+		if f.Image.Type == File {
+			files = append(files, f)
+		}
+	}
+	if len(files) != n {
+		t.Fatalf("%d files in the step's end, want %d", len(files), n)
+	}
+	for i, f := range files {
+		if f.Path != filepath.ToSlash(filepath.Clean(names[i])) || f.Image.Size != int64(i) || f.Image.Mode != 0o600 {
+			t.Fatalf("final %d: %s size %d mode %o, want %s size %d mode 600", i, f.Path, f.Image.Size, f.Image.Mode, names[i], i)
+		}
 	}
 }

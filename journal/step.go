@@ -65,6 +65,7 @@ type Step struct {
 	ops      []Op     // what the step wrote, contents left out
 	dirs     dirCache
 	dirKnown map[string]bool             // directories seen to exist
+	lastDir  dirKey                      // the directory whose parents and times the last capture recorded
 	links    map[[2]uint64]*sandbox.Path // files given a new name by a hard link in the step, by identity (linked.go)
 }
 
@@ -303,6 +304,7 @@ func (st *Step) forget(store *Store, rel string, p *sandbox.Path) {
 // (about to be removed, or renamed): its handles and its existence.
 func (st *Step) unknown(store *Store, rel string, p *sandbox.Path) {
 	st.dirs.forget(p.Root, p.Rel)
+	st.lastDir = dirKey{}
 	prefix := key(store, rel)
 	for k := range st.dirKnown {
 		if k == prefix || strings.HasPrefix(k, prefix+"/") {
@@ -354,19 +356,7 @@ func (st *Step) End(ctx context.Context) []string {
 		}
 		return nil
 	}
-	var after []Final
-	for _, p := range st.finals {
-		store, rel, err := st.where(p)
-		if err != nil {
-			continue
-		}
-		im := st.readFinal(p, st.trees[key(store, rel)], st.byTool)
-		f := Final{Path: rel, Image: im}
-		if store != st.home {
-			f.Base = store.base
-		}
-		after = append(after, f)
-	}
+	after := st.readFinals()
 	noop := st.noop(after)
 	var recs []*record
 	for len(after) > 0 {

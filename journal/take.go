@@ -12,7 +12,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -366,11 +368,60 @@ func readFinal(p *sandbox.Path, tree, hash bool) Image {
 	return readFinalWith(p, tree, hash, p.Lstat, func() (readFile, error) { return p.OpenFile(oRead, 0) })
 }
 
-// readFinal is readFinal through the step's directory handles.
-func (st *Step) readFinal(p *sandbox.Path, tree, hash bool) Image {
-	im := readFinalWith(p, tree, hash, func() (fs.FileInfo, error) { return st.dirs.lstat(p) }, func() (readFile, error) { return st.dirs.openRead(p) })
+// readFinals reads what each path the step changed holds now (st.mu
+// held). A command's thousands are read by several goroutines, each
+// through directory handles of its own.
+func (st *Step) readFinals() []Final {
+	var after []Final
+	var paths []*sandbox.Path
+	var trees []bool
+	for _, p := range st.finals {
+		store, rel, err := st.where(p)
+		if err != nil {
+			continue
+		}
+		f := Final{Path: rel}
+		if store != st.home {
+			f.Base = store.base
+		}
+		after = append(after, f)
+		paths = append(paths, p)
+		trees = append(trees, st.trees[key(store, rel)])
+	}
+	read := func(c *dirCache, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			after[i].Image = readFinalIn(c, paths[i], trees[i], st.byTool)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4, len(paths)/finalsPerWorker)
+	if workers < 2 {
+		read(&st.dirs, 0, len(paths))
+		return after
+	}
+	var wg sync.WaitGroup
+	chunk := (len(paths) + workers - 1) / workers
+	for lo := chunk; lo < len(paths); lo += chunk {
+		wg.Go(func() {
+			var c dirCache
+			defer c.close()
+			read(&c, lo, min(lo+chunk, len(paths)))
+		})
+	}
+	read(&st.dirs, 0, chunk)
+	wg.Wait()
+	return after
+}
+
+// finalsPerWorker is the fewest paths worth a goroutine of their own
+// at a step's end.
+const finalsPerWorker = 256
+
+// readFinalIn is readFinal through the directory handles of c, with
+// the extended attributes.
+func readFinalIn(c *dirCache, p *sandbox.Path, tree, hash bool) Image {
+	im := readFinalWith(p, tree, hash, func() (fs.FileInfo, error) { return c.lstat(p) }, func() (readFile, error) { return c.openRead(p) })
 	if im.Type == File || im.Type == Dir {
-		im.Xattrs, im.XattrsKept = st.dirs.xattrs(p) // a setfattr alone is a change
+		im.Xattrs, im.XattrsKept = c.xattrs(p) // a setfattr alone is a change
 	}
 	return im
 }
