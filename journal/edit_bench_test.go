@@ -46,3 +46,38 @@ func benchEdit(b *testing.B, journaled bool) {
 		st.End(ctx)
 	}
 }
+
+// BenchmarkCommandCreates times what the journal does for each file a
+// shell command creates (the capture before the open, the file's final
+// state at the step's end), 2,000 files to a step, as fs_bash's
+// supervisor calls it: to find where a command's per-file cost goes.
+func BenchmarkCommandCreates(b *testing.B) {
+	base := b.TempDir()
+	root := filepath.Join(base, "r")
+	os.MkdirAll(root, 0o755)
+	sb, _ := sandbox.New([]string{root})
+	defer sb.Close()
+	j := journal.New(journal.Config{Dir: filepath.Join(base, "state"), MaxSize: 1 << 30}, files.JournalOps{})
+	var st *journal.Step
+	var ctx context.Context
+	for i := 0; b.Loop(); i++ {
+		if i%2000 == 0 {
+			if st != nil {
+				st.End(ctx)
+			}
+			st = j.Begin(journal.Actor{Tool: "fs_bash", Command: "make files"}, sb.Roots())
+			ctx = journal.With(context.Background(), st)
+			os.Mkdir(filepath.Join(root, fmt.Sprint(i)), 0o755)
+		}
+		name := filepath.Join(root, fmt.Sprint(i-i%2000), fmt.Sprint("f", i))
+		p, err := sb.Resolve(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := journal.KeepTarget(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+		os.WriteFile(name, nil, 0o644)
+	}
+	st.End(ctx)
+}
