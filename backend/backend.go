@@ -235,7 +235,8 @@ type GlobQuery struct {
 // directory, absolute) that the walk of dir keeps under the ignore files
 // as they stand, by its path relative to dir, with its time and size
 // when the index holds them unchanged (known; otherwise the backend
-// stats it); ok false: walk dir. When it answers, KeepDir and Keep speak
+// stats it); ok false: walk dir. rel may share the index's memory: fn
+// copies what it keeps past its call. When it answers, KeepDir and Keep speak
 // for the rest of the walk only (what changed since the index looked):
 // a file is listed or kept by the walk, never both.
 type GlobLister interface {

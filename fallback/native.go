@@ -234,7 +234,7 @@ func globList(ctx context.Context, q backend.GlobQuery, base string, roots []str
 			return
 		}
 		if !known {
-			stat = append(stat, rel)
+			stat = append(stat, strings.Clone(rel)) // rel may be the index's own bytes
 			return
 		}
 		f.Path = dir + "/" + rel

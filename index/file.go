@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/fsmcp/fsmcp/backend"
 )
@@ -301,6 +302,15 @@ func (ix *Index) nameAt(i int) (off, n uint64) {
 func (ix *Index) nameBytes(i int) []byte {
 	o, n := ix.nameAt(i)
 	return ix.names[o : o+n]
+}
+
+// nameView is file i's name as a string that shares the index's bytes
+// instead of copying them: a listing of 1M names made 1M strings. It is
+// valid while ix is mapped, which a search holding ix outlives only at
+// Close, so nothing may keep it past the search that read it.
+func (ix *Index) nameView(i int) string {
+	b := ix.nameBytes(i)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // hash is the SHA-256 of the content that id begins; zero for a later

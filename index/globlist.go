@@ -78,11 +78,10 @@ func (g *listedGlob) List(dir string, fn func(rel string, f backend.File, known 
 	}
 	first := sort.Search(ix.nfiles, func(i int) bool { return string(ix.nameBytes(i)) >= prefix })
 	for id := first; id < ix.nfiles; id++ {
-		name := ix.nameBytes(id)
-		if !strings.HasPrefix(string(name), prefix) {
+		full := ix.nameView(id) // fn keeps no rel past its call
+		if !strings.HasPrefix(full, prefix) {
 			break
 		}
-		full := string(name)
 		if qp.walks(full) {
 			continue
 		}
