@@ -3,8 +3,12 @@ package queue
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -300,5 +304,54 @@ func TestAGlobOverManyDirectoriesIsStillKept(t *testing.T) {
 	}
 	if total := glob(backend.LaterPage(ctx), 10); total != 200 || inner.searches != 1 {
 		t.Fatalf("a later page among the first files: total %d, %d searches (want 1: served from the kept result)", total, inner.searches)
+	}
+}
+
+// TestLastDirIsFilepathDir: the directory memory answers filepath.Dir for
+// every path, in a listing's order and out of it, for paths clean or not
+// (a doubled or trailing separator, "." and ".." elements, none at all),
+// and the directories a kept result watches are each file's, once.
+func TestLastDirIsFilepathDir(t *testing.T) {
+	elems := []string{"", "a", "b", ".", "..", "a.c", "dir", "x y", "é", "new\nline"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var paths []string
+	for range 5000 {
+		parts := make([]string, 1+rng.IntN(5))
+		for i := range parts {
+			parts[i] = elems[rng.IntN(len(elems))]
+		}
+		p := strings.Join(parts, string(filepath.Separator))
+		if rng.IntN(2) == 0 {
+			p = string(filepath.Separator) + p
+		}
+		paths = append(paths, p)
+	}
+	sorted := slices.Clone(paths)
+	slices.Sort(sorted)
+	for _, list := range [][]string{paths, sorted} {
+		var last lastDir
+		want := map[string]bool{}
+		for _, p := range list {
+			if got, _ := last.of(p); got != filepath.Dir(p) {
+				t.Fatalf("of(%q) = %q, filepath.Dir says %q", p, got, filepath.Dir(p))
+			}
+			want[filepath.Dir(p)] = true
+		}
+		got := watchDirs(nil, slices.Values(list))
+		if len(got) != len(want) {
+			t.Fatalf("watchDirs: %d directories, want %d", len(got), len(want))
+		}
+		for _, d := range got {
+			if !want[d] {
+				t.Fatalf("watchDirs: %q is no file's directory", d)
+			}
+		}
+		r := &globRecorder{heap: true, dirs: map[string]bool{}}
+		for _, p := range list {
+			r.addDir(p)
+		}
+		if !maps.Equal(r.dirs, want) {
+			t.Fatalf("globRecorder: %d directories, want %d", len(r.dirs), len(want))
+		}
 	}
 }
