@@ -55,8 +55,9 @@ func GlobMatcher(pattern string) func(rel string) bool {
 			suffix := rest[1:] // **/*.go: the last element ends with .go
 			return func(rel string) bool { return strings.HasSuffix(rel, suffix) }
 		case rest != "" && !strings.ContainsAny(rest, meta+"/"):
+			slashRest := "/" + rest
 			return func(rel string) bool { // **/name
-				return rel == rest || strings.HasSuffix(rel, "/"+rest)
+				return rel == rest || strings.HasSuffix(rel, slashRest)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -41,7 +42,10 @@ func TestMultilineSearchableLen(t *testing.T) {
 	}
 }
 
-// TestGlobMatcher: the fast paths agree with doublestar.
+// TestGlobMatcher: the fast paths agree with doublestar, the matcher of
+// every other pattern, over the shapes they take and many they must not
+// (a slash, a class, braces, an escape in the last element), on names
+// with dots, newlines, unicode and glob metacharacters of their own.
 func TestGlobMatcher(t *testing.T) {
 	paths := []string{"a.go", "x/a.go", "x/y/a.go", "a.go/b", "ago", "x/main", "main", "amain", "x/amain", "a.txt", ".go", "x/.go"}
 	for _, pat := range []string{"**/*.go", "**/main", "*.go", "main", "x/*.go", "**/*", "x/**", "{a,x}/*.go"} {
@@ -49,6 +53,32 @@ func TestGlobMatcher(t *testing.T) {
 		for _, p := range paths {
 			want, _ := doublestar.Match(pat, p)
 			if got := m(p); got != want {
+				t.Errorf("GlobMatcher(%q)(%q) = %v, doublestar says %v", pat, p, got, want)
+			}
+		}
+	}
+	elems := []string{"", "a", "c", ".c", "a.c", "b.c", "x.c.c", ".hidden", ".git", "Makefile", "makefile", "Makefile.c", "aMakefile",
+		"new\nline.c", "new\nline", "é.c", "日本.c", "Kconfig", "a*.c", "[a].c", "{a}.c", "a?c", "\\.c", "c.C", "x y.c"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var names []string
+	for range 3000 {
+		parts := make([]string, 1+rng.IntN(4))
+		for j := range parts {
+			parts[j] = elems[rng.IntN(len(elems))]
+		}
+		names = append(names, strings.Join(parts, "/"))
+	}
+	pats := []string{"**/*.c", "**/*.C", "**/Makefile", "**/.hidden", "**/*", "**/*c", "**/a.c", "**/é.c", "**/日本.c", "**/new\nline.c",
+		"*.c", "*c", "*.c.c", "Makefile", ".hidden", "a.c", "*", "**", "**/**/*.c", "**/*.{c,h}", "**/{Makefile,Kconfig}", "**/[ab].c",
+		"**/[!a].c", "**/?.c", "**/a?c", "**/\\*.c", "**/a\\*.c", "**/*.c/**", "**/x/*.c", "x/**/*.c", "*/*.c", "**/*.[cC]", "**/.*",
+		"**/*.c*", "**/Make*", "{a,b}.c", "**/x y.c", "**/*.", "**/.", "*.", "**/\\[a].c"}
+	for _, pat := range pats {
+		if !doublestar.ValidatePattern(pat) {
+			t.Fatalf("%q is not a valid pattern", pat)
+		}
+		m := GlobMatcher(pat)
+		for _, p := range names {
+			if got, want := m(p), doublestar.MatchUnvalidated(pat, p); got != want {
 				t.Errorf("GlobMatcher(%q)(%q) = %v, doublestar says %v", pat, p, got, want)
 			}
 		}
