@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -233,6 +234,11 @@ func (r *globRecorder) add(f backend.File) {
 	}
 	r.total++
 	if !r.heap {
+		if len(r.files) == cap(r.files) {
+			// Double: append grows a big slice by a quarter, which copied
+			// each file about five times (8 MB for a glob of 34k files).
+			r.files = slices.Grow(r.files, max(len(r.files), 256))
+		}
 		r.files = append(r.files, f)
 		if r.bytes += len(f.Path) + pageOverhead; r.bytes <= r.limit {
 			return
