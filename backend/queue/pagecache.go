@@ -73,7 +73,7 @@ type pageEntry struct {
 	bytes int
 	paths []string // the search paths and the directories of the result, checked for newer mtimes
 	files []backend.KeptFile
-	globs []backend.File
+	globs []backend.File // in no order, as a search passes them
 	// skipped is what the search counted as TooLong, replayed with it.
 	skipped int64
 	// beyond is how many glob matches rank after globs, which then are
@@ -303,7 +303,9 @@ func (r *globRecorder) entry(key pageKey, gen int64, at time.Time, paths []strin
 		})
 		return e
 	}
-	sort.Slice(e.globs, func(i, j int) bool { return r.before(e.globs[i], e.globs[j]) })
+	// Not sorted: a glob passes its files in no order, and its caller
+	// ranks them (files.Glob), as it does a result kept whole. Sorting
+	// the ~100k first files kept of 416k was 80 ms of a glob's time.
 	e.beyond = int64(r.total - len(e.globs))
 	e.paths = append([]string(nil), paths...)
 	for d := range r.dirs {
