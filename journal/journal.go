@@ -128,6 +128,8 @@ type Set struct {
 	measured time.Time
 
 	flush  flusher    // ended steps' files, synced in batches
+	lazyMu sync.Mutex // taken with a step's mu held, never the reverse
+	lazy   map[*Step]bool
 	realMu sync.Mutex // s.mu may be held when it is taken
 	reals  map[string]realPath
 }
@@ -153,6 +155,17 @@ func New(cfg Config, ops Ops) *Set {
 func (s *Set) Close() error {
 	if s == nil {
 		return nil
+	}
+	// Steps still open (a background process's) write their lazy
+	// records now rather than on a timer that may not fire.
+	s.lazyMu.Lock()
+	steps := s.lazy
+	s.lazy = nil
+	s.lazyMu.Unlock()
+	for st := range steps {
+		st.mu.Lock()
+		st.writePending()
+		st.mu.Unlock()
 	}
 	s.flush.flush()
 	s.mu.Lock()

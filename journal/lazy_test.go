@@ -110,3 +110,34 @@ func TestManyFinalsReadInParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseWritesLazyRecords: a step still open when the server shuts
+// down (a background process's) has its lazy records written by Close,
+// and an ended step leaves nothing registered.
+func TestCloseWritesLazyRecords(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "root")
+	os.MkdirAll(root, 0o755)
+	sb, errs := sandbox.New([]string{root})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	defer sb.Close()
+	s := New(Config{Dir: filepath.Join(base, "state"), MaxSize: 1 << 20}, nil)
+	ended := s.Begin(Actor{Tool: "fs_bash", Command: "touch a"}, sb.Roots())
+	ctx := With(context.Background(), ended)
+	p, _ := sb.Resolve(filepath.Join(root, "a"))
+	Keep(ctx, p)
+	ended.End(ctx)
+	open := s.Begin(Actor{Tool: "fs_bash (background)", Command: "touch b &"}, sb.Roots())
+	ctx = With(context.Background(), open)
+	p, _ = sb.Resolve(filepath.Join(root, "b"))
+	Keep(ctx, p)
+	s.Close()
+	if b, _ := os.ReadFile(open.log.Name()); !strings.Contains(string(b), `"p":"b"`) {
+		t.Fatalf("the open step's record is not in the log after Close:\n%s", b)
+	}
+	if len(s.lazy) != 0 {
+		t.Fatalf("%d steps still registered", len(s.lazy))
+	}
+}

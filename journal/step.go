@@ -238,6 +238,13 @@ func (st *Step) writePending() error {
 	n, err := st.log.Write(st.pending)
 	st.logBytes += int64(n)
 	st.pending, st.urgent, st.lazyN = st.pending[:0], false, 0
+	if st.lazyT != nil { // nothing left to write later
+		st.lazyT.Stop()
+		st.lazyT = nil
+		st.set.lazyMu.Lock()
+		delete(st.set.lazy, st)
+		st.set.lazyMu.Unlock()
+	}
 	return err
 }
 
@@ -248,10 +255,15 @@ func (st *Step) writeSoon() error {
 		return st.writePending()
 	}
 	if len(st.pending) > 0 && st.lazyT == nil {
+		st.set.lazyMu.Lock()
+		if st.set.lazy == nil {
+			st.set.lazy = map[*Step]bool{}
+		}
+		st.set.lazy[st] = true
+		st.set.lazyMu.Unlock()
 		st.lazyT = time.AfterFunc(lazyWait, func() {
 			st.mu.Lock()
 			defer st.mu.Unlock()
-			st.lazyT = nil
 			if !st.ended && st.writePending() != nil {
 				st.lose("the journal could not be written")
 			}
@@ -369,10 +381,6 @@ func (st *Step) End(ctx context.Context) []string {
 		end.NotUndoable = "not everything it changed was kept: " + strings.Join(st.lost, "; ")
 	}
 	recs = append(recs, end)
-	if st.lazyT != nil {
-		st.lazyT.Stop()
-		st.lazyT = nil
-	}
 	st.holding = true // one append, after the lazy records still pending
 	for _, r := range recs {
 		st.write(r)
