@@ -14,22 +14,28 @@ import (
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
+// journalOver returns an empty root, its sandbox (closed with the
+// test) and a journal over it.
+func journalOver(t *testing.T) (string, *sandbox.Sandbox, *Set) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "root")
+	os.MkdirAll(root, 0o755)
+	sb, errs := sandbox.New([]string{root})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	t.Cleanup(func() { sb.Close() })
+	return root, sb, New(Config{Dir: filepath.Join(base, "state"), MaxSize: 1 << 20}, nil)
+}
+
 // TestLazyRecordsKeepTheirOrder: that nothing was where a command makes
 // a file reaches the log a moment later (alone, after lazyWait), and
 // always before a record that keeps content, which is written before
 // its change goes on.
 func TestLazyRecordsKeepTheirOrder(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
-	root := filepath.Join(base, "root")
-	os.MkdirAll(root, 0o755)
-	os.WriteFile(filepath.Join(root, "old.txt"), []byte("kept before"), 0o644)
-	sb, errs := sandbox.New([]string{root})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	defer sb.Close()
-	s := New(Config{Dir: filepath.Join(base, "state"), MaxSize: 1 << 20}, nil)
+	root, sb, s := journalOver(t)
 	defer s.Close()
+	os.WriteFile(filepath.Join(root, "old.txt"), []byte("kept before"), 0o644)
 	st := s.Begin(Actor{Tool: "fs_bash", Command: "touch new1 new2 && echo >old.txt"}, sb.Roots())
 	ctx := With(context.Background(), st)
 	resolve := func(name string) *sandbox.Path {
@@ -66,16 +72,9 @@ func TestLazyRecordsKeepTheirOrder(t *testing.T) {
 // thousands of paths with several goroutines; each path's state is the
 // one it holds, in the order the step met them.
 func TestManyFinalsReadInParallel(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
-	root := filepath.Join(base, "root")
-	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
-	sb, errs := sandbox.New([]string{root})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	defer sb.Close()
-	s := New(Config{Dir: filepath.Join(base, "state"), MaxSize: 1 << 20}, nil)
+	root, sb, s := journalOver(t)
 	defer s.Close()
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
 	st := s.Begin(Actor{Tool: "fs_bash", Command: "many"}, sb.Roots())
 	ctx := With(context.Background(), st)
 	const n = 3 * finalsPerWorker
@@ -115,15 +114,7 @@ func TestManyFinalsReadInParallel(t *testing.T) {
 // down (a background process's) has its lazy records written by Close,
 // and an ended step leaves nothing registered.
 func TestCloseWritesLazyRecords(t *testing.T) {
-	base, _ := filepath.EvalSymlinks(t.TempDir())
-	root := filepath.Join(base, "root")
-	os.MkdirAll(root, 0o755)
-	sb, errs := sandbox.New([]string{root})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	defer sb.Close()
-	s := New(Config{Dir: filepath.Join(base, "state"), MaxSize: 1 << 20}, nil)
+	root, sb, s := journalOver(t)
 	ended := s.Begin(Actor{Tool: "fs_bash", Command: "touch a"}, sb.Roots())
 	ctx := With(context.Background(), ended)
 	p, _ := sb.Resolve(filepath.Join(root, "a"))
