@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -109,4 +110,70 @@ func TestKilledDuringRmRfLosesNoFile(t *testing.T) {
 			t.Fatalf("after fsmcp undo %s is not back: %v", rel, err)
 		}
 	}
+}
+
+// TestKilledWhileMakingFilesLeavesFew SIGKILLs fsmcp while an fs_bash
+// command makes thousands of files. That nothing was where a file is made
+// reaches the journal in batches (at most 64 records late, keeping no
+// content), so fsmcp undo removes every file but at most the last
+// batch's, and says that the directory holding those was left.
+func TestKilledWhileMakingFilesLeavesFew(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	write(t, filepath.Join(root, "keep.txt"), "here before\n")
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.Add(root)
+	cmd := exec.Command(binary, "--index", "off", root)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		in.Write(append(b, '\n'))
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}})
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "fs_bash", "arguments": map[string]any{"command": "mkdir d && cd d && for i in $(seq 50000); do echo $i > f$i; done"}}})
+	made := 0
+	for made < 2000 { // well under way: killed mid-loop
+		ev := <-w.Events
+		switch {
+		case ev.Name == filepath.Join(root, "d") && ev.Op&fsnotify.Create != 0:
+			w.Add(ev.Name)
+		case ev.Op&fsnotify.Create != 0:
+			made++
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	c := exec.Command(binary, "undo", root, "--last", "1")
+	c.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+	said, err := c.CombinedOutput() // status 1 when something was left
+	if !strings.Contains(string(said), "undone 1:") {
+		t.Fatalf("fsmcp undo: %v\n%s", err, said)
+	}
+	left, _ := os.ReadDir(filepath.Join(root, "d"))
+	if len(left) > 65 {
+		t.Fatalf("%d files left after the undo, want at most the last batch's 64 (and one in flight):\n%s", len(left), said)
+	}
+	if len(left) > 0 && !strings.Contains(string(said), "left in place") {
+		t.Fatalf("the undo left %d files and did not say so:\n%s", len(left), said)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "keep.txt")); string(b) != "here before\n" {
+		t.Fatalf("keep.txt holds %q", b)
+	}
+	t.Logf("killed after %d files seen made; %d left by the undo", made, len(left))
 }

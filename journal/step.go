@@ -227,7 +227,7 @@ func lazy(r *record) bool {
 
 const (
 	lazyWait = 10 * time.Millisecond
-	lazyMax  = 256
+	lazyMax  = 64
 )
 
 // writePending appends the pending records in one write (st.mu held).
