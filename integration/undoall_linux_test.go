@@ -174,6 +174,7 @@ assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 2) == 0, ctypes.get_errno()
 		bash("mv -T a tree onto an empty directory", "mv -T tree/empty gone && mv -T tree other && mkdir e2 && mv -T other e2"),
 		bash("tar x over files", "mkdir t2 && (cd tree && tar cf - .) | (cd t2 && tar xf -) && echo new > t2/a.txt && (cd t2 && tar cf - .) | (cd tree && tar xf -)"),
 		bash("git stash, git clean", "echo x >> f.txt && echo u > untracked && git -c user.name=t -c user.email=t@t stash -q && git clean -qfd"),
+		bash("rt names with a newline and invalid UTF-8", "touch $'new\\nline' && printf x > $'bad\\xff' && mv f.txt $'f\\nmoved\\xfe' && mkdir $'d\\n\\xff' && echo in > $'d\\n\\xff/\\x01f' && ln -sfn $'\\xfe\\nt' tree/link && mv tree $'t\\xc3' && mkdir -p $'r\\xff/s\\xfe' && echo r > $'r\\xff/s\\xfe/\\xff' && rm -rf $'r\\xff' $'t\\xc3/empty'"),
 		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
 		}), wait: waitBackground},

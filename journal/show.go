@@ -269,5 +269,6 @@ func (store *Store) readTree(ref *packRef) ([]treeEntry, error) {
 	defer f.Close()
 	var list []treeEntry
 	err = json.NewDecoder(flate.NewReader(io.NewSectionReader(f, ref.Off, ref.Len))).Decode(&list)
+	readTreeNames(list)
 	return list, err
 }

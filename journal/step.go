@@ -193,7 +193,7 @@ func (st *Step) begin(store *Store) error {
 // write appends r to the step's log: at once, or with the other records
 // of the capture in progress, in one append when it ends (st.mu held).
 func (st *Step) write(r *record) error {
-	b, err := marshalRecord(st.pending, r)
+	b, err := marshalRecord(st.pending, wireRecord(r))
 	if err != nil {
 		return err
 	}

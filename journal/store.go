@@ -309,7 +309,7 @@ func writeRecordsN(f *os.File, sync bool, recs ...*record) (int, error) {
 	var buf []byte
 	for _, r := range recs {
 		var err error
-		if buf, err = marshalRecord(buf, r); err != nil {
+		if buf, err = marshalRecord(buf, wireRecord(r)); err != nil {
 			return 0, err
 		}
 		buf = append(buf, '\n')
@@ -344,6 +344,7 @@ func (st *Store) Entries() ([]*Entry, error) {
 			if json.Unmarshal(sc.Bytes(), &r) != nil || r.ID == "" {
 				continue
 			}
+			readRecord(&r)
 			e := byID[r.ID]
 			if r.T == "b" || r.T == "s" {
 				if e != nil {

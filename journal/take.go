@@ -167,6 +167,7 @@ func (st *Step) packTree(p *sandbox.Path, im *Image) error {
 	if err := walk(p, "."); err != nil {
 		return err
 	}
+	wireTree(list)
 	b, err := json.Marshal(list)
 	if err != nil {
 		return err
