@@ -174,7 +174,42 @@ assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 2) == 0, ctypes.get_errno()
 		bash("mv -T a tree onto an empty directory", "mv -T tree/empty gone && mv -T tree other && mkdir e2 && mv -T other e2"),
 		bash("tar x over files", "mkdir t2 && (cd tree && tar cf - .) | (cd t2 && tar xf -) && echo new > t2/a.txt && (cd t2 && tar cf - .) | (cd tree && tar xf -)"),
 		bash("git stash, git clean", "echo x >> f.txt && echo u > untracked && git -c user.name=t -c user.email=t@t stash -q && git clean -qfd"),
+		// Issue 32's cases from outside: the lazy records, the finals read
+		// on two goroutines, and calls and programs not tried above.
+		bash("rt 1,000 files in 50 new directories, some removed and renamed", "for d in $(seq 1 50); do mkdir -p n/$d/x; for f in $(seq 1 20); do echo $d.$f > n/$d/x/$f; done; done; rm n/3/x/*; rm -r n/6; mv n/4 n/40b; mv n/5/x n/5/y; mv n/7/x/1 f.txt; mv n/8/x/2 tree/a.txt"),
+		bash("rt a new file moved at once over an existing one", "echo new > tmp && mv tmp f.txt && echo n2 > tree/t2 && mv tree/t2 tree/a.txt && echo n3 > t3 && mv -f t3 tree/link"),
+		bash("rt one name made, removed and made again 300 times", "for i in $(seq 1 300); do echo $i > again; rm again; echo $i > again; echo $i > tree/a.txt; rm tree/a.txt; mkdir d; rmdir d; done; echo last > tree/a.txt"),
+		bash("rt mkfifo and mknod then removal", "mkfifo p1 && rm p1 && mknod p2 p && { mknod c2 c 1 3 && rm c2 || true; } 2>/dev/null && rm -f null sock && mknod sock p"),
+		bash("rt cp -al then a write through the new names", "cp -al tree tree5 && echo w >> tree5/a.txt && echo more >> tree5/deep/b.bin 2>/dev/null; ln suid.sh tree5/s && echo s >> tree5/s"),
+		bash("rt rsync --delete", "mkdir src && echo s > src/a.txt && mkdir src/newdir && rsync -a --delete src/ tree/"),
+		bash("rt unzip -o over files", "mkdir z && echo z > z/f.txt && mkdir z/tree && echo zz > z/tree/a.txt && (cd z && zip -qr ../z.zip .) && rm -r z && unzip -qo z.zip && rm z.zip"),
+		bash("rt git clean -fdx of ignored files", "printf '*.log\\nig/\\n' > .gitignore && git add .gitignore && git -c user.name=t -c user.email=t@t commit -qm ig && echo l > x.log && mkdir -p ig/sub && echo i > ig/sub/z && echo u > tree/u.log && git clean -qfdx"),
+		bash("rt git stash, git stash pop", "echo x >> f.txt && rm tree/a.txt && git -c user.name=t -c user.email=t@t stash -q && echo y >> suid.sh && git -c user.name=t -c user.email=t@t stash pop -q || true"),
+		bash("rt shred -u", "shred -u f.txt && shred -n1 -z suid.sh && shred -u tree/a.txt"),
+		bash("rt truncate -s +1M (sparse growth)", "truncate -s +1M f.txt && truncate -s +3M tree/a.txt && truncate -s 10M newsparse"),
+		bash("rt os.replace across directories", `python3 -c "import os; os.replace('f.txt', 'tree/a.txt'); os.replace('tree/empty', 'emp'); os.replace('suid.sh', 'tree/deep/s')"`),
+		bash("rt touch -d and chmod -R on a tree", "touch -d 2003-03-03 tree tree/* tree/deep tree/empty && chmod -R 700 tree && touch -m -d 2004-04-04 ."),
+		bash("rt renameat2 RENAME_NOREPLACE", `python3 -c "
+import ctypes
+l = ctypes.CDLL(None, use_errno=True)
+assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 1) == -1 and ctypes.get_errno() == 17
+assert l.renameat2(-100, b'f.txt', -100, b'new.txt', 1) == 0, ctypes.get_errno()
+assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
+"`),
 		bash("rt names with a newline and invalid UTF-8", "touch $'new\\nline' && printf x > $'bad\\xff' && mv f.txt $'f\\nmoved\\xfe' && mkdir $'d\\n\\xff' && echo in > $'d\\n\\xff/\\x01f' && ln -sfn $'\\xfe\\nt' tree/link && mv tree $'t\\xc3' && mkdir -p $'r\\xff/s\\xfe' && echo r > $'r\\xff/s\\xfe/\\xff' && rm -rf $'r\\xff' $'t\\xc3/empty'"),
+		{name: "fs_bash rt a file of 0 bytes made non-empty", calls: abs(func(r string) [][2]any {
+			return [][2]any{
+				{"fs_bash", args("command", "cd "+r+" && : > zero && truncate -s 0 f.txt")},
+				{"fs_bash", args("command", "cd "+r+" && echo x >> zero && echo y >> f.txt")},
+			}
+		})},
+		bash("rt changes inside a directory of mode 0", "echo n > tree/new && rm tree/a.txt && chmod 0 tree && echo m > tree/deep/m && mkdir -p d0/in && echo x > d0/in/f && chmod 0 d0/in d0 && chmod 0 tree/empty"),
+		{name: "fs_bash rt a directory of mode 0 changed inside in a later command", calls: abs(func(r string) [][2]any {
+			return [][2]any{
+				{"fs_bash", args("command", "cd "+r+" && chmod 0 tree tree/deep")},
+				{"fs_bash", args("command", "cd "+r+" && echo n > tree/new && rm tree/a.txt && mv tree/deep tree/deep2 && echo q > tree/deep2/q")},
+			}
+		})},
 		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
 		}), wait: waitBackground},
