@@ -210,6 +210,12 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 				{"fs_bash", args("command", "cd "+r+" && echo n > tree/new && rm tree/a.txt && mv tree/deep tree/deep2 && echo q > tree/deep2/q")},
 			}
 		})},
+		{name: "fs_bash rt thousands of files by a background child after return", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_bash", args("command", "cd "+r+" && mkdir -p bg && (for i in $(seq 1 600); do echo $i > bg/$i; done; while [ -e sig/wait ]; do sleep 0.05; done; for i in $(seq 1 2000); do echo $i > bg/$i; done; rm bg/1*; mv bg/2 f.txt; echo late > late.txt) >/dev/null 2>&1 &")}}
+		}), wait: waitBackgroundEnded},
+		{name: "fs_bash rt a file opened by the command, written by its background child after return", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_bash", args("command", "cd "+r+" && exec 3>log.txt && (while [ -e sig/wait ]; do sleep 0.05; done; echo written >&3; echo late > late.txt) >/dev/null 2>&1 & exec 3>&-")}}
+		}), wait: waitBackgroundEnded},
 		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
 		}), wait: waitBackground},
@@ -245,6 +251,33 @@ func waitBackground(t *testing.T, root string) {
 		}
 		if i > 600 {
 			t.Fatalf("history never showed the background change:\n%s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitBackgroundEnded is waitBackground for a background process that
+// makes more paths than history's line names: once late.txt is there,
+// it waits until no entry is in progress.
+func waitBackgroundEnded(t *testing.T, root string) {
+	t.Helper()
+	os.Remove(filepath.Join(root, "sig", "wait"))
+	for i := 0; ; i++ {
+		if i > 600 {
+			t.Fatal("the background process never wrote late.txt")
+		}
+		if _, err := os.Stat(filepath.Join(root, "late.txt")); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for i := 0; ; i++ {
+		out, _ := exec.Command(binary, "history", root).CombinedOutput()
+		if strings.Contains(string(out), "fs_bash (background)") && !strings.Contains(string(out), "in progress") {
+			return
+		}
+		if i > 600 {
+			t.Fatalf("history never showed the background change ended:\n%s", out)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

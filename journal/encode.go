@@ -118,6 +118,9 @@ func appendImage(b []byte, im *Image) []byte {
 		b = strconv.AppendUint(b, uint64(*im.Flags), 10)
 	}
 	b = appendField(b, "lost", im.Lost)
+	if im.Open {
+		b = append(b, `,"open":true`...)
+	}
 	if len(b) > start+1 {
 		b = append(b[:start+1], b[start+2:]...) // the first field's comma
 	}

@@ -58,6 +58,11 @@ type Image struct {
 	// Lost says why the content was not kept ("" when it was, or when
 	// there was none to keep).
 	Lost string `json:"lost,omitempty"`
+	// Open says a process the command left running held the file open
+	// for writing when the step ended (a final's): what it writes later
+	// passes no call fsmcp sees, so an undo asks only that the file be
+	// the same one.
+	Open bool `json:"open,omitempty"`
 }
 
 // attrs is what an undo puts back on the object besides its content.

@@ -52,6 +52,7 @@ type Step struct {
 	finals   []*sandbox.Path
 	trees    map[string]bool // paths made as a whole tree: their manifest is read at the end
 	finSeen  map[string]bool
+	open     map[string]bool   // paths a process the command left running holds open for writing (StillOpen)
 	others   map[string]*Store // other DIRs' journals the step touches
 	kept     int64
 	lost     []string // what was not kept, one sentence each
@@ -346,6 +347,22 @@ func (st *Step) Note(s string) {
 	st.mu.Lock()
 	st.notes = append(st.notes, s)
 	st.mu.Unlock()
+}
+
+// StillOpen says a process the step's command left running holds p
+// open for writing: its final state is marked Open, since what that
+// process writes later reaches the file through no call fsmcp sees.
+func StillOpen(ctx context.Context, p *sandbox.Path) {
+	st := From(ctx)
+	if st == nil || st.set == nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.open == nil {
+		st.open = map[string]bool{}
+	}
+	st.open[p.Abs] = true
 }
 
 // End finishes the step: what each path it changed holds now is written,

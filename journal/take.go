@@ -392,6 +392,7 @@ func (st *Step) readFinals() []Final {
 	read := func(c *dirCache, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			after[i].Image = readFinalIn(c, paths[i], trees[i], st.byTool)
+			after[i].Image.Open = after[i].Image.Type == File && st.open[paths[i].Abs]
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), 4, len(paths)/finalsPerWorker)

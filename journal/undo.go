@@ -164,7 +164,7 @@ func (u *undoer) changedSince() []string {
 			continue
 		}
 		now := readFinal(p, f.Image.Manifest != "", f.Image.Hash != "")
-		same := sameState(f.Image, now)
+		same := sameState(f.Image, now) || f.Image.Open && now.Type == File && sameObject(f.Image, now)
 		if same && metaOnly[u.e.baseOf(f.Base)+"\x00"+f.Path] {
 			same = f.Image.Mode == now.Mode && ownerEq(f.Image.Owner, now.Owner) && (f.Image.Type != File || f.Image.Nlink == now.Nlink)
 		}

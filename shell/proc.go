@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -125,6 +126,46 @@ func (g leftovers) update(sid int) {
 	if len(now[sid]) > 0 {
 		g[sid] = now[sid]
 	}
+}
+
+// openForWriting lists the files the processes of members hold open
+// for writing or appending (from /proc: none where it is not): what a
+// command left running may still write, through calls no trace sees.
+func openForWriting(members []member) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range members {
+		dir := "/proc/" + strconv.Itoa(m.pid)
+		fds, err := os.ReadDir(dir + "/fd")
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			info, err := os.ReadFile(dir + "/fdinfo/" + fd.Name())
+			if err != nil || !writable(info) {
+				continue
+			}
+			p, err := os.Readlink(dir + "/fd/" + fd.Name())
+			if err != nil || !strings.HasPrefix(p, "/") || strings.HasSuffix(p, " (deleted)") || seen[p] {
+				continue
+			}
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// writable reports whether an fdinfo's flags (octal) open it for
+// writing (O_WRONLY or O_RDWR).
+func writable(info []byte) bool {
+	for line := range bytes.SplitSeq(info, []byte{'\n'}) {
+		if v, ok := bytes.CutPrefix(line, []byte("flags:")); ok {
+			f, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 8, 64)
+			return err == nil && f&3 != 0
+		}
+	}
+	return false
 }
 
 // killAll kills every tracked session that is still the same session.

@@ -64,6 +64,10 @@ type Result struct {
 	// Untraced says why the command's changes were not reported to the
 	// Recorder ("" when they were, or none was given).
 	Untraced string
+	// Writing are the files processes the command left running hold
+	// open for writing (traced commands, on Linux): a Recorder's
+	// record of them ends before what they write later.
+	Writing []string
 }
 
 // Text renders r as fs_bash's answer: the output, then any notice, then

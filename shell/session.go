@@ -474,6 +474,9 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 	finishDrain(mk, mkR, <-mkDone)
 	s.mu.Lock()
 	s.left.update(sid)
+	if rec != nil {
+		res.Writing = openForWriting(s.left[sid])
+	}
 	if k != nil {
 		live := s.keepers[:0]
 		for _, old := range s.keepers {

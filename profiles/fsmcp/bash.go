@@ -75,6 +75,7 @@ func Bash() toolkit.Tool {
 		res, err := sess.RunTraced(ctx, roots, dirs.Files(), in.Command, timeout, rec)
 		if bj != nil {
 			bj.finished()
+			bj.stillOpen(res.Writing)
 		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -51,6 +51,16 @@ func (b *bashJournal) finished() {
 	b.mu.Unlock()
 }
 
+// stillOpen marks the files processes the command left running hold
+// open for writing: the call's step ends before what they write later.
+func (b *bashJournal) stillOpen(paths []string) {
+	for _, path := range paths {
+		if p, err := b.sb.Resolve(path); err == nil {
+			journal.StillOpen(b.ctx, p)
+		}
+	}
+}
+
 // Before records what ev is about to change (shell.Recorder). A path
 // outside the roots (the private temp directory, /dev/null) is not the
 // journal's.
