@@ -216,6 +216,16 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		{name: "fs_bash rt a file opened by the command, written by its background child after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && exec 3>log.txt && (while [ -e sig/wait ]; do sleep 0.05; done; echo written >&3; echo late > late.txt) >/dev/null 2>&1 & exec 3>&-")}}
 		}), wait: waitBackgroundEnded},
+		bash("rt writes through /proc/self paths", `python3 -c "
+import os
+fd = os.open('tree/a.txt', os.O_RDONLY)
+w = os.open('/proc/self/fd/%d' % fd, os.O_WRONLY | os.O_TRUNC); os.write(w, b'via fd'); os.close(w)
+w = os.open('/proc/self/cwd/f.txt', os.O_WRONLY | os.O_APPEND); os.write(w, b'via cwd'); os.close(w)
+d = os.open('tree', os.O_RDONLY)
+w = os.open('/proc/self/fd/%d/new' % d, os.O_WRONLY | os.O_CREAT, 0o644); os.write(w, b'new'); os.close(w)
+os.unlink('/proc/self/fd/%d/link' % d)
+os.rename('/proc/%d/cwd/suid.sh' % os.getpid(), '/dev/fd/%d/s' % d)
+"`),
 		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
 		}), wait: waitBackground},

@@ -193,6 +193,8 @@ var pathCallAllowed = map[string]string{
 	"shell/session.go Session.RunTraced os.Stat":             "the shell's working directory, itself confined",
 	"shell/trace_linux.go callPath os.Readlink":              "/proc/PID/cwd of a traced command's process",
 	"shell/trace_linux.go fdPath os.Readlink":                "/proc/PID/fd/N of a traced command's process",
+	"shell/trace_linux.go procLink os.Readlink":              "/proc/PID/fd/N or /proc/PID/cwd a traced command's call names",
+	"shell/trace_linux.go ownPid os.ReadFile":                "/proc/PID/status of a traced command's process (its pid namespaces)",
 	"shell/session.go adoptCwd filepath.EvalSymlinks":        "the confined shell's reported working directory",
 	"shell/session.go adoptCwd os.Stat":                      "the confined shell's reported working directory",
 	// Search: the backends get real paths the sandbox resolved

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -419,7 +420,7 @@ func callPath(pid, dir int, nt *seccompNotif, i int) (string, error) {
 		return "", errEmptyPath
 	}
 	if filepath.IsAbs(p) {
-		return filepath.Clean(p), nil
+		return procPath(pid, filepath.Clean(p)), nil
 	}
 	var base string
 	if dir == none || int32(nt.Args[dir]) == unix.AT_FDCWD {
@@ -430,7 +431,113 @@ func callPath(pid, dir int, nt *seccompNotif, i int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(base, p), nil
+	return procPath(pid, filepath.Join(base, p)), nil
+}
+
+// procPath is p with the process's own links in /proc followed: a path
+// through /proc/self/fd/N (/dev/fd/N, /dev/stdout), /proc/PID/fd/N or
+// /proc/self/cwd names a file in the roots by a name outside them, so
+// the tracer reads the link the kernel will follow, as fdPath does, and
+// puts its target in its place. A link it cannot read (another
+// process's, in another pid namespace) leaves p as it is.
+func procPath(pid int, p string) string {
+	for range 8 { // a descriptor's target is a real path: one turn, or two through /dev/fd
+		q, ok := procLink(pid, p)
+		if !ok {
+			return p
+		}
+		p = q
+	}
+	return p
+}
+
+// procLink is one step of procPath.
+func procLink(pid int, p string) (string, bool) {
+	if rest, ok := strings.CutPrefix(p, "/dev/"); ok {
+		switch {
+		case rest == "stdin":
+			return "/proc/self/fd/0", true
+		case rest == "stdout":
+			return "/proc/self/fd/1", true
+		case rest == "stderr":
+			return "/proc/self/fd/2", true
+		case rest == "fd" || strings.HasPrefix(rest, "fd/"):
+			return "/proc/self/" + rest, true
+		}
+		return p, false
+	}
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return p, false
+	}
+	first, rest, _ := strings.Cut(rest, "/")
+	var dir string
+	switch first {
+	case "self":
+		dir = "/proc/" + strconv.Itoa(pid)
+	case "thread-self":
+		dir = "/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid)
+	default:
+		n, err := strconv.Atoi(first)
+		if err != nil {
+			return p, false
+		}
+		dir = "/proc/" + strconv.Itoa(ownPid(pid, n))
+		if task, r, _ := strings.Cut(rest, "/"); task == "task" {
+			t, r, _ := strings.Cut(r, "/")
+			n, err := strconv.Atoi(t)
+			if err != nil {
+				return p, false
+			}
+			dir += "/task/" + strconv.Itoa(ownPid(pid, n))
+			rest = r
+		}
+	}
+	name, rest, _ := strings.Cut(rest, "/")
+	link := dir + "/" + name
+	switch name {
+	case "cwd":
+	case "fd":
+		fd, r, _ := strings.Cut(rest, "/")
+		if _, err := strconv.Atoi(fd); err != nil {
+			return p, false
+		}
+		link, rest = link+"/"+fd, r
+	default:
+		return p, false
+	}
+	target, err := os.Readlink(link)
+	if err != nil || !filepath.IsAbs(target) {
+		return p, false
+	}
+	return filepath.Join(target, rest), true
+}
+
+// ownPid is the pid, in fsmcp's pid namespace, of the process that
+// process pid (a thread's id, as seccomp reports it) calls n in its own:
+// n where they share one, its own pid or thread id where n is that in
+// its namespace (a sandboxed shell's), else -1 (another process there).
+func ownPid(pid, n int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return n
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		if k != "NStgid" && k != "NSpid" {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) <= 1 {
+			return n // one pid namespace: fsmcp's
+		}
+		if f[len(f)-1] == strconv.Itoa(n) {
+			if o, err := strconv.Atoi(f[0]); err == nil {
+				return o
+			}
+		}
+	}
+	return -1
 }
 
 // fdPath is the path of the process's descriptor fd.
