@@ -292,6 +292,7 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 	done := make(chan struct{})
 	defer close(done)
 	go watchEnd(listener, unix.Getpid(), unix.Gettid(), &ended, stop, done)
+	dirs := realDirs{}
 	for !ended.Load() {
 		var nt seccompNotif
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&nt))); e != 0 {
@@ -301,10 +302,62 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 			return
 		}
 		if ev, ok := decode(&nt); ok {
+			ev.Path, ev.To = dirs.path(ev.Path), dirs.path(ev.To)
+			dirs.after(ev, traps[uintptr(nt.Nr)])
 			rec.Before(ev)
 		}
 		resp := seccompResp{ID: nt.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
 		unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+	}
+}
+
+// realDirs are the directories of the paths calls name as the kernel
+// takes them, links among them followed ("ln -s tree t; rm t/a" removes
+// tree/a, and a record of t/a would be undone through whatever t is by
+// then), each read once until a call could change what one is.
+type realDirs map[string]string
+
+// path is p with its directory's links followed.
+func (r realDirs) path(p string) string {
+	if p == "" {
+		return p
+	}
+	dir, name := filepath.Dir(p), filepath.Base(p)
+	real, ok := r[dir]
+	if !ok {
+		real = dir
+		if d, err := filepath.EvalSymlinks(dir); err == nil {
+			real = d
+		}
+		r[dir] = real
+	}
+	if real == dir {
+		return p
+	}
+	return filepath.Join(real, name)
+}
+
+// after forgets the directories a call may make name another: at or
+// below what it removes, renames, exchanges, or makes (a link, a
+// directory) where nothing was.
+func (r realDirs) after(ev Event, t trap) {
+	switch {
+	case ev.Change == Remove:
+		r.forget(ev.Path)
+	case ev.Change == Rename || ev.Change == Exchange:
+		r.forget(ev.Path)
+		r.forget(ev.To)
+	case ev.Change == Create && t.flags == none && !t.how && t.path2 == none:
+		r.forget(ev.Path)
+	}
+}
+
+// forget drops the directories whose name or real name is p or below it.
+func (r realDirs) forget(p string) {
+	for k, v := range r {
+		if within(k, p) || within(v, p) {
+			delete(r, k)
+		}
 	}
 }
 
