@@ -227,6 +227,18 @@ w = os.open('/proc/self/fd/%d/new' % d, os.O_WRONLY | os.O_CREAT, 0o644); os.wri
 os.unlink('/proc/self/fd/%d/link' % d)
 os.rename('/proc/%d/cwd/suid.sh' % os.getpid(), '/dev/fd/%d/s' % d)
 "`),
+		bash("rt git commit and git gc --prune=now", "git -c user.name=t -c user.email=t@t commit -qam two && git gc -q --prune=now && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m three"),
+		xattrCase("rt an attribute whose name is not UTF-8", `python3 -c "
+import os
+os.setxattr('f.txt', b'user.\\xff\\n', b'1'); os.removexattr('tree/a.txt', 'user.gone'); os.setxattr('tree/a.txt', b'user.\\xfe', b'2')
+os.remove('tree/deep/b.bin') if os.path.exists('tree/deep/b.bin') else None; os.setxattr('tree', b'user.\\xfd', b'3')
+"`),
+		{name: "fs_bash rt a large file changed in place in a later command", calls: abs(func(r string) [][2]any {
+			return [][2]any{
+				{"fs_bash", args("command", "cd "+r+" && head -c 300000 /dev/urandom > big && cp big big2")},
+				{"fs_bash", args("command", "cd "+r+" && dd if=/dev/zero of=big bs=1k count=3 seek=100 conv=notrunc status=none && truncate -s 100000 big2 && echo >> big2")},
+			}
+		})},
 		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
 		}), wait: waitBackground},
