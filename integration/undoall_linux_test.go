@@ -239,6 +239,13 @@ os.remove('tree/deep/b.bin') if os.path.exists('tree/deep/b.bin') else None; os.
 				{"fs_bash", args("command", "cd "+r+" && dd if=/dev/zero of=big bs=1k count=3 seek=100 conv=notrunc status=none && truncate -s 100000 big2 && echo >> big2")},
 			}
 		})},
+		bash("rt links in the roots that lead through /proc", `ln -s /proc/self/cwd/tree tl && ln -s /proc/self/fd/3 fd3 && python3 -c "
+import os
+fd = os.open('f.txt', os.O_RDONLY); os.dup2(fd, 3)
+w = os.open('fd3', os.O_WRONLY | os.O_TRUNC); os.write(w, b'through fd3'); os.close(w)
+w = os.open('tl/new', os.O_WRONLY | os.O_CREAT, 0o600); os.write(w, b'n'); os.close(w)
+os.unlink('tl/a.txt')
+" && rm tl fd3`),
 		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
 		}), wait: waitBackground},

@@ -302,7 +302,10 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 			return
 		}
 		if ev, ok := decode(&nt); ok {
-			ev.Path, ev.To = dirs.path(ev.Path), dirs.path(ev.To)
+			ev.Path, ev.To = dirs.path(ev.Pid, ev.Path), dirs.path(ev.Pid, ev.To)
+			if ev.Follow {
+				ev.Path = procTarget(ev.Pid, ev.Path)
+			}
 			dirs.after(ev, traps[uintptr(nt.Nr)])
 			rec.Before(ev)
 		}
@@ -317,24 +320,101 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 // then), each read once until a call could change what one is.
 type realDirs map[string]string
 
-// path is p with its directory's links followed.
-func (r realDirs) path(p string) string {
+// path is p with its directory's links followed, for process pid (a
+// directory reached through its own links in /proc is not kept).
+func (r realDirs) path(pid int, p string) string {
 	if p == "" {
 		return p
 	}
 	dir, name := filepath.Dir(p), filepath.Base(p)
 	real, ok := r[dir]
 	if !ok {
-		real = dir
-		if d, err := filepath.EvalSymlinks(dir); err == nil {
-			real = d
+		var viaProc bool
+		real, viaProc = realPath(pid, dir)
+		if !viaProc {
+			r[dir] = real
 		}
-		r[dir] = real
 	}
 	if real == dir {
 		return p
 	}
 	return filepath.Join(real, name)
+}
+
+// realPath is p with every link in it followed as the kernel follows
+// them for process pid: a link into /proc or /dev/fd through procPath
+// (the process's own descriptors and working directory, not fsmcp's).
+// viaProc says one was; a name that does not exist ends the walk, the
+// rest kept as it is.
+func realPath(pid int, p string) (real string, viaProc bool) {
+	if isProc(p) {
+		if p = procPath(pid, p); isProc(p) {
+			return p, true // not a file of the roots
+		}
+		viaProc = true
+	}
+	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	cur := "/"
+	for links := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		if c == "" || c == "." {
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			if err != nil {
+				return filepath.Join(append([]string{cur}, rest...)...), viaProc
+			}
+			continue
+		}
+		if links++; links > 40 {
+			return p, viaProc
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return p, viaProc
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(cur, target)
+		}
+		full := filepath.Join(append([]string{target}, rest...)...)
+		if isProc(full) {
+			viaProc = true
+			if full = procPath(pid, full); isProc(full) {
+				return full, true // not a file of the roots
+			}
+		}
+		rest = strings.Split(strings.TrimPrefix(full, "/"), "/")
+		cur = "/"
+	}
+	return cur, viaProc
+}
+
+// isProc reports whether p lies in /proc or /dev, where a link's target
+// is the caller's, read through procPath.
+func isProc(p string) bool {
+	return within(p, "/proc") || within(p, "/dev")
+}
+
+// procTarget is p, named by a call that follows a last link, as the
+// link's target where that leads through the process's own links in
+// /proc (a link in the roots to /proc/self/fd/3); else p, whose link
+// the journal follows itself.
+func procTarget(pid int, p string) string {
+	target, err := os.Readlink(p)
+	if err != nil {
+		return p
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(p), target)
+	}
+	if real, viaProc := realPath(pid, filepath.Clean(target)); viaProc {
+		return real
+	}
+	return p
 }
 
 // after forgets the directories a call may make name another: at or
