@@ -246,6 +246,7 @@ w = os.open('fd3', os.O_WRONLY | os.O_TRUNC); os.write(w, b'through fd3'); os.cl
 w = os.open('tl/new', os.O_WRONLY | os.O_CREAT, 0o600); os.write(w, b'n'); os.close(w)
 os.unlink('tl/a.txt')
 " && rm tl fd3`),
+		bash("rt a tree moved out of the roots and back", "t=${TMPDIR:-/tmp}/rt$$ && mkdir $t && mv tree $t/tt && mv $t/tt tree3 && cp suid.sh $t/s && mv $t/s f.txt && mv tree3/a.txt $t/a && echo changed >> $t/a && mv $t/a tree3/a2 && mv suid.sh $t/u && echo changed >> $t/u && rm -r $t"),
 		{name: "fs_bash background write after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && (while [ -e sig/wait ]; do sleep 0.05; done; echo late > late.txt) >/dev/null 2>&1 &")}}
 		}), wait: waitBackground},

@@ -26,6 +26,19 @@ import (
 // is recorded (the tree copied into the journal, or noted as not kept)
 // and the caller removes it. verb words a refusal ("deleted", "replaced").
 func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
+	return take(ctx, p, verb, true)
+}
+
+// Leaving records what p holds before a rename takes it out of the
+// roots: a copy, a directory's whole tree included, since the object
+// itself goes on living (and changing) outside, where an undo cannot
+// reach it.
+func Leaving(ctx context.Context, p *sandbox.Path) error {
+	_, err := take(ctx, p, "moved out of the roots", false)
+	return err
+}
+
+func take(ctx context.Context, p *sandbox.Path, verb string, move bool) (bool, error) {
 	st := recording(ctx)
 	if st == nil {
 		return false, nil
@@ -76,11 +89,18 @@ func Take(ctx context.Context, p *sandbox.Path, verb string) (bool, error) {
 		im.Lost = "it was more than the journal keeps for one change"
 	default:
 		name := st.heldName()
-		if err := renameInto(p, st.home, name); err == nil {
+		if move && renameInto(p, st.home, name) == nil {
 			im.Held, im.Usage, taken = name, use, true
 			st.kept += use
 			st.held(use)
-		} else if err := st.copyObject(p, &im); err != nil {
+			break
+		}
+		// A copy: the object's own attributes with it (its tree's
+		// entries carry theirs).
+		if im.Type == File || im.Type == Dir {
+			im.Xattrs, im.XattrsKept = st.dirs.xattrs(p)
+		}
+		if err := st.copyObject(p, &im); err != nil {
 			return false, st.failed(p, err)
 		}
 	}

@@ -40,6 +40,10 @@ type Event struct {
 	// NoReplace: a rename that fails where To exists (RENAME_NOREPLACE,
 	// which mv tries first): then nothing changes.
 	NoReplace bool
+	// CrossMount: a rename whose two names lie on different mounts,
+	// which fails (EXDEV) by itself; mv then copies and removes, each
+	// call traced.
+	CrossMount bool
 	// Follow: a link at Path is followed (an open without O_NOFOLLOW, a
 	// chmod); the change lands on what it points to.
 	Follow bool

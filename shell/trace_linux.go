@@ -526,10 +526,29 @@ func decode(nt *seccompNotif) (Event, bool) {
 	if t.renameFlags != none && nt.Args[t.renameFlags]&unix.RENAME_NOREPLACE != 0 {
 		ev.NoReplace = true
 	}
+	if ev.Change == Rename {
+		ev.CrossMount = crossMount(pid, ev.Path, ev.To)
+	}
 	// Not checked with NOTIF_ID_VALID: were the caller gone and its pid
 	// taken by another process meanwhile, the path read would be another's
 	// and the journal would record one path more, nothing worse.
 	return ev, true
+}
+
+// crossMount reports whether from and to's directory lie on different
+// mounts as process pid sees them (through its /proc/PID/root: a
+// sandboxed shell's private temp directory is not fsmcp's).
+func crossMount(pid int, from, to string) bool {
+	root := "/proc/" + strconv.Itoa(pid) + "/root"
+	var a, b unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, root+from, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_MNT_ID, &a) != nil ||
+		unix.Statx(unix.AT_FDCWD, root+filepath.Dir(to), 0, unix.STATX_MNT_ID, &b) != nil {
+		return false
+	}
+	if a.Mask&b.Mask&unix.STATX_MNT_ID != 0 && a.Mnt_id != b.Mnt_id {
+		return true
+	}
+	return a.Dev_major != b.Dev_major || a.Dev_minor != b.Dev_minor
 }
 
 var (

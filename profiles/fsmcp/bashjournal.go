@@ -75,7 +75,8 @@ func (b *bashJournal) Before(ev shell.Event) {
 	to, terr := sb.Resolve(ev.To)
 	if err != nil {
 		if ev.Change == shell.Rename && terr == nil {
-			journal.Gone(ctx, to) // something moved in from outside replaces it
+			journal.Gone(ctx, to)     // something moved in from outside replaces it,
+			journal.MadeTree(ctx, to) // a whole tree the undo takes out again
 		}
 		return
 	}
@@ -93,7 +94,14 @@ func (b *bashJournal) Before(ev shell.Event) {
 		journal.Gone(ctx, p)
 	case shell.Rename:
 		if terr != nil {
-			journal.Gone(ctx, p) // moved out of the roots
+			if ev.CrossMount {
+				return // it fails by itself; mv then copies and removes
+			}
+			// Moved out of the roots: a copy, since what leaves lives on
+			// (and may change) outside, a directory's tree with it.
+			if journal.Leaving(ctx, p) != nil {
+				journal.Gone(ctx, p)
+			}
 			return
 		}
 		if ev.NoReplace {
