@@ -227,7 +227,6 @@ w = os.open('/proc/self/fd/%d/new' % d, os.O_WRONLY | os.O_CREAT, 0o644); os.wri
 os.unlink('/proc/self/fd/%d/link' % d)
 os.rename('/proc/%d/cwd/suid.sh' % os.getpid(), '/dev/fd/%d/s' % d)
 "`),
-		bash("rt git commit and git gc --prune=now", "git -c user.name=t -c user.email=t@t commit -qam two && git gc -q --prune=now && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m three"),
 		xattrCase("rt an attribute whose name is not UTF-8", `python3 -c "
 import os
 os.setxattr('f.txt', b'user.\\xff\\n', b'1'); os.removexattr('tree/a.txt', 'user.gone'); os.setxattr('tree/a.txt', b'user.\\xfe', b'2')
