@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -15,6 +14,12 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 )
+
+// toolCall is a tools/call request line.
+func toolCall(id int, tool string, args map[string]any) string {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
+	return string(b)
+}
 
 // TestKilledDuringRmRfLosesNoFile SIGKILLs fsmcp while an fs_bash
 // command deletes a tree of distinct files: every file is then either
@@ -42,23 +47,8 @@ func TestKilledDuringRmRfLosesNoFile(t *testing.T) {
 	for i := range 30 {
 		w.Add(filepath.Join(root, "big", fmt.Sprintf("d%02d", i)))
 	}
-	cmd := exec.Command(binary, root)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	send := func(v any) {
-		b, _ := json.Marshal(v)
-		in.Write(append(b, '\n'))
-	}
-	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}})
-	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-		t.Fatal(err)
-	}
-	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "fs_bash", "arguments": map[string]any{"command": "rm -rf " + root + "/big"}}})
+	s := initFsMCP(t, startRawEnv(t, []string{"XDG_STATE_HOME=" + state}, root))
+	s.send(toolCall(2, "fs_bash", map[string]any{"command": "rm -rf " + root + "/big"}))
 	removed := 0
 	for removed < 500 { // well under way: killed mid-delete
 		ev := <-w.Events
@@ -66,8 +56,8 @@ func TestKilledDuringRmRfLosesNoFile(t *testing.T) {
 			removed++
 		}
 	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	<-s.done
 
 	// Where every file is now: in the tree, or in the journal.
 	found := map[[32]byte]bool{}
@@ -130,23 +120,8 @@ func TestKilledWhileMakingFilesLeavesFew(t *testing.T) {
 	}
 	defer w.Close()
 	w.Add(root)
-	cmd := exec.Command(binary, "--index", "off", root)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	send := func(v any) {
-		b, _ := json.Marshal(v)
-		in.Write(append(b, '\n'))
-	}
-	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}})
-	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-		t.Fatal(err)
-	}
-	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "fs_bash", "arguments": map[string]any{"command": "mkdir d && cd d && for i in $(seq 50000); do echo $i > f$i; done"}}})
+	s := initFsMCP(t, startRawEnv(t, []string{"XDG_STATE_HOME=" + state}, "--index", "off", root))
+	s.send(toolCall(2, "fs_bash", map[string]any{"command": "mkdir d && cd d && for i in $(seq 50000); do echo $i > f$i; done"}))
 	made := 0
 	for made < 2000 { // well under way: killed mid-loop
 		ev := <-w.Events
@@ -157,8 +132,8 @@ func TestKilledWhileMakingFilesLeavesFew(t *testing.T) {
 			made++
 		}
 	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	<-s.done
 	c := exec.Command(binary, "undo", root, "--last", "1")
 	c.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 	said, err := c.CombinedOutput() // status 1 when something was left
