@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -345,7 +346,9 @@ func (st *Step) Note(s string) {
 		return
 	}
 	st.mu.Lock()
-	st.notes = append(st.notes, s)
+	if !slices.Contains(st.notes, s) {
+		st.notes = append(st.notes, s)
+	}
 	st.mu.Unlock()
 }
 
@@ -448,6 +451,9 @@ func (st *Step) End(ctx context.Context) []string {
 	st.set.pin(st.home, map[int]bool{st.seg: true}, false)
 	st.set.prune()
 	var out []string
+	for _, n := range st.notes {
+		out = append(out, "[journal: "+n+"]")
+	}
 	if len(st.lost) > 0 {
 		out = append(out, "[journal: "+end.NotUndoable+"; this change cannot be undone]")
 	}

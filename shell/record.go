@@ -30,6 +30,9 @@ const (
 	// Flags: Path's inode flags change (chattr: append-only, no-dump,
 	// no-atime and the like).
 	Flags
+	// Unreadable: a call changes a path longer than the system names
+	// (PATH_MAX, 4096 bytes on Linux): where it lands cannot be told.
+	Unreadable
 )
 
 // Event is one change about to be made.

@@ -517,6 +517,9 @@ func decode(nt *seccompNotif) (Event, bool) {
 	if err == nil && t.path2 != none {
 		ev.To, err = callPath(pid, t.dir2, nt, t.path2)
 	}
+	if errors.Is(err, errTooLong) || errors.Is(err, unix.ENAMETOOLONG) {
+		return Event{Change: Unreadable, Pid: pid}, true
+	}
 	if err != nil {
 		return Event{}, false
 	}
@@ -552,6 +555,7 @@ func crossMount(pid int, from, to string) bool {
 }
 
 var (
+	errTooLong   = errors.New("path too long")
 	errNullPath  = errors.New("no path")
 	errEmptyPath = errors.New("an empty path")
 )
@@ -730,7 +734,7 @@ func readString(pid int, addr uintptr) (string, error) {
 		out = append(out, buf[:n]...)
 		addr += uintptr(n)
 	}
-	return "", errors.New("path too long")
+	return "", errTooLong
 }
 
 func readMem(pid int, addr uintptr, b []byte) error {

@@ -29,6 +29,10 @@ type bashJournal struct {
 	idle *time.Timer
 }
 
+// unreadable is the note of a command that changed a path too long to
+// read: it may lie in the roots, and is not kept.
+const unreadable = "a change at a path longer than the system's PATH_MAX (4096 bytes) could not be read, so it was not kept: an undo leaves what it made or changed there"
+
 // bgQuiet is how long background changes may pause before their step
 // ends (each new change after that starts another).
 const bgQuiet = time.Second
@@ -70,6 +74,10 @@ func (b *bashJournal) Before(ev shell.Event) {
 	ctx, sb := b.ctx, b.sb
 	if b.done {
 		ctx, sb = b.background()
+	}
+	if ev.Change == shell.Unreadable {
+		journal.From(ctx).Note(unreadable)
+		return
 	}
 	p, err := sb.Resolve(ev.Path)
 	to, terr := sb.Resolve(ev.To)
