@@ -19,15 +19,11 @@ import (
 // Linked records that a hard link to the file existing names is about to
 // be made (within the step of ctx).
 func Linked(ctx context.Context, existing *sandbox.Path) {
-	st := From(ctx)
-	if st == nil || st.set == nil {
+	st := recording(ctx)
+	if st == nil {
 		return
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.active() {
-		return
-	}
 	fi, err := st.dirs.lstat(existing)
 	if err != nil || !fi.Mode().IsRegular() {
 		return

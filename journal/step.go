@@ -356,11 +356,10 @@ func (st *Step) Note(s string) {
 // open for writing: its final state is marked Open, since what that
 // process writes later reaches the file through no call fsmcp sees.
 func StillOpen(ctx context.Context, p *sandbox.Path) {
-	st := From(ctx)
-	if st == nil || st.set == nil {
+	st := recording(ctx)
+	if st == nil {
 		return
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.open == nil {
 		st.open = map[string]bool{}
