@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -25,6 +26,7 @@ func marshalRecord(b []byte, r *record) ([]byte, error) {
 		b = appendOp(b, r.Op)
 		return append(b, '}'), nil
 	case r.T == "a" && plainRecord(r):
+		b = slices.Grow(b, 200*len(r.After)) // about a final's size: one allocation, not a dozen
 		b = append(b, `{"t":"a","id":`...)
 		b = appendString(b, r.ID)
 		b = append(b, `,"after":[`...)

@@ -65,6 +65,8 @@ type Step struct {
 	heldUse  int64    // disk of the objects held, for the usage file
 	heldDirF *os.File // the segment's held directory, once opened
 	ops      []Op     // what the step wrote, contents left out
+	opRec    record   // writeOp's record and op, reused
+	opBuf    Op
 	dirs     dirCache
 	dirKnown map[string]bool             // directories seen to exist
 	lastDir  dirKey                      // the directory whose parents and times the last capture recorded
@@ -280,7 +282,11 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	if store != st.home {
 		op.Base = store.base
 	}
-	if err := st.write(&record{T: "o", ID: st.id, Op: &op}); err != nil {
+	// The record is the step's own scratch, not a new one per op: a
+	// command that makes thousands of files makes that much less garbage.
+	st.opRec = record{T: "o", ID: st.id, Op: &st.opBuf}
+	st.opBuf = op
+	if err := st.write(&st.opRec); err != nil {
 		return err
 	}
 	// Kept for End's check that something changed, for a small step (a
@@ -484,7 +490,7 @@ func (st *Step) Undid(ids []string, redo bool) {
 
 // maxNoopOps bounds the operations a step keeps in memory to tell, when
 // it ends, whether it changed anything at all.
-const maxNoopOps = 1000
+const maxNoopOps = 256
 
 // noop reports whether the step left every path as it found it (its
 // changes failed, or undid themselves): such an entry is not listed.

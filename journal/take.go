@@ -393,9 +393,9 @@ func readFinal(p *sandbox.Path, tree, hash bool) Image {
 // held). A command's thousands are read by several goroutines, each
 // through directory handles of its own.
 func (st *Step) readFinals() []Final {
-	var after []Final
-	var paths []*sandbox.Path
-	var trees []bool
+	after := make([]Final, 0, len(st.finals))
+	paths := make([]*sandbox.Path, 0, len(st.finals))
+	trees := make([]bool, 0, len(st.finals))
 	for _, p := range st.finals {
 		store, rel, err := st.where(p)
 		if err != nil {
