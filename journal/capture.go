@@ -32,6 +32,17 @@ func KeepTarget(ctx context.Context, p *sandbox.Path) error {
 	return From(ctx).capture(p, capKeep|capFollow)
 }
 
+// KeepSeen is Keep of p, whose lstat the caller just took (fi, or err)
+// while the change waits: the step need not take it again.
+func KeepSeen(ctx context.Context, p *sandbox.Path, fi fs.FileInfo, err error) error {
+	return From(ctx).captureSeen(p, capKeep, fi, err)
+}
+
+// MetaSeen is Meta of p, whose lstat the caller just took.
+func MetaSeen(ctx context.Context, p *sandbox.Path, fi fs.FileInfo, err error) error {
+	return From(ctx).captureSeen(p, capMeta, fi, err)
+}
+
 // MetaTarget is Meta of what p names when it is a link.
 func MetaTarget(ctx context.Context, p *sandbox.Path) error {
 	return From(ctx).capture(p, capMeta|capFollow)
@@ -85,6 +96,12 @@ const (
 // entry's beginning, its directory's times, the state) goes to the log
 // in one append before it returns.
 func (st *Step) capture(p *sandbox.Path, how capHow) (err error) {
+	return st.captureSeen(p, how, nil, nil)
+}
+
+// captureSeen is capture, given p's lstat (known, or knownErr) when the
+// caller took it; both nil when it did not.
+func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, knownErr error) (err error) {
 	if st == nil || st.set == nil {
 		return nil
 	}
@@ -112,9 +129,7 @@ func (st *Step) capture(p *sandbox.Path, how capHow) (err error) {
 		}
 	}()
 	// The stat taken to see whether p is a link serves readState too.
-	var known fs.FileInfo
-	var knownErr error
-	if how&capFollow != 0 {
+	if how&capFollow != 0 && known == nil && knownErr == nil {
 		known, knownErr = st.dirs.lstat(p)
 		if knownErr == nil && known.Mode()&fs.ModeSymlink != 0 {
 			t, err := p.Target()

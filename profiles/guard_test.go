@@ -197,7 +197,8 @@ var pathCallAllowed = map[string]string{
 	"shell/trace_linux.go ownPid os.ReadFile":                "/proc/PID/status of a traced command's process (its pid namespaces)",
 	"shell/trace_linux.go realPath os.Lstat":                 "the directories of a path a traced command's call names, its links followed as the kernel will; the result goes through the sandbox",
 	"shell/trace_linux.go realPath os.Readlink":              "the links among the directories of a path a traced command's call names",
-	"shell/trace_linux.go procTarget os.Readlink":            "the last link of a path a traced command's call follows, when it leads through /proc",
+	"shell/trace_linux.go followLink os.Lstat":               "the last name of a path a traced command's call follows, to learn whether it is a link; only its lstat goes to the journal, which reads content through the sandbox",
+	"shell/trace_linux.go followLink os.Readlink":            "the last link of a path a traced command's call follows, when it leads through /proc",
 	"shell/session.go adoptCwd filepath.EvalSymlinks":        "the confined shell's reported working directory",
 	"shell/session.go adoptCwd os.Stat":                      "the confined shell's reported working directory",
 	// Search: the backends get real paths the sandbox resolved

@@ -1,5 +1,7 @@
 package shell
 
+import "io/fs"
+
 // A Recorder is told of each change a command (and every process it
 // starts) is about to make to the file system, before the change is
 // made: the process waits until Before returns, so the recorder can keep
@@ -50,5 +52,16 @@ type Event struct {
 	// Follow: a link at Path is followed (an open without O_NOFOLLOW, a
 	// chmod); the change lands on what it points to.
 	Follow bool
-	Pid    int
+	// Seen is Path's lstat as the tracer took it, the call stopped, to
+	// learn whether there was a link to follow: there was none (Follow
+	// is then false), and the recorder need not look again. Nil when the
+	// tracer did not look.
+	Seen *Lstat
+	Pid  int
+}
+
+// Lstat is an lstat's answer: Info, or Err (nothing there, say).
+type Lstat struct {
+	Info fs.FileInfo
+	Err  error
 }

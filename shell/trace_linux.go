@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -304,7 +305,7 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 		if ev, ok := decode(&nt); ok {
 			ev.Path, ev.To = dirs.path(ev.Pid, ev.Path), dirs.path(ev.Pid, ev.To)
 			if ev.Follow {
-				ev.Path = procTarget(ev.Pid, ev.Path)
+				followLink(&ev)
 			}
 			dirs.after(ev, traps[uintptr(nt.Nr)])
 			rec.Before(ev)
@@ -399,22 +400,31 @@ func isProc(p string) bool {
 	return within(p, "/proc") || within(p, "/dev")
 }
 
-// procTarget is p, named by a call that follows a last link, as the
-// link's target where that leads through the process's own links in
-// /proc (a link in the roots to /proc/self/fd/3); else p, whose link
-// the journal follows itself.
-func procTarget(pid int, p string) string {
-	target, err := os.Readlink(p)
+// followLink settles ev.Path for a call that follows a final link. A
+// link in /proc (to a descriptor, or the working directory) is the
+// caller's to read, so its target takes the link's place; any other link
+// is the recorder's to follow within the roots. Where Path is no link,
+// its lstat goes with the event (Seen), since the recorder would take
+// the same one next.
+func followLink(ev *Event) {
+	fi, err := os.Lstat(ev.Path)
+	if err == nil && fi.Mode()&os.ModeSymlink == 0 || errors.Is(err, fs.ErrNotExist) {
+		ev.Seen, ev.Follow = &Lstat{Info: fi, Err: err}, false
+		return
+	}
 	if err != nil {
-		return p
+		return // the recorder looks again, its own way
+	}
+	target, err := os.Readlink(ev.Path)
+	if err != nil {
+		return
 	}
 	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(p), target)
+		target = filepath.Join(filepath.Dir(ev.Path), target)
 	}
-	if real, viaProc := realPath(pid, filepath.Clean(target)); viaProc {
-		return real
+	if real, viaProc := realPath(ev.Pid, filepath.Clean(target)); viaProc {
+		ev.Path = real
 	}
-	return p
 }
 
 // after forgets the directories a call may make name another: at or

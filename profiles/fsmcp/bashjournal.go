@@ -93,9 +93,12 @@ func (b *bashJournal) Before(ev shell.Event) {
 		if ev.Change == shell.Create && terr == nil {
 			journal.Linked(ctx, to) // a hard link: a later write changes to's file too
 		}
-		if ev.Follow {
+		switch {
+		case ev.Seen != nil:
+			journal.KeepSeen(ctx, p, ev.Seen.Info, ev.Seen.Err)
+		case ev.Follow:
 			journal.KeepTarget(ctx, p)
-		} else {
+		default:
 			journal.Keep(ctx, p)
 		}
 	case shell.Remove:
@@ -126,9 +129,12 @@ func (b *bashJournal) Before(ev shell.Event) {
 	case shell.Flags:
 		journal.Flags(ctx, p, ev.Follow)
 	case shell.Meta:
-		if ev.Follow {
+		switch {
+		case ev.Seen != nil:
+			journal.MetaSeen(ctx, p, ev.Seen.Info, ev.Seen.Err)
+		case ev.Follow:
 			journal.MetaTarget(ctx, p)
-		} else {
+		default:
 			journal.Meta(ctx, p)
 		}
 	}
