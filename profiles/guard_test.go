@@ -191,8 +191,6 @@ var pathCallAllowed = map[string]string{
 	"shell/session.go NewSession os.RemoveAll":               "the session's private temp directory",
 	"shell/session.go Session.Close os.RemoveAll":            "the session's private temp directory",
 	"shell/session.go Session.RunTraced os.Stat":             "the shell's working directory, itself confined",
-	"shell/trace_linux.go callPath os.Readlink":              "/proc/PID/cwd of a traced command's process",
-	"shell/trace_linux.go fdPath os.Readlink":                "/proc/PID/fd/N of a traced command's process",
 	"shell/trace_linux.go procLink os.Readlink":              "/proc/PID/fd/N or /proc/PID/cwd a traced command's call names",
 	"shell/trace_linux.go ownPid os.ReadFile":                "/proc/PID/status of a traced command's process (its pid namespaces)",
 	"shell/trace_linux.go realPath os.Lstat":                 "the directories of a path a traced command's call names, its links followed as the kernel will; the result goes through the sandbox",

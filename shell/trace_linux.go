@@ -294,6 +294,8 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 	defer close(done)
 	go watchEnd(listener, unix.Getpid(), unix.Gettid(), &ended, stop, done)
 	dirs := realDirs{}
+	procs := procDirs{}
+	defer procs.close()
 	for !ended.Load() {
 		var nt seccompNotif
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&nt))); e != 0 {
@@ -302,7 +304,7 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 			}
 			return
 		}
-		if ev, ok := decode(&nt); ok {
+		if ev, ok := decode(&nt, procs); ok {
 			ev.Path, ev.To = dirs.path(ev.Pid, ev.Path), dirs.path(ev.Pid, ev.To)
 			if ev.Follow {
 				followLink(&ev)
@@ -485,7 +487,7 @@ wait:
 // decode reads what the call nt is about to change. ok is false for an
 // open with no write flag (openat2), a path that cannot be read (the
 // call then fails by itself), or a process gone meanwhile.
-func decode(nt *seccompNotif) (Event, bool) {
+func decode(nt *seccompNotif, procs procDirs) (Event, bool) {
 	t, ok := traps[uintptr(nt.Nr)]
 	if !ok {
 		return Event{}, false
@@ -512,20 +514,20 @@ func decode(nt *seccompNotif) (Event, bool) {
 	var err error
 	switch {
 	case t.path == none:
-		ev.Path, err = fdPath(pid, int32(nt.Args[t.fd]))
+		ev.Path, err = procs.fdPath(pid, int32(nt.Args[t.fd]))
 	default:
-		ev.Path, err = callPath(pid, t.dir, nt, t.path)
+		ev.Path, err = callPath(procs, pid, t.dir, nt, t.path)
 		if err == errNullPath && t.dir != none { // utimensat(fd, NULL, ...)
-			ev.Path, err = fdPath(pid, int32(nt.Args[t.dir]))
+			ev.Path, err = procs.fdPath(pid, int32(nt.Args[t.dir]))
 			ev.Follow = false
 		}
 		if err == errEmptyPath { // AT_EMPTY_PATH: the descriptor's own file
-			ev.Path, err = fdPath(pid, int32(nt.Args[t.dir]))
+			ev.Path, err = procs.fdPath(pid, int32(nt.Args[t.dir]))
 			ev.Follow = false
 		}
 	}
 	if err == nil && t.path2 != none {
-		ev.To, err = callPath(pid, t.dir2, nt, t.path2)
+		ev.To, err = callPath(procs, pid, t.dir2, nt, t.path2)
 	}
 	if errors.Is(err, errTooLong) || errors.Is(err, unix.ENAMETOOLONG) {
 		return Event{Change: Unreadable, Pid: pid}, true
@@ -573,7 +575,7 @@ var (
 // callPath is the absolute path argument i of the call names, resolved
 // against the directory descriptor in argument dir (or the working
 // directory) as the process sees them.
-func callPath(pid, dir int, nt *seccompNotif, i int) (string, error) {
+func callPath(procs procDirs, pid, dir int, nt *seccompNotif, i int) (string, error) {
 	addr := uintptr(nt.Args[i])
 	if addr == 0 {
 		return "", errNullPath
@@ -590,9 +592,9 @@ func callPath(pid, dir int, nt *seccompNotif, i int) (string, error) {
 	}
 	var base string
 	if dir == none || int32(nt.Args[dir]) == unix.AT_FDCWD {
-		base, err = os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+		base, err = procs.readlink(pid, "cwd")
 	} else {
-		base, err = fdPath(pid, int32(nt.Args[dir]))
+		base, err = procs.fdPath(pid, int32(nt.Args[dir]))
 	}
 	if err != nil {
 		return "", err
@@ -707,12 +709,69 @@ func ownPid(pid, n int) int {
 }
 
 // fdPath is the path of the process's descriptor fd.
-func fdPath(pid int, fd int32) (string, error) {
-	p, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + strconv.Itoa(int(fd)))
+func (d procDirs) fdPath(pid int, fd int32) (string, error) {
+	p, err := d.readlink(pid, "fd/"+strconv.Itoa(int(fd)))
 	if err != nil || !filepath.IsAbs(p) {
 		return "", errors.New("not a path")
 	}
 	return p, nil
+}
+
+// procDirs holds a traced process's /proc directory open once it made
+// a call: its working directory and descriptors are then read through
+// the handle, without looking /proc/PID up again each time. A handle
+// stays with its process: once that ends, reads through it fail, and the
+// next process given the same pid gets a handle of its own, never the
+// old one's answers.
+type procDirs map[int]int
+
+// maxProcDirs bounds the handles kept; past it they are all closed.
+const maxProcDirs = 64
+
+// readlink reads the link name in process pid's /proc directory.
+func (d procDirs) readlink(pid int, name string) (string, error) {
+	fd, kept := d[pid]
+	if kept {
+		if s, err := readlinkAt(fd, name); err == nil {
+			return s, nil
+		}
+		unix.Close(fd) // its process may have ended, the pid another's now
+		delete(d, pid)
+	}
+	if len(d) >= maxProcDirs {
+		d.close()
+	}
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", err
+	}
+	d[pid] = fd
+	return readlinkAt(fd, name)
+}
+
+func (d procDirs) close() {
+	for pid, fd := range d {
+		unix.Close(fd)
+		delete(d, pid)
+	}
+}
+
+// readlinkAt is readlinkat(2) into a buffer on the stack.
+func readlinkAt(dir int, name string) (string, error) {
+	var buf [unix.PathMax]byte
+	for {
+		n, err := unix.Readlinkat(dir, name, buf[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return "", &os.PathError{Op: "readlinkat", Path: name, Err: err}
+		}
+		if n == len(buf) {
+			return "", &os.PathError{Op: "readlinkat", Path: name, Err: unix.ENAMETOOLONG}
+		}
+		return string(buf[:n]), nil
+	}
 }
 
 var pageSize = uintptr(os.Getpagesize())
