@@ -3,7 +3,6 @@ package journal
 import (
 	"encoding/base64"
 	"encoding/json"
-	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -26,7 +25,6 @@ func marshalRecord(b []byte, r *record) ([]byte, error) {
 		b = appendOp(b, r.Op)
 		return append(b, '}'), nil
 	case r.T == "a" && plainRecord(r):
-		b = slices.Grow(b, 256*len(r.After)) // a final takes 150 to 250 bytes: one allocation, not a dozen
 		b = append(b, `{"t":"a","id":`...)
 		b = appendString(b, r.ID)
 		b = append(b, `,"after":[`...)

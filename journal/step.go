@@ -407,6 +407,8 @@ func (st *Step) End(ctx context.Context) []string {
 	}
 	recs = append(recs, end)
 	st.holding = true // one append, after the lazy records still pending
+	// Sized once (a final takes 150 to 250 bytes), not grown record by record.
+	st.pending = slices.Grow(st.pending, 256*len(st.finals)+4096)
 	for _, r := range recs {
 		st.write(r)
 	}
