@@ -153,6 +153,13 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 		// Recorded already, its parents and its directory's times with
 		// it (a rename above it would have dropped the mark): a
 		// command's later calls on a file it made or kept stop here.
+		if how == capGone && (st.dirKnown[k] || st.dirs.holds(p.Root, p.Rel)) {
+			// A directory the step knows, about to go: a directory made
+			// there next is another, never reached through this one's
+			// handle (git's prune removes an object directory its commit
+			// made; the next commit makes it again).
+			st.unknown(store, rel, p)
+		}
 		st.final(store, rel, p)
 		return nil
 	}

@@ -13,4 +13,5 @@ type dirCache struct{}
 
 func (c *dirCache) lstat(p *sandbox.Path) (fs.FileInfo, error) { return p.Lstat() }
 func (c *dirCache) forget(*sandbox.Root, string)               {}
+func (c *dirCache) holds(*sandbox.Root, string) bool           { return false }
 func (c *dirCache) close()                                     {}

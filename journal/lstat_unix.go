@@ -98,6 +98,9 @@ func (c *dirCache) forget(root *sandbox.Root, dir string) {
 	}
 }
 
+// holds reports whether a handle of the directory dir is kept.
+func (c *dirCache) holds(root *sandbox.Root, dir string) bool { return c.dirs[root][dir] != nil }
+
 // evict closes one handle (whichever the map gives first).
 func (c *dirCache) evict() {
 	for _, m := range c.dirs {
