@@ -49,8 +49,8 @@ type Step struct {
 	lazyT    *time.Timer
 	pack     *os.File
 	packSize int64
-	seen     map[string]int // paths whose first state is recorded: seenMeta or seenFull
-	finals   []*sandbox.Path
+	seen     map[string]int  // paths whose first state is recorded: seenMeta or seenFull
+	finals   []finalAt       // the paths read when the step ends
 	trees    map[string]bool // paths made as a whole tree: their manifest is read at the end
 	finSeen  map[string]bool
 	open     map[string]bool   // paths a process the command left running holds open for writing (StillOpen)
@@ -298,12 +298,20 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	return nil
 }
 
+// finalAt is a path read when the step ends, with its DIR's journal and
+// its path there (as where gave them when it was recorded).
+type finalAt struct {
+	p     *sandbox.Path
+	store *Store
+	rel   string
+}
+
 // final adds p to the paths read when the step ends.
 func (st *Step) final(store *Store, rel string, p *sandbox.Path) {
 	k := key(store, rel)
 	if !st.finSeen[k] {
 		st.finSeen[k] = true
-		st.finals = append(st.finals, p)
+		st.finals = append(st.finals, finalAt{p, store, rel})
 	}
 }
 

@@ -396,18 +396,15 @@ func (st *Step) readFinals() []Final {
 	after := make([]Final, 0, len(st.finals))
 	paths := make([]*sandbox.Path, 0, len(st.finals))
 	trees := make([]bool, 0, len(st.finals))
-	for _, p := range st.finals {
-		store, rel, err := st.where(p)
-		if err != nil {
-			continue
-		}
+	for _, fa := range st.finals {
+		p, store, rel := fa.p, fa.store, fa.rel
 		f := Final{Path: rel}
 		if store != st.home {
 			f.Base = store.base
 		}
 		after = append(after, f)
 		paths = append(paths, p)
-		trees = append(trees, st.trees[key(store, rel)])
+		trees = append(trees, len(st.trees) > 0 && st.trees[key(store, rel)])
 	}
 	read := func(c *dirCache, lo, hi int) {
 		for i := lo; i < hi; i++ {
