@@ -10,6 +10,10 @@ import "io/fs"
 // private temp directory appear there at their own names.
 type Recorder interface {
 	Before(ev Event)
+	// Returned is told once bash has exited, before the processes the
+	// command left running are looked at (Result.Running, Writing):
+	// what changes after it is theirs.
+	Returned()
 }
 
 // Change is what a system call is about to do to a path.

@@ -68,6 +68,10 @@ type Result struct {
 	// open for writing (traced commands, on Linux): a Recorder's
 	// record of them ends before what they write later.
 	Writing []string
+	// Running are the processes the command left running (traced
+	// commands, on Linux), as the Recorder's events name them (Pid): a
+	// file one of them opened for writing may be written later still.
+	Running []int
 }
 
 // Text renders r as fs_bash's answer: the output, then any notice, then

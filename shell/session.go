@@ -472,10 +472,16 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 	mkR.SetReadDeadline(deadline)
 	finishDrain(out, outR, <-outDone)
 	finishDrain(mk, mkR, <-mkDone)
+	if rec != nil {
+		rec.Returned() // before the look: a later change is the background's
+	}
 	s.mu.Lock()
 	s.left.update(sid)
 	if rec != nil {
 		res.Writing = openForWriting(s.left[sid])
+		for _, m := range s.left[sid] {
+			res.Running = append(res.Running, m.pid)
+		}
 	}
 	if k != nil {
 		live := s.keepers[:0]

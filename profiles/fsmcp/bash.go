@@ -74,8 +74,8 @@ func Bash() toolkit.Tool {
 		}
 		res, err := sess.RunTraced(ctx, roots, dirs.Files(), in.Command, timeout, rec)
 		if bj != nil {
-			bj.finished()
-			bj.stillOpen(res.Writing)
+			bj.Returned() // told already, unless the command never ran
+			bj.stillOpen(res.Writing, res.Running)
 		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

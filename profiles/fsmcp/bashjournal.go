@@ -32,6 +32,9 @@ type bashJournal struct {
 	// futimens of the file it just made) has nothing more to keep.
 	kept   string
 	keptIn *journal.Step
+	// wrote lists, by process, the files opened for writing in the
+	// call's step (stillOpen).
+	wrote map[int][]string
 }
 
 // unreadable is the note of a command that changed a path too long to
@@ -53,17 +56,28 @@ func newBashJournal(ctx context.Context, sb, base *sandbox.Sandbox, command stri
 	return &bashJournal{set: step.Set(), command: command, label: actor, ctx: ctx, sb: sb, base: base}
 }
 
-// finished says the call returned: later changes are background ones.
-func (b *bashJournal) finished() {
+// Returned says the command returned: later changes are background ones
+// (shell.Recorder).
+func (b *bashJournal) Returned() {
 	b.mu.Lock()
 	b.done = true
 	b.mu.Unlock()
 }
 
-// stillOpen marks the files processes the command left running hold
-// open for writing: the call's step ends before what they write later.
-func (b *bashJournal) stillOpen(paths []string) {
-	for _, path := range paths {
+// stillOpen marks, in the call's step, the files the command's processes
+// still running may write after it ends: those they hold open for
+// writing (writing), and every file a process still running (running)
+// opened for writing in the call, which it may hold still though the
+// look at its descriptors came a moment too early to see it (an open
+// let go on just before, not yet done).
+func (b *bashJournal) stillOpen(writing []string, running []int) {
+	b.mu.Lock()
+	for _, pid := range running {
+		writing = append(writing, b.wrote[pid]...)
+	}
+	b.wrote = nil
+	b.mu.Unlock()
+	for _, path := range writing {
 		if p, err := b.sb.Resolve(path); err == nil {
 			journal.StillOpen(b.ctx, p)
 		}
@@ -97,6 +111,12 @@ func (b *bashJournal) Before(ev shell.Event) {
 			journal.MadeTree(ctx, to) // a whole tree the undo takes out again
 		}
 		return
+	}
+	if ev.Change == shell.Write && !b.done {
+		if b.wrote == nil {
+			b.wrote = map[int][]string{}
+		}
+		b.wrote[ev.Pid] = append(b.wrote[ev.Pid], ev.Path)
 	}
 	switch ev.Change {
 	case shell.Write, shell.Create:
