@@ -218,6 +218,13 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		{name: "fs_bash rt a file opened by the command, written by its background child after return", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && exec 3>log.txt && (while [ -e sig/wait ]; do sleep 0.05; done; echo written >&3; echo late > late.txt) >/dev/null 2>&1 & exec 3>&-")}}
 		}), wait: waitBackgroundEnded},
+		// Found by TestRandomCommandsUndone: a/c/y recorded absent, then a
+		// made a file; the undo's lstat of a/c/y says "not a directory".
+		bash("rt a path removed under a name then made a file", "rm -rf n/c/y; touch n"),
+		// Found by TestRandomCommandsUndone: a rename that fails (its
+		// directory is missing) is recorded, and the file's content put
+		// back later in the undo is another inode.
+		bash("rt a failed mv, then a write to the file it named", "mv f.txt nodir/x; echo w >> f.txt"),
 		bash("rt writes through a link to a directory", "ln -s tree tl && echo x > tl/new && rm -r tl/empty && mv tl/a.txt tl/b.txt && chmod 700 tl/ && rm tl"),
 		bash("rt writes through /proc/self paths", `python3 -c "
 import os

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"syscall"
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/internal/escape"
@@ -293,7 +294,7 @@ func (st *Step) readState(store *Store, p *sandbox.Path, how capHow) (Image, err
 
 // readStateOf is readState from p's lstat, already taken.
 func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err error) (Image, error) {
-	if errors.Is(err, fs.ErrNotExist) || fault.KindOf(err) == fault.NotFound {
+	if nothingAt(err) {
 		return Image{}, nil
 	}
 	if err != nil {
@@ -324,6 +325,16 @@ func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err err
 		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
 	}
 	return im, nil
+}
+
+// nothingAt reports whether an lstat's error says nothing is at the
+// path: it is missing, or one of its directories is not a directory (a
+// name the step recorded absent below a directory that a file then took
+// the place of: rm -rf n/c/y; touch n). Both are the absent state a
+// step's end reads there, so the capture and the undo must see them so
+// too: else the undo of that entry stops at "n/c/y: not a directory".
+func nothingAt(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || fault.KindOf(err) == fault.NotFound || errors.Is(err, syscall.ENOTDIR)
 }
 
 // NotKeptError refuses a change the journal cannot keep, the first time

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -193,7 +192,7 @@ func (u *undoer) undoOp(op Op) error {
 		if err != nil {
 			return err
 		}
-		if u.movedBackAlready(p, to, op.Before) {
+		if u.movedBackAlready(p, to) {
 			return nil
 		}
 		return u.moveBack(to, p)
@@ -241,7 +240,7 @@ func (u *undoer) restoreMeta(p *sandbox.Path, b Image) error {
 // make is left, and named.
 func (u *undoer) clear(p *sandbox.Path, madeTree bool) (bool, error) {
 	fi, err := p.Lstat()
-	if errors.Is(err, fs.ErrNotExist) || fault.KindOf(err) == fault.NotFound {
+	if nothingAt(err) {
 		return true, nil
 	}
 	if err != nil {
@@ -433,22 +432,25 @@ func (u *undoer) setTimes(p *sandbox.Path, b Image) {
 	}
 }
 
-// movedBackAlready reports whether the object a move took from p to to
-// (b) is at p again and not at to: a rename recorded twice (one attempt
-// failed) is undone once.
-func (u *undoer) movedBackAlready(p, to *sandbox.Path, b Image) bool {
-	if b.Ino == 0 {
+// movedBackAlready reports whether the rename from p to to moved
+// nothing to undo: p holds something. Going backwards, the tree is as the
+// rename left it, and a rename that moved p left nothing there (what a
+// later change made at p was recorded and is gone again by now). So a
+// rename that failed (its directory missing, a file onto a directory, a
+// directory onto one not empty), one of two links of the same file, or one
+// recorded twice (one attempt failed) is not undone; by the object's
+// inode alone it was not found when the undo had put back p's content
+// as another inode (mv f.txt nodir/x; echo w >> f.txt: "nodir/x is gone
+// since").
+//
+// A rename that changed only a name's case finds p there on a file
+// system that ignores case: that one is undone.
+func (u *undoer) movedBackAlready(p, to *sandbox.Path) bool {
+	if p.Abs != to.Abs && strings.EqualFold(p.Abs, to.Abs) {
 		return false
 	}
-	same := func(q *sandbox.Path) bool {
-		fi, err := q.Lstat()
-		if err != nil {
-			return false
-		}
-		s, ok := sysStat(fi)
-		return ok && s.dev == b.Dev && s.ino == b.Ino
-	}
-	return same(p) && !same(to)
+	_, err := p.Lstat()
+	return err == nil
 }
 
 // moveBack renames what from holds back to to, where a change moved it.
