@@ -225,6 +225,9 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		// directory is missing) is recorded, and the file's content put
 		// back later in the undo is another inode.
 		bash("rt a failed mv, then a write to the file it named", "mv f.txt nodir/x; echo w >> f.txt"),
+		// Found by TestRandomCommandsUndone: the failed mkdir records tree
+		// first, so the undo brings its entries back before it.
+		bash("rt a directory recorded by a failed mkdir, then removed whole", "mkdir tree; echo x >> tree/a.txt; rm -rf tree"),
 		bash("rt writes through a link to a directory", "ln -s tree tl && echo x > tl/new && rm -r tl/empty && mv tl/a.txt tl/b.txt && chmod 700 tl/ && rm tl"),
 		bash("rt writes through /proc/self paths", `python3 -c "
 import os

@@ -306,6 +306,7 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 		if err := Keep(u.ctx, p); err != nil {
 			return err
 		}
+		u.parents(p)
 		if err := p.Symlink(b.Target); err != nil {
 			return err
 		}
@@ -317,6 +318,7 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 		if err := Keep(u.ctx, p); err != nil {
 			return err
 		}
+		u.parents(p)
 		if err := mkfifo(p, b.perm()); err != nil {
 			return err
 		}
@@ -328,6 +330,7 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 		if err := Keep(u.ctx, p); err != nil {
 			return err
 		}
+		u.parents(p)
 		if err := mknode(p, b); err != nil {
 			u.notes = append(u.notes, escape.Name(p.Abs)+" was not brought back: "+sandbox.Cause(err).Error())
 			return nil
@@ -374,6 +377,20 @@ func (u *undoer) restoreFile(p *sandbox.Path, b Image) error {
 	return u.owner(u.s.ops.RestoreFile(u.ctx, p, r, b.Size, b.attrs()))
 }
 
+// parents makes p's missing directories (Keep just recorded them as
+// made, in the undo's own step) before p is made again, as restoreFile
+// and restoreHeld do. Going backwards a directory's entries come back
+// before it when it was removed with them, but a directory the entry
+// recorded earlier, for another change (mkdir tree, which fails, then
+// echo x >> tree/a.txt, then rm -rf tree), has its record before theirs:
+// it comes back after them, and puts its own mode and times back on the
+// directory made here.
+func (u *undoer) parents(p *sandbox.Path) {
+	if !p.IsRoot() {
+		p.Dir().MkdirAll(0o755)
+	}
+}
+
 // owner turns an owner not given back into a note: the rest landed.
 func (u *undoer) owner(err error) error {
 	var oe *OwnerError
@@ -408,6 +425,7 @@ func (u *undoer) restoreDir(p *sandbox.Path, b Image) error {
 		if err := Keep(u.ctx, p); err != nil {
 			return err
 		}
+		u.parents(p)
 		if err := p.Mkdir(0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
