@@ -34,7 +34,12 @@ var (
 		"f.txt", "suid.sh", "tree/a.txt", "tree/deep/b.bin", "tree/link", "sock",
 		"l/x", "l/c/y", "a/l/x", // through links to directories
 	}
-	fuzzLinks   = []string{"l", "a/l", "b/l", "tree/link", "y"}
+	fuzzLinks = []string{"l", "a/l", "b/l", "tree/link", "y"}
+	// FIFOs have names of their own, that nothing writes to: opening
+	// one for writing (echo >, truncate, cp onto it) waits for a reader
+	// that never comes. Directories moved, copied or swapped carry them
+	// along, still under a name no write names.
+	fuzzFifos   = []string{"p", "a/p", "b/c/p"}
 	fuzzTargets = []string{"a", "b", "a/c", "../b", "c", "x", "../x", "nowhere", "tree", "."}
 )
 
@@ -79,7 +84,10 @@ var fuzzOps = []fuzzOp{
 	func(r *rand.Rand) string { return "touch -d 2001-01-01 " + fuzzAny(r) },
 	func(r *rand.Rand) string { return "touch " + pick(r, fuzzFiles) },
 	func(r *rand.Rand) string { return ": > " + pick(r, fuzzFiles) },
-	func(r *rand.Rand) string { return "mkfifo " + pick(r, fuzzFiles) },
+	func(r *rand.Rand) string { return "mkfifo " + pick(r, fuzzFifos) },
+	func(r *rand.Rand) string {
+		return pick(r, []string{"mv", "rm -f", "chmod 600", "touch -d 2001-01-01", "ln"}) + " " + pick(r, fuzzFifos) + " " + pick(r, fuzzFifos)
+	},
 	func(r *rand.Rand) string {
 		return fmt.Sprintf(`python3 -c "import os; os.%s('%s', '%s')"`, pick(r, []string{"replace", "rename"}), fuzzAny(r), fuzzAny(r))
 	},
@@ -183,6 +191,22 @@ func fuzzListing(calls [][]string) string {
 	return b.String()
 }
 
+// fuzzParse reads a listing back (FSMCP_FUZZ_SCRIPT=FILE replays one,
+// edited by hand).
+func fuzzParse(s string) [][]string {
+	var calls [][]string
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "--- call"):
+			calls = append(calls, nil)
+		case line != "" && len(calls) > 0:
+			calls[len(calls)-1] = append(calls[len(calls)-1], line)
+		}
+	}
+	return calls
+}
+
 // fuzzRun runs the calls through the built binary with the shell mode,
 // restarts, undoes every entry history lists and returns what is wrong
 // ("" when the tree is as before).
@@ -201,11 +225,13 @@ func fuzzRun(t *testing.T, shellMode string, calls [][]string) string {
 	before := treeState(t, root)
 	cs := connectStdioEnv(t, mode{"path", os.Getenv("PATH")}, nil, "--shell", shellMode, root)
 	for i, c := range calls {
-		res, err := callRaw(cs, "fs_bash", args("command", fuzzCommand(root, c)), nil)
+		// A command that hangs (a write that waits on a FIFO) is cut off
+		// soon, and fails the run.
+		res, err := callRaw(cs, "fs_bash", args("command", fuzzCommand(root, c), "timeout", 20000), nil)
 		if err != nil {
 			return fmt.Sprintf("call %d: %v", i+1, err)
 		}
-		if res.IsError {
+		if res.IsError || strings.Contains(testenv.Text(res), "Command timed out") {
 			return fmt.Sprintf("call %d: %s", i+1, testenv.Text(res))
 		}
 	}
@@ -222,6 +248,10 @@ func fuzzRun(t *testing.T, shellMode string, calls [][]string) string {
 		return ""
 	}
 	n := len(strings.Split(h, "\n"))
+	if os.Getenv("FSMCP_FUZZ_VERBOSE") != "" {
+		v, _ := exec.Command(binary, "history", root, "-v").CombinedOutput()
+		t.Logf("history -v:\n%s", v)
+	}
 	out, err := exec.Command(binary, "undo", root, "--last", fmt.Sprint(n)).CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("fsmcp undo --last %d: %v\n%s\nhistory:\n%s", n, err, out, hist)
@@ -286,8 +316,9 @@ func fuzzShrink(t *testing.T, shellMode string, calls [][]string) [][]string {
 // shell and the unconfined one.
 //
 // make test runs the seeds of fuzzSeeds. FSMCP_FUZZ_SEEDS=N runs N random
-// seeds, FSMCP_FUZZ_SEED=S replays one, FSMCP_FUZZ_SHRINK=1 shrinks a
-// failing script before reporting it.
+// seeds, FSMCP_FUZZ_SEED=S replays one, FSMCP_FUZZ_SCRIPT=FILE replays a
+// listing (as a failure prints it), FSMCP_FUZZ_SHELL=on runs one shell
+// mode, FSMCP_FUZZ_SHRINK=1 shrinks a failing script before reporting it.
 func TestRandomCommandsUndone(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("SKIPPED: python3 is not installed")
@@ -310,6 +341,15 @@ func TestRandomCommandsUndone(t *testing.T) {
 			seeds = append(seeds, (base+uint64(i)*0x9e3779b97f4a7c15)%1e12)
 		}
 	}
+	var script [][]string
+	if f := os.Getenv("FSMCP_FUZZ_SCRIPT"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script = fuzzParse(string(b))
+		seeds = []uint64{0}
+	}
 	shells := []string{"sandboxed", "on"}
 	if s := os.Getenv("FSMCP_FUZZ_SHELL"); s != "" {
 		shells = strings.Split(s, ",")
@@ -318,6 +358,9 @@ func TestRandomCommandsUndone(t *testing.T) {
 		for _, seed := range seeds {
 			t.Run(fmt.Sprintf("%s/%d", shellMode, seed), func(t *testing.T) {
 				calls := fuzzScript(seed)
+				if script != nil {
+					calls = script
+				}
 				prob := fuzzRun(t, shellMode, calls)
 				if prob == "" {
 					return
