@@ -228,6 +228,11 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		// Found by TestRandomCommandsUndone: the failed mkdir records tree
 		// first, so the undo brings its entries back before it.
 		bash("rt a directory recorded by a failed mkdir, then removed whole", "mkdir tree; echo x >> tree/a.txt; rm -rf tree"),
+		// Found by TestRandomCommandsUndone: renames that fail, recorded
+		// with what they would have replaced held by a hard link that the
+		// later touch and chmod changed too.
+		bash("rt failed renames onto files, then touch and chmod of them", `python3 -c "import os; os.replace('nofile', 'f.txt')"; touch f.txt; python3 -c "import os; os.rename('tree/deep', 'tree/a.txt')"; chmod 4755 tree/a.txt`),
+		bash("rt renameat2 RENAME_EXCHANGE of a directory and its own file (refused)", `python3 -c "import ctypes; ctypes.CDLL(None).renameat2(-100, b'tree/a.txt', -100, b'tree', 2)"; echo x >> f.txt`),
 		bash("rt writes through a link to a directory", "ln -s tree tl && echo x > tl/new && rm -r tl/empty && mv tl/a.txt tl/b.txt && chmod 700 tl/ && rm tl"),
 		bash("rt writes through /proc/self paths", `python3 -c "
 import os

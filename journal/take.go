@@ -14,6 +14,7 @@ import (
 	"path"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/fsmcp/fsmcp/internal/escape"
@@ -247,6 +248,22 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	if err == nil {
 		err = st.begin(ds)
 	}
+	// A rename that will fail changes nothing, and must record nothing:
+	// what it would have replaced is kept by a hard link into the journal
+	// (it leaves the tree, so it cannot change there), but when the
+	// rename fails it stays, and a later change in the step changes the
+	// journal's copy too, which the undo then puts back (os.replace of a
+	// missing file onto f.txt, then touch f.txt: f.txt came back with the
+	// new time; onto a file from a directory, then chmod: "has 2 hard
+	// links"). These failures are known before the call: no source; a
+	// directory onto a non-directory; a non-directory onto a directory.
+	sfi, serr := st.dirs.lstat(src)
+	if serr != nil {
+		return nil // the rename itself fails and says why
+	}
+	if dfi, err := st.dirs.lstat(dst); err == nil && sfi.IsDir() != dfi.IsDir() {
+		return nil
+	}
 	if err == nil {
 		err = st.parents(ds, drel, dst)
 	}
@@ -321,6 +338,12 @@ func Exchanged(ctx context.Context, a, b *sandbox.Path) error {
 		return nil // the exchange itself fails and says why
 	}
 	if _, err := st.dirs.lstat(b); err != nil {
+		return nil
+	}
+	if arel == brel || within(arel, brel) || within(brel, arel) {
+		// One is the other or holds it: the kernel refuses (EINVAL),
+		// and swapping back would be refused too, failing the undo
+		// (renameat2 of tree/a.txt and tree, RENAME_EXCHANGE).
 		return nil
 	}
 	if err := st.writeOp(as, Op{Kind: "exchange", Path: arel, To: brel, Before: statImage(fa)}); err != nil {
@@ -525,4 +548,10 @@ func manifest(p *sandbox.Path) string {
 	}
 	walk(p, ".")
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// within reports whether the slash path rel lies below dir ("." holds
+// everything).
+func within(rel, dir string) bool {
+	return dir == "." || strings.HasPrefix(rel, dir+"/")
 }
