@@ -233,6 +233,11 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		// later touch and chmod changed too.
 		bash("rt failed renames onto files, then touch and chmod of them", `python3 -c "import os; os.replace('nofile', 'f.txt')"; touch f.txt; python3 -c "import os; os.rename('tree/deep', 'tree/a.txt')"; chmod 4755 tree/a.txt`),
 		bash("rt renameat2 RENAME_EXCHANGE of a directory and its own file (refused)", `python3 -c "import ctypes; ctypes.CDLL(None).renameat2(-100, b'tree/a.txt', -100, b'tree', 2)"; echo x >> f.txt`),
+		// Found by TestRandomCommandsUndone: l/a.txt recorded absent (the
+		// write fails, l is missing), then l made a link to tree: the undo
+		// removed tree/a.txt through it, a file the command never touched.
+		bash("rt a missing directory made a link after a write below it failed", "echo data > l/a.txt; ln -s tree l; ln l2/c/y l2/c/y; ln -sfn ../.. l2"),
+		bash("rt a directory recorded, removed and made a link", "mkdir tree; echo x >> tree/a.txt; rm -rf tree; ln -s suid.sh tree"),
 		bash("rt writes through a link to a directory", "ln -s tree tl && echo x > tl/new && rm -r tl/empty && mv tl/a.txt tl/b.txt && chmod 700 tl/ && rm tl"),
 		bash("rt writes through /proc/self paths", `python3 -c "
 import os

@@ -226,8 +226,8 @@ func (u *undoer) undoOp(op Op) error {
 // restoreMeta puts back a path's mode, owner and times, on the object
 // itself (refusing one with another hard link, which may lie outside).
 func (u *undoer) restoreMeta(p *sandbox.Path, b Image) error {
-	if !b.Exists() {
-		return nil
+	if !b.Exists() || u.notDirAbove(p) != nil {
+		return nil // not there as recorded (see restore)
 	}
 	if err := Meta(u.ctx, p); err != nil {
 		return err
@@ -281,6 +281,21 @@ func (u *undoer) madeTree(p *sandbox.Path) bool {
 
 // restore brings p back to the state b.
 func (u *undoer) restore(p *sandbox.Path, b Image) error {
+	if d := u.notDirAbove(p); d != nil {
+		if b.Type == Absent {
+			// Nothing is at p as it was recorded: a name the record
+			// found missing was made a link since (echo > l/a.txt,
+			// which fails, then ln -s tree l), and clearing through it
+			// would remove tree/a.txt, which the entry never touched.
+			return nil
+		}
+		// The directory recorded above p comes back after p, going
+		// backwards (its record is older): what holds its name now
+		// goes first, so p lands in it and not where a link leads.
+		if ok, err := u.clear(d, false); !ok || err != nil {
+			return err
+		}
+	}
 	if !b.kept() && b.Type != Absent {
 		u.notes = append(u.notes, escape.Name(p.Abs)+" was not brought back: "+or(b.Lost, "its content was not kept"))
 		return nil
@@ -377,6 +392,29 @@ func (u *undoer) restoreFile(p *sandbox.Path, b Image) error {
 	return u.owner(u.s.ops.RestoreFile(u.ctx, p, r, b.Size, b.attrs()))
 }
 
+// notDirAbove is the outermost name above p (below its root) that holds
+// something other than a directory now, a link or a file; nil when there
+// is none. A recorded path never goes through a link (the journal
+// records the names the kernel reaches), so one found there since leads
+// somewhere the record does not mean: the operations on a Path follow
+// links inside the root, so the undo looks first.
+func (u *undoer) notDirAbove(p *sandbox.Path) *sandbox.Path {
+	var ups []*sandbox.Path
+	for d := p.Dir(); !d.IsRoot(); d = d.Dir() {
+		ups = append(ups, d)
+	}
+	for i := len(ups) - 1; i >= 0; i-- {
+		fi, err := ups[i].Lstat()
+		if err != nil {
+			return nil // missing: what is below is missing too
+		}
+		if !fi.IsDir() {
+			return ups[i]
+		}
+	}
+	return nil
+}
+
 // parents makes p's missing directories (Keep just recorded them as
 // made, in the undo's own step) before p is made again, as restoreFile
 // and restoreHeld do. Going backwards a directory's entries come back
@@ -445,6 +483,9 @@ func (u *undoer) setMeta(p *sandbox.Path, b Image) error {
 // setTimes puts a directory's times back (it is the directory of paths
 // the entry changed; they are all back by now, going backwards).
 func (u *undoer) setTimes(p *sandbox.Path, b Image) {
+	if u.notDirAbove(p) != nil {
+		return // not there as recorded (see restore)
+	}
 	if fi, err := p.Lstat(); err == nil && fi.IsDir() {
 		p.Chtimes(b.atime(), b.mtime())
 	}
