@@ -238,6 +238,10 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		// removed tree/a.txt through it, a file the command never touched.
 		bash("rt a missing directory made a link after a write below it failed", "echo data > l/a.txt; ln -s tree l; ln l2/c/y l2/c/y; ln -sfn ../.. l2"),
 		bash("rt a directory recorded, removed and made a link", "mkdir tree; echo x >> tree/a.txt; rm -rf tree; ln -s suid.sh tree"),
+		// Found while reading the tracer for TestRandomCommandsUndone's
+		// link cases: l/../a.txt names tree/a.txt when l leads to
+		// tree/deep, but was cleaned to ./a.txt before l was followed.
+		bash("rt writes through link/..", "ln -sfn tree/deep l && echo w > l/../a.txt && mkdir l/../n && ln -sfn l l2 && rm -f l2/../link && cd l && echo q > ../../f.txt"),
 		bash("rt writes through a link to a directory", "ln -s tree tl && echo x > tl/new && rm -r tl/empty && mv tl/a.txt tl/b.txt && chmod 700 tl/ && rm tl"),
 		bash("rt writes through /proc/self paths", `python3 -c "
 import os

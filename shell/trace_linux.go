@@ -329,6 +329,17 @@ func (r realDirs) path(pid int, p string) string {
 	if p == "" {
 		return p
 	}
+	if dotDot(p) {
+		// Its directory walked as the kernel walks it, links before
+		// "..", each time (the raw name is no key for the cache).
+		dir, name := p[:strings.LastIndexByte(p, '/')], p[strings.LastIndexByte(p, '/')+1:]
+		if name == ".." || name == "." || name == "" {
+			real, _ := realPath(pid, p)
+			return real
+		}
+		real, _ := realPath(pid, "/"+strings.TrimPrefix(dir, "/"))
+		return filepath.Join(real, name)
+	}
 	dir, name := filepath.Dir(p), filepath.Base(p)
 	real, ok := r[dir]
 	if !ok {
@@ -380,18 +391,26 @@ func realPath(pid int, p string) (real string, viaProc bool) {
 		if err != nil {
 			return p, viaProc
 		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(cur, target)
+		abs := target
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cur, abs)
 		}
-		full := filepath.Join(append([]string{target}, rest...)...)
-		if isProc(full) {
+		if full := filepath.Join(append([]string{abs}, rest...)...); isProc(full) {
 			viaProc = true
 			if full = procPath(pid, full); isProc(full) {
 				return full, true // not a file of the roots
 			}
+			rest = strings.Split(strings.TrimPrefix(full, "/"), "/")
+			cur = "/"
+			continue
 		}
-		rest = strings.Split(strings.TrimPrefix(full, "/"), "/")
-		cur = "/"
+		// The target's names come next, walked one by one: a ".." after
+		// a link in them, or in the rest, is the parent of where the
+		// link leads, not the link's own directory.
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
 	}
 	return cur, viaProc
 }
@@ -588,6 +607,9 @@ func callPath(procs procDirs, pid, dir int, nt *seccompNotif, i int) (string, er
 		return "", errEmptyPath
 	}
 	if filepath.IsAbs(p) {
+		if dotDot(p) {
+			return p, nil // realDirs.path takes its ".." as the kernel does
+		}
 		return procPath(pid, filepath.Clean(p)), nil
 	}
 	var base string
@@ -599,7 +621,24 @@ func callPath(procs procDirs, pid, dir int, nt *seccompNotif, i int) (string, er
 	if err != nil {
 		return "", err
 	}
+	if dotDot(p) {
+		return base + "/" + p, nil // not cleaned: see dotDot
+	}
 	return procPath(pid, filepath.Join(base, p)), nil
+}
+
+// dotDot reports whether p has a ".." component. Cleaned by hand, "l/../x"
+// is "x", but the kernel takes l first, and where l is a link to a/c it
+// names a/x (ln -sfn tree/deep l; echo w > l/../a.txt wrote tree/a.txt,
+// journaled as ./a.txt): such a path is left as it is, for realDirs.path
+// to follow its links and its ".." in order.
+func dotDot(p string) bool {
+	for c := range strings.SplitSeq(p, "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // procPath is p with the process's own links in /proc followed: a path
