@@ -115,6 +115,10 @@ var fuzzOps = []fuzzOp{
 	func(r *rand.Rand) string {
 		return "ln -sfn " + pick(r, []string{"a", "b", "a/c", "tree"}) + " l && echo " + fuzzWord(r) + " > l/" + pick(r, []string{"x", "y", "c/x"})
 	},
+	// Names with ".." after a link: the kernel takes the link first.
+	func(r *rand.Rand) string {
+		return pick(r, []string{"echo w >", "mkdir -p", "rm -rf", "touch", "chmod 700"}) + " " + pick(r, []string{"l", "a/l", "b/l", "tree/link"}) + "/../" + pick(r, []string{"x", "c", "c/x", "../x", "a.txt"})
+	},
 	// A directory made, removed and made again, written inside.
 	func(r *rand.Rand) string {
 		d := pick(r, fuzzDirs)
@@ -327,7 +331,7 @@ func fuzzShrink(t *testing.T, shellMode string, calls [][]string) [][]string {
 // shell and the unconfined one.
 //
 // make test runs the seeds of fuzzSeeds. FSMCP_FUZZ_SEEDS=N runs N random
-// seeds, FSMCP_FUZZ_SEED=S replays one, FSMCP_FUZZ_SCRIPT=FILE replays a
+// seeds, FSMCP_FUZZ_SEED=S[,S...] replays some, FSMCP_FUZZ_SCRIPT=FILE replays a
 // listing (as a failure prints it), FSMCP_FUZZ_SHELL=on runs one shell
 // mode, FSMCP_FUZZ_SHRINK=1 shrinks a failing script before reporting it.
 func TestRandomCommandsUndone(t *testing.T) {
@@ -336,11 +340,14 @@ func TestRandomCommandsUndone(t *testing.T) {
 	}
 	seeds := fuzzSeeds
 	if s := os.Getenv("FSMCP_FUZZ_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("FSMCP_FUZZ_SEED=%q: %v", s, err)
+		seeds = nil
+		for _, f := range strings.Split(s, ",") {
+			v, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				t.Fatalf("FSMCP_FUZZ_SEED=%q: %v", s, err)
+			}
+			seeds = append(seeds, v)
 		}
-		seeds = []uint64{v}
 	} else if s := os.Getenv("FSMCP_FUZZ_SEEDS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
