@@ -242,6 +242,10 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		// link cases: l/../a.txt names tree/a.txt when l leads to
 		// tree/deep, but was cleaned to ./a.txt before l was followed.
 		bash("rt writes through link/..", "ln -sfn tree/deep l && echo w > l/../a.txt && mkdir l/../n && ln -sfn l l2 && rm -f l2/../link && cd l && echo q > ../../f.txt"),
+		// Found by TestRandomCommandsUndone: the file moved out of d is
+		// moved back after rm -rf d, going backwards, before d's record
+		// makes d again.
+		bash("rt a file moved out of a directory removed after", "mkdir d && echo x > d/x && mv d/x f.txt && rm -rf d && cp -a tree e && exec 3>>e/x && mv e/x sock; exec 3>&-; rm -rf e"),
 		bash("rt writes through a link to a directory", "ln -s tree tl && echo x > tl/new && rm -r tl/empty && mv tl/a.txt tl/b.txt && chmod 700 tl/ && rm tl"),
 		bash("rt writes through /proc/self paths", `python3 -c "
 import os

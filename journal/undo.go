@@ -523,6 +523,10 @@ func (u *undoer) moveBack(from, to *sandbox.Path) error {
 	if err := Moved(u.ctx, from, to); err != nil {
 		return err
 	}
+	// Its directory may be gone, removed later in the entry (exec
+	// 3>>d/x; mv d/x sock; rm -rf d): made again (Moved recorded it as
+	// made), its own record, undone after, decides what it holds.
+	u.parents(to)
 	if from.Root == to.Root {
 		err := from.RenameNoReplace(to)
 		if err == nil || !errors.Is(err, errCrossDevice) {
