@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -257,7 +258,10 @@ func fuzzRun(t *testing.T, shellMode string, calls [][]string) string {
 	}
 	h := strings.TrimSpace(string(hist))
 	if h == "" || strings.Contains(h, "no changes") {
-		if d := testenv.StateDiff(before, treeState(t, root)); d != "" {
+		// A step whose changes all came back (cp -a tree d; rm -rf d) is
+		// no entry, by design (journal/step.go, noop): only directories'
+		// times may differ then.
+		if d := testenv.StateDiff(dirTimesOut(before), dirTimesOut(treeState(t, root))); d != "" {
 			return fmt.Sprintf("history lists nothing but the tree changed:\n%s\nhistory:\n%s", d, hist)
 		}
 		return ""
@@ -276,6 +280,20 @@ func fuzzRun(t *testing.T, shellMode string, calls [][]string) string {
 	}
 	return ""
 }
+
+// dirTimesOut is a tree state without directories' modification times.
+func dirTimesOut(state map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range state {
+		if strings.HasPrefix(v, "d") {
+			v = dirMtime.ReplaceAllString(v, "")
+		}
+		out[k] = v
+	}
+	return out
+}
+
+var dirMtime = regexp.MustCompile(`mtime=[0-9]+`)
 
 // fuzzShrink drops one operation at a time for as long as the run still
 // fails, and returns the smallest calls it found failing
