@@ -204,11 +204,12 @@ func unchanged(before, now Image) bool {
 		}
 		return sameObject(before, now) && before.Size == now.Size && before.MTime == now.MTime
 	case Link:
-		return before.Target == now.Target
-	case Dir:
-		return before.MTime == now.MTime
+		return before.Target == now.Target && before.MTime == now.MTime
 	}
-	return true
+	// A directory, a FIFO, a socket or a device: its time says whether
+	// it changed (touch sock, which opens nothing, then sets the time,
+	// was taken for no change at all, so no entry, and no undo).
+	return before.MTime == now.MTime
 }
 
 // sameXattrs reports whether two sets of extended attributes are equal.
