@@ -249,6 +249,9 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		// Found by TestRandomCommandsUndone: touch of a socket (its open
 		// fails, utimensat sets the time) was taken for no change at all.
 		bash("rt touch of a socket", "touch sock"),
+		// Found by TestRandomCommandsUndone: rmdir of what is a file
+		// fails, but the file was kept as if it left the tree.
+		bash("rt rmdir of a file, then chmod of it", "mkdir b && mv suid.sh b/c && rmdir b/c; python3 -c \"import os; os.rmdir('f.txt')\"; chmod 0 b/c f.txt"),
 		bash("rt writes through a link to a directory", "ln -s tree tl && echo x > tl/new && rm -r tl/empty && mv tl/a.txt tl/b.txt && chmod 700 tl/ && rm tl"),
 		bash("rt writes through /proc/self paths", `python3 -c "
 import os

@@ -54,6 +54,24 @@ func MetaTarget(ctx context.Context, p *sandbox.Path) error {
 // leaves the tree, so it cannot change there), else copied.
 func Gone(ctx context.Context, p *sandbox.Path) error { return From(ctx).capture(p, capGone) }
 
+// GoneDir is Gone for a removal that takes only a directory (rmdir):
+// on anything else it fails, and records nothing. Gone would keep a file
+// there by a hard link into the journal, as if it left the tree; it
+// stays, and a later change to it (mv suid.sh b/c; rmdir b/c, then
+// chmod) changed the journal's copy too, and its second link made the
+// undo's chmod refuse.
+func GoneDir(ctx context.Context, p *sandbox.Path) error {
+	if st := From(ctx); st != nil && st.set != nil {
+		st.mu.Lock()
+		fi, err := st.dirs.lstat(p)
+		st.mu.Unlock()
+		if err == nil && !fi.IsDir() {
+			return nil
+		}
+	}
+	return Gone(ctx, p)
+}
+
 // Replaced records p's state before a new file takes its name (a write
 // through a temporary file): a larger file is hard-linked into the
 // journal, since the old inode leaves the tree unchanged; a small one is

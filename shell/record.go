@@ -53,6 +53,9 @@ type Event struct {
 	// which fails (EXDEV) by itself; mv then copies and removes, each
 	// call traced.
 	CrossMount bool
+	// RemoveDir: a removal that takes only a directory (rmdir, unlinkat
+	// with AT_REMOVEDIR), which fails on anything else.
+	RemoveDir bool
 	// Follow: a link at Path is followed (an open without O_NOFOLLOW, a
 	// chmod); the change lands on what it points to.
 	Follow bool

@@ -15,7 +15,7 @@ var traps = withTraps(map[uintptr]trap{
 	unix.SYS_OPEN:      withFlags(tPath(Write, 0, true), 1),
 	unix.SYS_CREAT:     tPath(Write, 0, true),
 	unix.SYS_UNLINK:    tPath(Remove, 0, false),
-	unix.SYS_RMDIR:     tPath(Remove, 0, false),
+	unix.SYS_RMDIR:     rmdirTrap(tPath(Remove, 0, false)),
 	unix.SYS_RENAME:    second(tPath(Rename, 0, false), none, 1),
 	unix.SYS_MKDIR:     tPath(Create, 0, false),
 	unix.SYS_MKNOD:     tPath(Create, 0, false),

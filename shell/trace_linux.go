@@ -51,6 +51,7 @@ type trap struct {
 	renameFlags int  // renameat2: the argument holding RENAME_EXCHANGE and RENAME_NOREPLACE
 	atFlags     int  // the argument holding AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH
 	follow      bool
+	rmdir       bool // rmdir: only a directory goes
 	// cmds: ioctl, the requests that change the file (the filter lets
 	// every other request go unstopped).
 	cmds []uint32
@@ -563,6 +564,7 @@ func decode(nt *seccompNotif, procs procDirs) (Event, bool) {
 	if ev.Change == Rename {
 		ev.CrossMount = crossMount(pid, ev.Path, ev.To)
 	}
+	ev.RemoveDir = t.rmdir || ev.Change == Remove && uintptr(nt.Nr) == unix.SYS_UNLINKAT && nt.Args[2]&unix.AT_REMOVEDIR != 0
 	// Not checked with NOTIF_ID_VALID: were the caller gone and its pid
 	// taken by another process meanwhile, the path read would be another's
 	// and the journal would record one path more, nothing worse.
@@ -899,6 +901,8 @@ func second(t trap, dir, path int) trap {
 	return t
 }
 func withRenameFlags(t trap, arg int) trap { t.renameFlags = arg; return t }
+
+func rmdirTrap(t trap) trap                { t.rmdir = true; return t }
 func withAtFlags(t trap, arg int) trap     { t.atFlags = arg; return t }
 func withCmds(t trap, cmds ...uint32) trap { t.cmds = cmds; return t }
 

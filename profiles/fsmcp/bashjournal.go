@@ -134,6 +134,10 @@ func (b *bashJournal) Before(ev shell.Event) {
 		}
 		b.kept, b.keptIn = ev.Path, step
 	case shell.Remove:
+		if ev.RemoveDir {
+			journal.GoneDir(ctx, p)
+			return
+		}
 		journal.Gone(ctx, p)
 	case shell.Rename:
 		if terr != nil {
