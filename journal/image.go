@@ -59,9 +59,11 @@ type Image struct {
 	// there was none to keep).
 	Lost string `json:"lost,omitempty"`
 	// Open says a process the command left running held the file open
-	// for writing when the step ended (a final's): what it writes later
-	// passes no call fsmcp sees, so an undo asks only that the file be
-	// the same one.
+	// for writing when the step ended, or had opened it to write in the
+	// step (a final's): what it writes later passes no call fsmcp sees,
+	// so an undo asks only that the file be the same one, or, where the
+	// step's end found nothing yet (an open let go on, not yet done),
+	// that a file be there.
 	Open bool `json:"open,omitempty"`
 }
 

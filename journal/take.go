@@ -432,7 +432,11 @@ func (st *Step) readFinals() []Final {
 	read := func(c *dirCache, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			after[i].Image = readFinalIn(c, paths[i], trees[i], st.byTool)
-			after[i].Image.Open = after[i].Image.Type == File && st.open[paths[i].Abs]
+			// A file still open for writing, or not made yet: an open
+			// let go on just before a process of the command, still
+			// running, gets to make it.
+			t := after[i].Image.Type
+			after[i].Image.Open = (t == File || t == "") && st.open[paths[i].Abs]
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), 4, len(paths)/finalsPerWorker)

@@ -61,8 +61,9 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 		defer s.pin(e.store, map[int]bool{e.seg: true}, false)
 	}
 	r := &Report{}
+	restored := map[string]bool{}
 	for _, e := range es {
-		err := s.undoEntry(ctx, sb, e, force)
+		err := s.undoEntry(ctx, sb, e, force, restored)
 		line := fmt.Sprintf("%s %s (%s at %s)", e.ID, e.pathsLine(), escape.Name(or(e.Tool, "-")), e.Time.Local().Format(time.DateTime))
 		var partial *partialError
 		switch {
@@ -100,9 +101,12 @@ type undoer struct {
 	ctx   context.Context // carries the undo's step
 	plain context.Context // the same without a step: the writers' own journaling is the undo's
 	notes []string
+	// restored are the paths the undo's entries so far put back, newest
+	// entry first (see changedSince).
+	restored map[string]bool
 }
 
-func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, force bool) error {
+func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, force bool, restored map[string]bool) error {
 	switch {
 	case e.UndoneBy != "":
 		return fmt.Errorf("already undone by %s (undo that to redo it)", e.UndoneBy)
@@ -115,7 +119,7 @@ func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, forc
 	case !e.Closed && !force:
 		return errors.New("it was cut short (fsmcp stopped during it), so what it left is not known; pass force to undo what it recorded")
 	}
-	u := &undoer{s: s, sb: sb, e: e, ctx: ctx, plain: With(ctx, nil)}
+	u := &undoer{s: s, sb: sb, e: e, ctx: ctx, plain: With(ctx, nil), restored: restored}
 	// Every path must be inside the call's roots before anything changes.
 	for _, op := range e.Ops {
 		if _, err := u.resolve(op.Base, op.Path); err != nil {
@@ -163,7 +167,11 @@ func (u *undoer) changedSince() []string {
 			continue
 		}
 		now := readFinal(p, f.Image.Manifest != "", f.Image.Hash != "")
-		same := sameState(f.Image, now) || f.Image.Open && now.Type == File && sameObject(f.Image, now)
+		// A file a process still running held open (or was about to make)
+		// when the entry ended: what it wrote since, in the same file, or
+		// in the one a newer entry's undo just put back (a new inode) with
+		// what the process had written by then.
+		same := sameState(f.Image, now) || f.Image.Open && now.Type == File && (f.Image.Type == "" || sameObject(f.Image, now) || u.restored[p.Abs])
 		if same && metaOnly[u.e.baseOf(f.Base)+"\x00"+f.Path] {
 			same = f.Image.Mode == now.Mode && ownerEq(f.Image.Owner, now.Owner) && (f.Image.Type != File || f.Image.Nlink == now.Nlink)
 		}
@@ -180,6 +188,9 @@ func (u *undoer) undoOp(op Op) error {
 	p, err := u.resolve(op.Base, op.Path)
 	if err != nil {
 		return err
+	}
+	if u.restored != nil {
+		u.restored[p.Abs] = true
 	}
 	switch op.Kind {
 	case "times":
