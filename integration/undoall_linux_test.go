@@ -252,6 +252,10 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		// Found by TestRandomCommandsUndone: rmdir of what is a file
 		// fails, but the file was kept as if it left the tree.
 		bash("rt rmdir of a file, then chmod of it", "mkdir b && mv suid.sh b/c && rmdir b/c; python3 -c \"import os; os.rmdir('f.txt')\"; chmod 0 b/c f.txt"),
+		// Found by TestRandomCommandsUndone: tree/link leads to a file,
+		// so the rm fails (ENOTDIR), but the tracer walked link/.. to
+		// tree and kept tree/a.txt as if it left the tree.
+		bash("rt rm of link-to-file/.., then touch", "rm -rf tree/link/../a.txt; mv tree/link/../f f.txt; mv f.txt tree/link/../g; touch tree/a.txt f.txt"),
 		bash("rt writes through a link to a directory", "ln -s tree tl && echo x > tl/new && rm -r tl/empty && mv tl/a.txt tl/b.txt && chmod 700 tl/ && rm tl"),
 		bash("rt writes through /proc/self paths", `python3 -c "
 import os

@@ -306,12 +306,19 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 			return
 		}
 		if ev, ok := decode(&nt, procs); ok {
-			ev.Path, ev.To = dirs.path(ev.Pid, ev.Path), dirs.path(ev.Pid, ev.To)
-			if ev.Follow {
-				followLink(&ev)
+			var notDir, toNotDir bool
+			ev.Path, notDir = dirs.path(ev.Pid, ev.Path)
+			ev.To, toNotDir = dirs.path(ev.Pid, ev.To)
+			// A name with a file above it (link-to-file/../a): the call
+			// fails (ENOTDIR) and changes nothing. Told to the recorder,
+			// the path as the walk went on would be another file's.
+			if !notDir && !toNotDir {
+				if ev.Follow {
+					followLink(&ev)
+				}
+				dirs.after(ev, traps[uintptr(nt.Nr)])
+				rec.Before(ev)
 			}
-			dirs.after(ev, traps[uintptr(nt.Nr)])
-			rec.Before(ev)
 		}
 		resp := seccompResp{ID: nt.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
 		unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
@@ -326,45 +333,53 @@ type realDirs map[string]string
 
 // path is p with its directory's links followed, for process pid (a
 // directory reached through its own links in /proc is not kept).
-func (r realDirs) path(pid int, p string) string {
+// notDir says something not a directory stands where the walk needs one
+// (the call fails with ENOTDIR).
+func (r realDirs) path(pid int, p string) (_ string, notDir bool) {
 	if p == "" {
-		return p
+		return p, false
 	}
 	if dotDot(p) {
 		// Its directory walked as the kernel walks it, links before
 		// "..", each time (the raw name is no key for the cache).
 		dir, name := p[:strings.LastIndexByte(p, '/')], p[strings.LastIndexByte(p, '/')+1:]
 		if name == ".." || name == "." || name == "" {
-			real, _ := realPath(pid, p)
-			return real
+			real, _, notDir := realPath(pid, p, true)
+			return real, notDir
 		}
-		real, _ := realPath(pid, "/"+strings.TrimPrefix(dir, "/"))
-		return filepath.Join(real, name)
+		real, _, notDir := realPath(pid, "/"+strings.TrimPrefix(dir, "/"), true)
+		return filepath.Join(real, name), notDir
 	}
 	dir, name := filepath.Dir(p), filepath.Base(p)
 	real, ok := r[dir]
 	if !ok {
 		var viaProc bool
-		real, viaProc = realPath(pid, dir)
+		real, viaProc, notDir = realPath(pid, dir, true)
+		if notDir {
+			return p, true
+		}
 		if !viaProc {
 			r[dir] = real
 		}
 	}
 	if real == dir {
-		return p
+		return p, false
 	}
-	return filepath.Join(real, name)
+	return filepath.Join(real, name), false
 }
 
 // realPath is p with every link in it followed as the kernel follows
 // them for process pid: a link into /proc or /dev/fd through procPath
 // (the process's own descriptors and working directory, not fsmcp's).
 // viaProc says one was; a name that does not exist ends the walk, the
-// rest kept as it is.
-func realPath(pid int, p string) (real string, viaProc bool) {
+// rest kept as it is. notDir says the walk met something that exists
+// and is no directory (nor a link) with names still after it, or at the
+// end when dir asks for a directory there: the kernel's walk fails
+// (ENOTDIR) where this one would go on, through "..", to another file.
+func realPath(pid int, p string, dir bool) (real string, viaProc, notDir bool) {
 	if isProc(p) {
 		if p = procPath(pid, p); isProc(p) {
-			return p, true // not a file of the roots
+			return p, true, false // not a file of the roots
 		}
 		viaProc = true
 	}
@@ -381,16 +396,19 @@ func realPath(pid int, p string) (real string, viaProc bool) {
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 			cur = next
 			if err != nil {
-				return filepath.Join(append([]string{cur}, rest...)...), viaProc
+				return filepath.Join(append([]string{cur}, rest...)...), viaProc, false
+			}
+			if !fi.IsDir() && (len(rest) > 0 || dir) {
+				return filepath.Join(append([]string{cur}, rest...)...), viaProc, true
 			}
 			continue
 		}
 		if links++; links > 40 {
-			return p, viaProc
+			return p, viaProc, false
 		}
 		target, err := os.Readlink(next)
 		if err != nil {
-			return p, viaProc
+			return p, viaProc, false
 		}
 		abs := target
 		if !filepath.IsAbs(abs) {
@@ -399,7 +417,7 @@ func realPath(pid int, p string) (real string, viaProc bool) {
 		if full := filepath.Join(append([]string{abs}, rest...)...); isProc(full) {
 			viaProc = true
 			if full = procPath(pid, full); isProc(full) {
-				return full, true // not a file of the roots
+				return full, true, false // not a file of the roots
 			}
 			rest = strings.Split(strings.TrimPrefix(full, "/"), "/")
 			cur = "/"
@@ -413,7 +431,7 @@ func realPath(pid int, p string) (real string, viaProc bool) {
 		}
 		rest = append(strings.Split(target, "/"), rest...)
 	}
-	return cur, viaProc
+	return cur, viaProc, false
 }
 
 // isProc reports whether p lies in /proc or /dev, where a link's target
@@ -444,7 +462,7 @@ func followLink(ev *Event) {
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(filepath.Dir(ev.Path), target)
 	}
-	if real, viaProc := realPath(ev.Pid, filepath.Clean(target)); viaProc {
+	if real, viaProc, _ := realPath(ev.Pid, filepath.Clean(target), false); viaProc {
 		ev.Path = real
 	}
 }
