@@ -256,6 +256,15 @@ assert l.renameat2(-100, b'tree', -100, b'tree.new', 1) == 0, ctypes.get_errno()
 		// so the rm fails (ENOTDIR), but the tracer walked link/.. to
 		// tree and kept tree/a.txt as if it left the tree.
 		bash("rt rm of link-to-file/.., then touch", "rm -rf tree/link/../a.txt; mv tree/link/../f f.txt; mv f.txt tree/link/../g; touch tree/a.txt f.txt"),
+		// Found by TestRandomCommandsUndone: tree/empty's times recorded
+		// (touch), then exchanged with tree/deep: the FIFO made in
+		// tree/empty (tree/deep's directory by then) found the times
+		// recorded already, and tree/deep's were not put back.
+		bash("rt times recorded, renameat2 RENAME_EXCHANGE, then mkfifo", `touch tree/empty/z && python3 -c "
+import ctypes
+l = ctypes.CDLL(None, use_errno=True)
+assert l.renameat2(-100, b'tree/deep', -100, b'tree/empty', 2) == 0, ctypes.get_errno()
+" && mkfifo tree/empty/p && echo x > tree/deep/y`),
 		bash("rt writes through a link to a directory", "ln -s tree tl && echo x > tl/new && rm -r tl/empty && mv tl/a.txt tl/b.txt && chmod 700 tl/ && rm tl"),
 		bash("rt writes through /proc/self paths", `python3 -c "
 import os

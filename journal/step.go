@@ -316,12 +316,17 @@ func (st *Step) final(store *Store, rel string, p *sandbox.Path) {
 }
 
 // forget drops what the step knows of paths at or below p (a rename
-// moved them: what comes there next is recorded afresh).
+// moved them: what comes there next is recorded afresh), the marks of
+// directories' recorded times with them: a directory that comes there
+// is another, whose times a change in it must record (tree/deep and b/c
+// exchanged, b/c's times recorded before: a FIFO made in b/c then
+// changed tree/deep's, unrecorded).
 func (st *Step) forget(store *Store, rel string, p *sandbox.Path) {
 	st.dirs.forget(p.Root, p.Rel)
 	prefix := key(store, rel)
+	times := "times\x00" + prefix
 	for k := range st.seen {
-		if k == prefix || strings.HasPrefix(k, prefix+"/") {
+		if k == prefix || strings.HasPrefix(k, prefix+"/") || k == times || strings.HasPrefix(k, times+"/") {
 			delete(st.seen, k)
 		}
 	}
