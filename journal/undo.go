@@ -220,6 +220,12 @@ func (u *undoer) undoOp(op Op) error {
 		if err != nil {
 			return err
 		}
+		if d := u.notDirAbove(p); d != nil {
+			return fmt.Errorf("%s is not a directory now, so %s and %s were not exchanged back", escape.Name(d.Abs), escape.Name(p.Abs), escape.Name(to.Abs))
+		}
+		if d := u.notDirAbove(to); d != nil {
+			return fmt.Errorf("%s is not a directory now, so %s and %s were not exchanged back", escape.Name(d.Abs), escape.Name(p.Abs), escape.Name(to.Abs))
+		}
 		if err := Exchanged(u.ctx, p, to); err != nil {
 			return err
 		}
@@ -519,14 +525,30 @@ func (u *undoer) movedBackAlready(p, to *sandbox.Path) bool {
 	if p.Abs != to.Abs && strings.EqualFold(p.Abs, to.Abs) {
 		return false
 	}
+	if u.notDirAbove(p) != nil {
+		return false // not there as recorded (see restore)
+	}
 	_, err := p.Lstat()
 	return err == nil
 }
 
 // moveBack renames what from holds back to to, where a change moved it.
 func (u *undoer) moveBack(from, to *sandbox.Path) error {
-	if _, err := from.Lstat(); err != nil {
+	if _, err := from.Lstat(); err != nil || u.notDirAbove(from) != nil {
+		// A link or file at a name above from: what it leads to is not
+		// what the entry moved there (see notDirAbove).
 		return fmt.Errorf("%s is gone since, so it cannot be moved back to %s", escape.Name(from.Abs), escape.Name(to.Abs))
+	}
+	if d := u.notDirAbove(to); d != nil {
+		// The directory recorded above to comes back after, going
+		// backwards (see restore): what holds its name now goes first,
+		// so the file lands in it and not where a link leads.
+		if ok, err := u.clear(d, false); !ok || err != nil {
+			if err == nil {
+				err = fmt.Errorf("%s holds something else now, so %s was not moved back into it", escape.Name(d.Abs), escape.Name(from.Abs))
+			}
+			return err
+		}
 	}
 	if _, err := to.Lstat(); err == nil {
 		return fmt.Errorf("%s exists again, so %s was not moved back onto it", escape.Name(to.Abs), escape.Name(from.Abs))
