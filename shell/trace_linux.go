@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -374,8 +375,9 @@ func (r realDirs) path(pid int, p string) (_ string, notDir bool) {
 // viaProc says one was; a name that does not exist ends the walk, the
 // rest kept as it is. notDir says the walk met something that exists
 // and is no directory (nor a link) with names still after it, or at the
-// end when dir asks for a directory there: the kernel's walk fails
-// (ENOTDIR) where this one would go on, through "..", to another file.
+// end when dir asks for a directory there, or nothing with a ".." still
+// after it: the kernel's walk fails (ENOTDIR, ENOENT) where this one
+// would go on, through "..", to another file.
 func realPath(pid int, p string, dir bool) (real string, viaProc, notDir bool) {
 	if isProc(p) {
 		if p = procPath(pid, p); isProc(p) {
@@ -396,7 +398,11 @@ func realPath(pid int, p string, dir bool) (real string, viaProc, notDir bool) {
 		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 			cur = next
 			if err != nil {
-				return filepath.Join(append([]string{cur}, rest...)...), viaProc, false
+				// Nothing there: the kernel's walk ends too (ENOENT), so a
+				// ".." after it leads nowhere, not where cleaning the
+				// name by hand would (rm -rf a/l/../../x, a missing,
+				// removes no x).
+				return filepath.Join(append([]string{cur}, rest...)...), viaProc, slices.Contains(rest, "..")
 			}
 			if !fi.IsDir() && (len(rest) > 0 || dir) {
 				return filepath.Join(append([]string{cur}, rest...)...), viaProc, true
