@@ -275,7 +275,13 @@ func fuzzRun(t *testing.T, shellMode string, calls [][]string) string {
 	if err != nil {
 		return fmt.Sprintf("fsmcp undo --last %d: %v\n%s\nhistory:\n%s", n, err, out, hist)
 	}
-	if d := testenv.StateDiff(before, treeState(t, root)); d != "" {
+	now := treeState(t, root)
+	if n < len(calls) {
+		// A call whose changes all came back is no entry (noop, as
+		// above): the directories' times it changed stay as it left them.
+		before, now = dirTimesOut(before), dirTimesOut(now)
+	}
+	if d := testenv.StateDiff(before, now); d != "" {
 		return fmt.Sprintf("after fsmcp undo --last %d:\n%s\nundo said:\n%s\nhistory:\n%s", n, d, out, hist)
 	}
 	return ""
