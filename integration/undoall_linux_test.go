@@ -184,6 +184,12 @@ assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 2) == 0, ctypes.get_errno()
 		// fails (nodir is missing), but cleaned by hand its path named
 		// f.txt, kept as gone.
 		bash("rt rm -rf of a path with .. after a missing directory", "rm -rf nodir/l/../../f.txt; echo more >> f.txt; rm -rf nodir/../suid.sh/../tree/a.txt; touch tree/a.txt"),
+		// Found by TestRandomCommandsUndone (seed 577691888044): a rename
+		// of a name onto itself, or onto another hard link of its file,
+		// does nothing (rename(2)), and must record nothing.
+		{name: "fs_bash rt a rename onto itself, then a write", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_bash", args("command", "cd "+r+" && echo m > x")}, {"fs_bash", args("command", "cd "+r+` && python3 -c "import os; os.replace('x', 'x')" && echo 0123456789abcdef > x`)}}
+		})},
 		bash("rt mkfifo and mknod then removal", "mkfifo p1 && rm p1 && mknod p2 p && { mknod c2 c 1 3 && rm c2 || true; } 2>/dev/null && rm -f null sock && mknod sock p"),
 		bash("rt cp -al then a write through the new names", "cp -al tree tree5 && echo w >> tree5/a.txt && echo more >> tree5/deep/b.bin 2>/dev/null; ln suid.sh tree5/s && echo s >> tree5/s"),
 		bash("rt rsync --delete", "mkdir src && echo s > src/a.txt && mkdir src/newdir && rsync -a --delete src/ tree/"),

@@ -261,8 +261,8 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	if serr != nil {
 		return nil // the rename itself fails and says why
 	}
-	if dfi, err := st.dirs.lstat(dst); err == nil && sfi.IsDir() != dfi.IsDir() {
-		return nil
+	if dfi, err := st.dirs.lstat(dst); err == nil && (sfi.IsDir() != dfi.IsDir() || sameFile(sfi, dfi)) {
+		return nil // or the two names are one file's: the rename does nothing (rename(2))
 	}
 	if err == nil {
 		err = st.parents(ds, drel, dst)
@@ -558,4 +558,12 @@ func manifest(p *sandbox.Path) string {
 // everything).
 func within(rel, dir string) bool {
 	return dir == "." || strings.HasPrefix(rel, dir+"/")
+}
+
+// sameFile reports whether two lstats are of one object (a name and
+// itself, or two hard links of a file).
+func sameFile(a, b fs.FileInfo) bool {
+	x, okx := sysStat(a)
+	y, oky := sysStat(b)
+	return okx && oky && x.dev == y.dev && x.ino == y.ino
 }
