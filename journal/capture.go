@@ -61,8 +61,7 @@ func Gone(ctx context.Context, p *sandbox.Path) error { return From(ctx).capture
 // chmod) changed the journal's copy too, and its second link made the
 // undo's chmod refuse.
 func GoneDir(ctx context.Context, p *sandbox.Path) error {
-	if st := From(ctx); st != nil && st.set != nil {
-		st.mu.Lock()
+	if st := recording(ctx); st != nil {
 		fi, err := st.dirs.lstat(p)
 		st.mu.Unlock()
 		if err == nil && !fi.IsDir() {

@@ -326,7 +326,7 @@ func (st *Step) forget(store *Store, rel string, p *sandbox.Path) {
 	prefix := key(store, rel)
 	times := "times\x00" + prefix
 	for k := range st.seen {
-		if k == prefix || strings.HasPrefix(k, prefix+"/") || k == times || strings.HasPrefix(k, times+"/") {
+		if atOrBelow(k, prefix) || atOrBelow(k, times) {
 			delete(st.seen, k)
 		}
 	}
@@ -340,7 +340,7 @@ func (st *Step) unknown(store *Store, rel string, p *sandbox.Path) {
 	st.lastDir = dirKey{}
 	prefix := key(store, rel)
 	for k := range st.dirKnown {
-		if k == prefix || strings.HasPrefix(k, prefix+"/") {
+		if atOrBelow(k, prefix) {
 			delete(st.dirKnown, k)
 		}
 	}

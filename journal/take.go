@@ -261,7 +261,7 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	if serr != nil {
 		return nil // the rename itself fails and says why
 	}
-	if dfi, err := st.dirs.lstat(dst); err == nil && (sfi.IsDir() != dfi.IsDir() || sameFile(sfi, dfi)) {
+	if dfi, err := st.dirs.lstat(dst); err == nil && (sfi.IsDir() != dfi.IsDir() || sameObject(statImage(sfi), statImage(dfi))) {
 		return nil // or the two names are one file's: the rename does nothing (rename(2))
 	}
 	if err == nil {
@@ -340,7 +340,7 @@ func Exchanged(ctx context.Context, a, b *sandbox.Path) error {
 	if _, err := st.dirs.lstat(b); err != nil {
 		return nil
 	}
-	if arel == brel || within(arel, brel) || within(brel, arel) {
+	if atOrBelow(arel, brel) || atOrBelow(brel, arel) {
 		// One is the other or holds it: the kernel refuses (EINVAL),
 		// and swapping back would be refused too, failing the undo
 		// (renameat2 of tree/a.txt and tree, RENAME_EXCHANGE).
@@ -554,16 +554,8 @@ func manifest(p *sandbox.Path) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// within reports whether the slash path rel lies below dir ("." holds
-// everything).
-func within(rel, dir string) bool {
-	return dir == "." || strings.HasPrefix(rel, dir+"/")
-}
-
-// sameFile reports whether two lstats are of one object (a name and
-// itself, or two hard links of a file).
-func sameFile(a, b fs.FileInfo) bool {
-	x, okx := sysStat(a)
-	y, oky := sysStat(b)
-	return okx && oky && x.dev == y.dev && x.ino == y.ino
+// atOrBelow reports whether the slash path p is dir or lies below it
+// ("." holds everything).
+func atOrBelow(p, dir string) bool {
+	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
 }

@@ -189,9 +189,7 @@ func (u *undoer) undoOp(op Op) error {
 	if err != nil {
 		return err
 	}
-	if u.restored != nil {
-		u.restored[p.Abs] = true
-	}
+	u.restored[p.Abs] = true
 	switch op.Kind {
 	case "times":
 		u.setTimes(p, op.Before)
@@ -220,11 +218,10 @@ func (u *undoer) undoOp(op Op) error {
 		if err != nil {
 			return err
 		}
-		if d := u.notDirAbove(p); d != nil {
-			return fmt.Errorf("%s is not a directory now, so %s and %s were not exchanged back", escape.Name(d.Abs), escape.Name(p.Abs), escape.Name(to.Abs))
-		}
-		if d := u.notDirAbove(to); d != nil {
-			return fmt.Errorf("%s is not a directory now, so %s and %s were not exchanged back", escape.Name(d.Abs), escape.Name(p.Abs), escape.Name(to.Abs))
+		for _, q := range []*sandbox.Path{p, to} {
+			if d := u.notDirAbove(q); d != nil {
+				return fmt.Errorf("%s is not a directory now, so %s and %s were not exchanged back", escape.Name(d.Abs), escape.Name(p.Abs), escape.Name(to.Abs))
+			}
 		}
 		if err := Exchanged(u.ctx, p, to); err != nil {
 			return err
