@@ -343,7 +343,8 @@ func (r realDirs) path(pid int, p string) (_ string, notDir bool) {
 	if dotDot(p) {
 		// Its directory walked as the kernel walks it, links before
 		// "..", each time (the raw name is no key for the cache).
-		dir, name := p[:strings.LastIndexByte(p, '/')], p[strings.LastIndexByte(p, '/')+1:]
+		i := strings.LastIndexByte(p, '/')
+		dir, name := p[:i], p[i+1:]
 		if name == ".." || name == "." || name == "" {
 			real, _, notDir := realPath(pid, p, true)
 			return real, notDir
@@ -925,7 +926,6 @@ func second(t trap, dir, path int) trap {
 	return t
 }
 func withRenameFlags(t trap, arg int) trap { t.renameFlags = arg; return t }
-
 func rmdirTrap(t trap) trap                { t.rmdir = true; return t }
 func withAtFlags(t trap, arg int) trap     { t.atFlags = arg; return t }
 func withCmds(t trap, cmds ...uint32) trap { t.cmds = cmds; return t }
