@@ -135,6 +135,7 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 		return nil
 	}
 	st.holding = true
+	st.lastWhole = ""
 	defer func() {
 		st.holding = false
 		write := st.writePending
@@ -179,6 +180,7 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 			st.unknown(store, rel, p)
 		}
 		st.final(store, rel, p)
+		st.keptWhole(p, how)
 		return nil
 	}
 	err = st.begin(store)
@@ -216,7 +218,31 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 	}
 	st.seen[k] = level
 	st.final(store, rel, p)
+	st.keptWhole(p, how)
 	return nil
+}
+
+// keptWhole marks p as the path the step's last capture kept whole,
+// when it did (see KeptWhole).
+func (st *Step) keptWhole(p *sandbox.Path, how capHow) {
+	if how == capKeep {
+		st.lastWhole = p.Abs
+	}
+}
+
+// KeptWhole reports whether abs is the path the step's last capture
+// kept whole (its content, mode, owner and times): a change of its mode,
+// owner or times right after (tar's fchown, fchmod and futimens of the
+// file it just made) has nothing more to keep, and its caller need not
+// even resolve it.
+func KeptWhole(ctx context.Context, abs string) bool {
+	st := From(ctx)
+	if st == nil || st.set == nil || abs == "" {
+		return false
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.lastWhole == abs
 }
 
 // dirOf names p's directory for lastDir.

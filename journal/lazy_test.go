@@ -132,3 +132,42 @@ func TestCloseWritesLazyRecords(t *testing.T) {
 		t.Fatalf("%d steps still registered", len(s.lazy))
 	}
 }
+
+// TestKeptWholeIsTheLastCaptureOnly: KeptWhole names the path the step's
+// last capture kept whole, and no other: not one kept before another
+// capture, not one only its metadata was kept of, not one a removal
+// (or a rename above it) took, and not another step's.
+func TestKeptWholeIsTheLastCaptureOnly(t *testing.T) {
+	root, sb, s := journalOver(t)
+	defer s.Close()
+	os.WriteFile(filepath.Join(root, "old.txt"), []byte("kept before"), 0o644)
+	st := s.Begin(Actor{Tool: "fs_bash", Command: "tar x"}, sb.Roots())
+	ctx := With(context.Background(), st)
+	resolve := func(name string) *sandbox.Path {
+		p, err := sb.Resolve(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := resolve("a"), resolve("old.txt")
+	Keep(ctx, a)
+	if !KeptWhole(ctx, a.Abs) || KeptWhole(ctx, b.Abs) || KeptWhole(ctx, "") {
+		t.Fatal("after Keep(a), KeptWhole should name a only")
+	}
+	Meta(ctx, b)
+	if KeptWhole(ctx, a.Abs) || KeptWhole(ctx, b.Abs) {
+		t.Fatal("after Meta(old.txt), no path is kept whole last")
+	}
+	Keep(ctx, b)
+	Gone(ctx, b)
+	if KeptWhole(ctx, b.Abs) {
+		t.Fatal("a removal's capture still counted as keeping old.txt whole")
+	}
+	other := With(context.Background(), s.Begin(Actor{Tool: "fs_bash", Command: "chmod"}, sb.Roots()))
+	Keep(ctx, a)
+	if KeptWhole(other, a.Abs) {
+		t.Fatal("another step took a as kept whole")
+	}
+	st.End(ctx)
+}

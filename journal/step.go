@@ -36,41 +36,42 @@ type Step struct {
 	off    string // why nothing is journaled ("" when it is)
 	byTool bool   // a tool's step: a change it cannot keep is refused once; its files are hashed at the end
 
-	mu       sync.Mutex
-	home     *Store
-	seg      int
-	id       string
-	log      *os.File // the home segment's log, open while the step is
-	logRef   *sharedLog
-	pending  []byte // records encoded, not yet in the log, oldest first
-	urgent   bool   // one of them keeps what a change destroys: it is written before the change
-	holding  bool   // a capture is gathering its records (capture.go)
-	lazyN    int    // records pending
-	lazyT    *time.Timer
-	pack     *os.File
-	packSize int64
-	seen     map[string]int  // paths whose first state is recorded: seenMeta or seenFull
-	finals   []finalAt       // the paths read when the step ends
-	trees    map[string]bool // paths made as a whole tree: their manifest is read at the end
-	finSeen  map[string]bool
-	open     map[string]bool   // paths a process the command left running holds open for writing (StillOpen)
-	others   map[string]*Store // other DIRs' journals the step touches
-	kept     int64
-	lost     []string // what was not kept, one sentence each
-	notes    []string
-	ended    bool
-	touched  bool // asked to record a change while off
-	heldN    int  // objects moved into the journal so far
-	logBytes int64
-	heldUse  int64    // disk of the objects held, for the usage file
-	heldDirF *os.File // the segment's held directory, once opened
-	ops      []Op     // what the step wrote, contents left out
-	opRec    record   // writeOp's record and op, reused
-	opBuf    Op
-	dirs     dirCache
-	dirKnown map[string]bool             // directories seen to exist
-	lastDir  dirKey                      // the directory whose parents and times the last capture recorded
-	links    map[[2]uint64]*sandbox.Path // files given a new name by a hard link in the step, by identity (linked.go)
+	mu        sync.Mutex
+	home      *Store
+	seg       int
+	id        string
+	log       *os.File // the home segment's log, open while the step is
+	logRef    *sharedLog
+	pending   []byte // records encoded, not yet in the log, oldest first
+	urgent    bool   // one of them keeps what a change destroys: it is written before the change
+	holding   bool   // a capture is gathering its records (capture.go)
+	lazyN     int    // records pending
+	lazyT     *time.Timer
+	pack      *os.File
+	packSize  int64
+	seen      map[string]int  // paths whose first state is recorded: seenMeta or seenFull
+	finals    []finalAt       // the paths read when the step ends
+	trees     map[string]bool // paths made as a whole tree: their manifest is read at the end
+	finSeen   map[string]bool
+	open      map[string]bool   // paths a process the command left running holds open for writing (StillOpen)
+	others    map[string]*Store // other DIRs' journals the step touches
+	kept      int64
+	lost      []string // what was not kept, one sentence each
+	notes     []string
+	ended     bool
+	touched   bool // asked to record a change while off
+	heldN     int  // objects moved into the journal so far
+	logBytes  int64
+	heldUse   int64    // disk of the objects held, for the usage file
+	heldDirF  *os.File // the segment's held directory, once opened
+	ops       []Op     // what the step wrote, contents left out
+	opRec     record   // writeOp's record and op, reused
+	opBuf     Op
+	dirs      dirCache
+	dirKnown  map[string]bool             // directories seen to exist
+	lastDir   dirKey                      // the directory whose parents and times the last capture recorded
+	lastWhole string                      // the path the last capture kept whole (KeptWhole)
+	links     map[[2]uint64]*sandbox.Path // files given a new name by a hard link in the step, by identity (linked.go)
 }
 
 type stepKey struct{}
@@ -337,7 +338,7 @@ func (st *Step) forget(store *Store, rel string, p *sandbox.Path) {
 // (about to be removed, or renamed): its handles and its existence.
 func (st *Step) unknown(store *Store, rel string, p *sandbox.Path) {
 	st.dirs.forget(p.Root, p.Rel)
-	st.lastDir = dirKey{}
+	st.lastDir, st.lastWhole = dirKey{}, ""
 	prefix := key(store, rel)
 	for k := range st.dirKnown {
 		if atOrBelow(k, prefix) {

@@ -27,11 +27,6 @@ type bashJournal struct {
 	bg   *journal.Step
 	bgCx context.Context
 	idle *time.Timer
-	// kept is the path the last event kept whole, in step keptIn: a
-	// change of its mode, owner or times next (tar's fchown, fchmod and
-	// futimens of the file it just made) has nothing more to keep.
-	kept   string
-	keptIn *journal.Step
 	// wrote lists, by process, the files opened for writing in the
 	// call's step (stillOpen).
 	wrote map[int][]string
@@ -98,11 +93,9 @@ func (b *bashJournal) Before(ev shell.Event) {
 		journal.From(ctx).Note(unreadable)
 		return
 	}
-	step := journal.From(ctx)
-	if ev.Change == shell.Meta && !ev.Follow && ev.Path == b.kept && step == b.keptIn {
+	if ev.Change == shell.Meta && !ev.Follow && journal.KeptWhole(ctx, ev.Path) {
 		return
 	}
-	b.kept = ""
 	p, err := sb.Resolve(ev.Path)
 	to, terr := sb.Resolve(ev.To)
 	if err != nil {
@@ -128,11 +121,9 @@ func (b *bashJournal) Before(ev shell.Event) {
 			journal.KeepSeen(ctx, p, ev.Seen.Info, ev.Seen.Err)
 		case ev.Follow:
 			journal.KeepTarget(ctx, p)
-			return
 		default:
 			journal.Keep(ctx, p)
 		}
-		b.kept, b.keptIn = ev.Path, step
 	case shell.Remove:
 		if ev.RemoveDir {
 			journal.GoneDir(ctx, p)
