@@ -28,6 +28,18 @@ func journalOver(t *testing.T) (string, *sandbox.Sandbox, *Set) {
 	return root, sb, New(Config{Dir: filepath.Join(base, "state"), MaxSize: 1 << 20}, nil)
 }
 
+// resolverIn resolves a name in root through sb, failing the test where
+// it cannot.
+func resolverIn(t *testing.T, sb *sandbox.Sandbox, root string) func(name string) *sandbox.Path {
+	return func(name string) *sandbox.Path {
+		p, err := sb.Resolve(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
 // TestLazyRecordsKeepTheirOrder: that nothing was where a command makes
 // a file reaches the log a moment later (alone, after lazyWait), and
 // always before a record that keeps content, which is written before
@@ -38,13 +50,7 @@ func TestLazyRecordsKeepTheirOrder(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "old.txt"), []byte("kept before"), 0o644)
 	st := s.Begin(Actor{Tool: "fs_bash", Command: "touch new1 new2 && echo >old.txt"}, sb.Roots())
 	ctx := With(context.Background(), st)
-	resolve := func(name string) *sandbox.Path {
-		p, err := sb.Resolve(filepath.Join(root, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	resolve := resolverIn(t, sb, root)
 	if err := Keep(ctx, resolve("new1")); err != nil {
 		t.Fatal(err)
 	}
@@ -143,13 +149,7 @@ func TestKeptWholeIsTheLastCaptureOnly(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "old.txt"), []byte("kept before"), 0o644)
 	st := s.Begin(Actor{Tool: "fs_bash", Command: "tar x"}, sb.Roots())
 	ctx := With(context.Background(), st)
-	resolve := func(name string) *sandbox.Path {
-		p, err := sb.Resolve(filepath.Join(root, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	resolve := resolverIn(t, sb, root)
 	a, b := resolve("a"), resolve("old.txt")
 	Keep(ctx, a)
 	if !KeptWhole(ctx, a.Abs) || KeptWhole(ctx, b.Abs) || KeptWhole(ctx, "") {
