@@ -167,6 +167,10 @@ assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 2) == 0, ctypes.get_errno()
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && chattr +d f.txt && chattr +A tree && chattr +d tree/a.txt && chattr -d tree/a.txt && echo x >> f.txt")}}
 		}), flags: true},
 		bash("a write through a hard link", "ln f.txt hl && echo more >> hl"),
+		bash("chmod, touch and setxattr through a hard link made in the command", `ln suid.sh hard && chmod 600 hard && ln f.txt h2 && touch -d 2001-01-01 h2 && ln -s h2 s2 && chmod 700 s2 && ln tree/a.txt h3 && python3 -c "import os; os.setxattr('h3', 'user.x', b'1')"`),
+		{name: "fs_bash chattr through a hard link made in the command", calls: abs(func(r string) [][2]any {
+			return [][2]any{{"fs_bash", args("command", "cd "+r+" && ln f.txt h && chattr +d h")}}
+		}), flags: true},
 		bash("mv over a file, sed -i through a link", "mv f.txt tree/a.txt && sed -i s/changed/Z/ tree/link"),
 		bash("find -delete, chmod -R", "find tree -name '*.txt' -delete && chmod -R go-rwx tree"),
 		bash("O_TMPFILE linked in, os.replace", `python3 -c "import os, ctypes; l = ctypes.CDLL(None, use_errno=True); fd = os.open('.', os.O_TMPFILE|os.O_WRONLY, 0o644); os.write(fd, b'tmp'); assert l.linkat(-100, b'/proc/self/fd/%d' % fd, -100, b'tmpfile', 0x400) == 0, ctypes.get_errno(); os.replace('tmpfile', 'f.txt')"`),

@@ -123,8 +123,8 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 	if st == nil || st.set == nil {
 		return nil
 	}
-	if how&capHowMask == capKeep {
-		if err := st.keepLinked(p); err != nil {
+	if h := how & capHowMask; h == capKeep || h == capMeta {
+		if err := st.keepLinked(p, how); err != nil {
 			return err
 		}
 	}
@@ -242,7 +242,9 @@ func KeptWhole(ctx context.Context, abs string) bool {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.lastWhole == abs
+	// After a hard link made in the step, the path's file may have an
+	// old name whose mode the change reaches too (ln a b; chmod 600 b).
+	return st.lastWhole == abs && len(st.links) == 0
 }
 
 // dirOf names p's directory for lastDir.

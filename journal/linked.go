@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"io/fs"
 
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -10,11 +11,11 @@ import (
 // through the new name changes the file under its old name too, and the
 // new name was recorded as absent, so without more the undo would remove
 // the new name and leave the old one changed. Linked remembers the old
-// name by the file's identity; the first write through any name of that
-// file in the step keeps the old name's content first. (A link made in an
-// earlier step is not followed so: an undo restores the name a change was
-// made through, never the file in place, which could lie outside the
-// roots.)
+// name by the file's identity; the first write, or change of mode,
+// owner or times, through any name of that file in the step keeps the
+// old name whole first. (A link made in an earlier step is not
+// followed so: an undo restores the name a change was made through,
+// never the file in place, which could lie outside the roots.)
 
 // Linked records that a hard link to the file existing names is about to
 // be made (within the step of ctx).
@@ -36,26 +37,48 @@ func Linked(ctx context.Context, existing *sandbox.Path) {
 	}
 }
 
-// keepLinked keeps, before p is written, the old name of a file given a
-// new name by a hard link in this step (see Linked). st.mu is not held.
-func (st *Step) keepLinked(p *sandbox.Path) error {
+// keepLinked keeps whole, before p is written or its mode, owner or
+// times change, the old name of a file given a new name by a hard link
+// in this step (see Linked; how says whether p's final link is
+// followed). Whole, not only its mode: while the new name stands the
+// undo cannot set the shared inode's mode, it writes the old name anew.
+// st.mu is not held.
+func (st *Step) keepLinked(p *sandbox.Path, how capHow) error {
 	st.mu.Lock()
-	if len(st.links) == 0 {
-		st.mu.Unlock()
-		return nil
-	}
-	var old *sandbox.Path
-	if fi, err := st.dirs.lstat(p); err == nil && fi.Mode().IsRegular() {
-		if s, ok := sysStat(fi); ok {
-			k := [2]uint64{s.dev, s.ino}
-			if old = st.links[k]; old != nil {
-				delete(st.links, k)
-			}
-		}
-	}
+	old := st.linkedName(p, how&capFollow != 0)
 	st.mu.Unlock()
-	if old == nil || old.Abs == p.Abs {
+	if old == nil {
 		return nil
 	}
 	return st.capture(old, capKeep)
+}
+
+// linkedName is the old name of the file p names (follow: a final link
+// followed) when a hard link made in this step gave it another and it is
+// not kept yet, nil else. st.mu is held.
+func (st *Step) linkedName(p *sandbox.Path, follow bool) *sandbox.Path {
+	if len(st.links) == 0 {
+		return nil
+	}
+	fi, err := st.dirs.lstat(p)
+	if err == nil && follow && fi.Mode()&fs.ModeSymlink != 0 {
+		if p, err = p.Target(); err == nil {
+			fi, err = st.dirs.lstat(p)
+		}
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	s, ok := sysStat(fi)
+	if !ok {
+		return nil
+	}
+	// Once kept whole, the old name needs nothing more in this step.
+	k := [2]uint64{s.dev, s.ino}
+	old := st.links[k]
+	delete(st.links, k)
+	if old == nil || old.Abs == p.Abs {
+		return nil
+	}
+	return old
 }
