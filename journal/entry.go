@@ -45,10 +45,11 @@ type Entry struct {
 	// undo was not itself undone).
 	UndoneBy string
 
-	reinstated bool   // undone once, then brought back by a redo
-	live       bool   // not ended, and its process still writes it
-	owner      string // the pin of the process that wrote it
-	noop       bool   // it left everything as it found it
+	ended      time.Time // when the step ended (zero in a journal older than this field)
+	reinstated bool      // undone once, then brought back by a redo
+	live       bool      // not ended, and its process still writes it
+	owner      string    // the pin of the process that wrote it
+	noop       bool      // it left everything as it found it
 	seg        int
 	store      *Store
 }
@@ -81,6 +82,12 @@ func (e *Entry) Bases() []string {
 }
 
 // baseOf is the DIR of a path an op or final names ("" is the entry's own).
+// overlaps reports whether e's and f's steps ran at the same time (two
+// sessions' commands): their changes to one path may interleave.
+func (e *Entry) overlaps(f *Entry) bool {
+	return e != f && !e.ended.IsZero() && !f.ended.IsZero() && e.Time.Before(f.ended) && f.Time.Before(e.ended)
+}
+
 func (e *Entry) baseOf(b string) string {
 	if b == "" {
 		return e.store.base

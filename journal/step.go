@@ -415,7 +415,7 @@ func (st *Step) End(ctx context.Context) []string {
 		recs = append(recs, &record{T: "a", ID: st.id, After: after[:n]})
 		after = after[n:]
 	}
-	end := &record{T: "e", ID: st.id, Notes: st.notes, Undoes: st.undoes, Redo: st.redo, Noop: noop}
+	end := &record{T: "e", ID: st.id, Time: time.Now().UTC(), Notes: st.notes, Undoes: st.undoes, Redo: st.redo, Noop: noop}
 	if len(st.lost) > 0 {
 		end.NotUndoable = "not everything it changed was kept: " + strings.Join(st.lost, "; ")
 	}

@@ -260,7 +260,7 @@ type record struct {
 	Op *Op `json:"op,omitempty"`
 	// a
 	After []Final `json:"after,omitempty"`
-	// e
+	// e (and its Time: when the step ended)
 	Notes       []string `json:"notes,omitempty"`
 	NotUndoable string   `json:"not_undoable,omitempty"`
 	Noop        bool     `json:"noop,omitempty"` // it left everything as it was
@@ -366,7 +366,7 @@ func (st *Store) Entries() ([]*Entry, error) {
 			case "a":
 				e.After = append(e.After, r.After...)
 			case "e":
-				e.Closed, e.noop = true, r.Noop
+				e.Closed, e.noop, e.ended = true, r.Noop, r.Time
 				e.Undoes, e.Redo = r.Undoes, r.Redo
 				e.Notes = append(e.Notes, r.Notes...)
 				if r.NotUndoable != "" {

@@ -61,9 +61,10 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 		defer s.pin(e.store, map[int]bool{e.seg: true}, false)
 	}
 	r := &Report{}
-	restored := map[string]bool{}
-	for _, e := range es {
-		err := s.undoEntry(ctx, sb, e, force, restored)
+	u := undoer{restored: map[string][]*Entry{}, group: entangledGroups(es)}
+	for i, e := range es {
+		u.next = es[i+1:]
+		err := s.undoEntry(ctx, sb, e, force, u)
 		line := fmt.Sprintf("%s %s (%s at %s)", e.ID, e.pathsLine(), escape.Name(or(e.Tool, "-")), e.Time.Local().Format(time.DateTime))
 		var partial *partialError
 		switch {
@@ -101,12 +102,17 @@ type undoer struct {
 	ctx   context.Context // carries the undo's step
 	plain context.Context // the same without a step: the writers' own journaling is the undo's
 	notes []string
-	// restored are the paths the undo's entries so far put back, newest
-	// entry first (see changedSince).
-	restored map[string]bool
+	// restored are the paths the undo's entries so far put back, by the
+	// entries that did (see changedSince); next are the entries it
+	// undoes after this one; group numbers the entries whose steps ran
+	// at the same time, directly or through others (see entangled).
+	restored map[string][]*Entry
+	next     []*Entry
+	group    map[*Entry]int
 }
 
-func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, force bool, restored map[string]bool) error {
+// undoEntry undoes e; batch carries what the undo's entries share.
+func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, force bool, batch undoer) error {
 	switch {
 	case e.UndoneBy != "":
 		return fmt.Errorf("already undone by %s (undo that to redo it)", e.UndoneBy)
@@ -119,7 +125,8 @@ func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, forc
 	case !e.Closed && !force:
 		return errors.New("it was cut short (fsmcp stopped during it), so what it left is not known; pass force to undo what it recorded")
 	}
-	u := &undoer{s: s, sb: sb, e: e, ctx: ctx, plain: With(ctx, nil), restored: restored}
+	u := &batch
+	u.s, u.sb, u.e, u.ctx, u.plain, u.notes = s, sb, e, ctx, With(ctx, nil), nil
 	// Every path must be inside the call's roots before anything changes.
 	for _, op := range e.Ops {
 		if _, err := u.resolve(op.Base, op.Path); err != nil {
@@ -171,7 +178,7 @@ func (u *undoer) changedSince() []string {
 		// when the entry ended: what it wrote since, in the same file, or
 		// in the one a newer entry's undo just put back (a new inode) with
 		// what the process had written by then.
-		same := sameState(f.Image, now) || f.Image.Open && now.Type == File && (f.Image.Type == "" || sameObject(f.Image, now) || u.restored[p.Abs])
+		same := sameState(f.Image, now) || f.Image.Open && now.Type == File && (f.Image.Type == "" || sameObject(f.Image, now) || len(u.restored[p.Abs]) > 0) || u.entangled(p.Abs, now)
 		if same && metaOnly[u.e.baseOf(f.Base)+"\x00"+f.Path] {
 			same = f.Image.Mode == now.Mode && ownerEq(f.Image.Owner, now.Owner) && (f.Image.Type != File || f.Image.Nlink == now.Nlink)
 		}
@@ -182,6 +189,54 @@ func (u *undoer) changedSince() []string {
 	return out
 }
 
+// entangled reports whether what abs holds now is the work of another
+// entry this undo takes back too, whose step ran at the same time as
+// this one's, directly or through others (two sessions' commands
+// writing one file): that entry's final, not undone yet, or what its
+// undo put back. Their changes interleave, so no final is where the
+// next began; undone together, newest first, the path ends as the
+// oldest found it.
+func (u *undoer) entangled(abs string, now Image) bool {
+	g := u.group[u.e]
+	for _, f := range u.restored[abs] {
+		if f != u.e && u.group[f] == g {
+			return true
+		}
+	}
+	for _, f := range u.next {
+		if u.group[f] != g {
+			continue
+		}
+		for _, fin := range f.After {
+			if filepath.Join(f.baseOf(fin.Base), filepath.FromSlash(fin.Path)) == abs && sameState(fin.Image, now) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// entangledGroups numbers the entries so that two whose steps ran at
+// the same time, directly or through others, share a number.
+func entangledGroups(es []*Entry) map[*Entry]int {
+	group := make(map[*Entry]int, len(es))
+	for i, e := range es {
+		group[e] = i
+	}
+	for i, e := range es {
+		for _, f := range es[i+1:] {
+			if g, h := group[e], group[f]; g != h && e.overlaps(f) {
+				for x, k := range group {
+					if k == h {
+						group[x] = g
+					}
+				}
+			}
+		}
+	}
+	return group
+}
+
 func ownerEq(a, b *[2]int) bool { return a == nil || b == nil || *a == *b }
 
 func (u *undoer) undoOp(op Op) error {
@@ -189,7 +244,9 @@ func (u *undoer) undoOp(op Op) error {
 	if err != nil {
 		return err
 	}
-	u.restored[p.Abs] = true
+	if rs := u.restored[p.Abs]; len(rs) == 0 || rs[len(rs)-1] != u.e {
+		u.restored[p.Abs] = append(rs, u.e)
+	}
 	switch op.Kind {
 	case "times":
 		u.setTimes(p, op.Before)
