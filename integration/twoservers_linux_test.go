@@ -89,3 +89,42 @@ func TestTwoServersCommandsUndone(t *testing.T) {
 		}
 	}
 }
+
+// TestBashMovesBetweenRootsUndone: one fs_bash command moves trees and
+// files between two roots, writes in both and removes in both; it is
+// one entry that both roots' histories show, and one "fsmcp undo" from
+// either root gives both back as they were.
+func TestBashMovesBetweenRootsUndone(t *testing.T) {
+	for _, shellMode := range []string{"sandboxed", "on"} {
+		for _, from := range []int{0, 1} {
+			t.Run(fmt.Sprint(shellMode, "/undo from root ", from), func(t *testing.T) {
+				roots := [2]string{undoFixture(t), undoFixture(t)}
+				before := [2]map[string]string{treeState(t, roots[0]), treeState(t, roots[1])}
+				cs := connectStdioEnv(t, mode{"path", os.Getenv("PATH")}, nil, "--shell", shellMode, roots[0], roots[1])
+				a, b := roots[0], roots[1]
+				cmd := fmt.Sprintf("cd %s && mv tree %s/moved && mv %s/f.txt f2 && cp -a %s/tree t3 && echo x >> %s/moved/a.txt && rm -rf %s/tree/deep suid.sh && mv %s/suid.sh s && chmod 600 s && ln -s %s/moved/a.txt %s/l",
+					a, b, b, b, b, b, b, b, a)
+				res, err := callRaw(cs, "fs_bash", args("command", cmd), nil)
+				if err != nil || res.IsError {
+					t.Fatal(err, testenv.Text(res))
+				}
+				cs.Close()
+				for _, r := range roots {
+					h, err := exec.Command(binary, "history", r).CombinedOutput()
+					if err != nil || len(strings.Split(strings.TrimSpace(string(h)), "\n")) != 1 {
+						t.Fatalf("fsmcp history %s: %v\n%s", r, err, h)
+					}
+				}
+				out, err := exec.Command(binary, "undo", roots[from], "--last", "1").CombinedOutput()
+				if err != nil {
+					t.Fatalf("fsmcp undo %s --last 1: %v\n%s", roots[from], err, out)
+				}
+				for i, r := range roots {
+					if d := testenv.StateDiff(before[i], treeState(t, r)); d != "" {
+						t.Fatalf("root %d after fsmcp undo:\n%s\nundo said:\n%s", i, d, out)
+					}
+				}
+			})
+		}
+	}
+}

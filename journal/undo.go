@@ -614,11 +614,12 @@ func (u *undoer) moveBack(from, to *sandbox.Path) error {
 	// 3>>d/x; mv d/x sock; rm -rf d): made again (Moved recorded it as
 	// made), its own record, undone after, decides what it holds.
 	u.parents(to)
-	if from.Root == to.Root {
-		err := from.RenameNoReplace(to)
-		if err == nil || !errors.Is(err, errCrossDevice) {
-			return err
-		}
+	// A rename back, between two roots too, keeps the object as the
+	// entry found it (its inode, links, extended attributes); a copy
+	// only where one rename cannot do it.
+	err := from.RenameNoReplace(to)
+	if err == nil || !errors.Is(err, errCrossDevice) && !errors.Is(err, sandbox.ErrCrossRoot) {
+		return err
 	}
 	return u.s.ops.Move(u.plain, from, to)
 }

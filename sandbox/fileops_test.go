@@ -67,3 +67,54 @@ func TestInfo(t *testing.T) {
 		t.Errorf("info through dirlink: %v", err)
 	}
 }
+
+// TestRenameNoReplaceAcrossRoots: on Linux and macOS one rename spans
+// two roots (the object moves whole: its inode, links and attributes),
+// refuses an existing name there, and still takes each name beneath its
+// own root; elsewhere it is ErrCrossRoot, and the caller copies.
+func TestRenameNoReplaceAcrossRoots(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	a, b, out := filepath.Join(base, "a"), filepath.Join(base, "b"), filepath.Join(base, "out")
+	for _, d := range []string{a, b, out} {
+		must(t, os.MkdirAll(d, 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(a, "f"), []byte("f"), 0o644))
+	must(t, os.WriteFile(filepath.Join(b, "taken"), []byte("t"), 0o644))
+	must(t, os.Symlink(out, filepath.Join(b, "dirlink")))
+	sb, errs := New([]string{a, b})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	defer sb.Close()
+	resolve := func(p string) *Path {
+		t.Helper()
+		r, err := sb.Resolve(p)
+		must(t, err)
+		return r
+	}
+	src := resolve(filepath.Join(a, "f"))
+	err = src.RenameNoReplace(resolve(filepath.Join(b, "f")))
+	if !renamesAcrossRoots {
+		if !errors.Is(err, ErrCrossRoot) {
+			t.Fatalf("rename across roots here: %v, want ErrCrossRoot", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(b, "f")); err != nil {
+		t.Fatalf("not moved: %v", err)
+	}
+	back := resolve(filepath.Join(b, "f"))
+	if err := back.RenameNoReplace(resolve(filepath.Join(b, "taken"))); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("rename onto an existing name in the other root: %v", err)
+	}
+	if err := back.RenameNoReplace(resolve(filepath.Join(b, "dirlink", "f"))); !IsOutside(err) {
+		t.Errorf("rename through a link out of the other root: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(out, "f")); err == nil {
+		t.Error("a file landed outside the roots")
+	}
+}

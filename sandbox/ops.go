@@ -337,12 +337,14 @@ func (p *Path) LinkInside(target string) bool {
 	return rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// RenameNoReplace moves p to dst within the same root, failing with an
-// ExistsError when dst exists. Where the system can refuse atomically
-// (renameat2 RENAME_NOREPLACE, renameatx_np RENAME_EXCL, or a hard link)
-// a check "dst must not exist" cannot race with another writer.
+// RenameNoReplace moves p to dst, failing with an ExistsError when dst
+// exists. Where the system can refuse atomically (renameat2
+// RENAME_NOREPLACE, renameatx_np RENAME_EXCL, or a hard link) a check
+// "dst must not exist" cannot race with another writer. On Linux and
+// macOS dst may lie in another root (each name is taken beneath its own
+// root's handle); elsewhere that is ErrCrossRoot.
 func (p *Path) RenameNoReplace(dst *Path) error {
-	if p.Root != dst.Root {
+	if p.Root != dst.Root && !renamesAcrossRoots {
 		return ErrCrossRoot
 	}
 	err := p.renameNoReplace(dst)

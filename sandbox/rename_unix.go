@@ -4,6 +4,10 @@ package sandbox
 
 import "path"
 
+// renamesAcrossRoots: beneathParents opens each name's parent through its
+// own root, so one rename may span two.
+const renamesAcrossRoots = true
+
 // renameNoReplace is the OS's no-replace rename (renameExcl) on both
 // parents opened through the root. On file systems without it, a hard link
 // and unlink, which also refuse to replace.
@@ -12,7 +16,7 @@ func (p *Path) renameNoReplace(dst *Path) error {
 	if open != nil {
 		return open
 	}
-	if noRenameExcl(err) {
+	if noRenameExcl(err) && p.Root == dst.Root {
 		if err = p.Root.fs.Link(p.Rel, dst.Rel); err == nil {
 			return describe(p.Abs, p.Root.fs.Remove(p.Rel))
 		}

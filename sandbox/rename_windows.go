@@ -5,6 +5,9 @@ import (
 	"io/fs"
 )
 
+// renamesAcrossRoots: a rename here goes through one root's handle.
+const renamesAcrossRoots = false
+
 // renameNoReplace checks that dst does not exist, then renames. Windows
 // has no rename that refuses to replace a directory atomically, so a
 // writer that creates dst between the check and the rename loses it.
