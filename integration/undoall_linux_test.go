@@ -168,6 +168,7 @@ assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 2) == 0, ctypes.get_errno()
 		}), flags: true},
 		bash("a write through a hard link", "ln f.txt hl && echo more >> hl"),
 		bash("chmod, touch and setxattr through a hard link made in the command", `ln suid.sh hard && chmod 600 hard && ln f.txt h2 && touch -d 2001-01-01 h2 && ln -s h2 s2 && chmod 700 s2 && ln tree/a.txt h3 && python3 -c "import os; os.setxattr('h3', 'user.x', b'1')"`),
+		bash("rt a hard link's first name removed and made a link, then touch and a write through the second", "mkdir -p l && echo o > l/x && ln l/x z && rm -rf l && ln -sfn b l && touch x && ln -sfn . l && touch z && echo w >> z"),
 		{name: "fs_bash chattr through a hard link made in the command", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && ln f.txt h && chattr +d h")}}
 		}), flags: true},

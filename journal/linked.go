@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"io/fs"
+	"os"
 
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -78,6 +79,11 @@ func (st *Step) linkedName(p *sandbox.Path, follow bool) *sandbox.Path {
 	old := st.links[k]
 	delete(st.links, k)
 	if old == nil || old.Abs == p.Abs {
+		return nil
+	}
+	// The old name may name something else by now (removed, kept as it
+	// went, and made again; reached through a link made since).
+	if ofi, err := st.dirs.lstat(old); err != nil || !os.SameFile(fi, ofi) {
 		return nil
 	}
 	return old
