@@ -49,7 +49,7 @@ func TestCopyFIFOSwappedInDoesNotHang(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		dst := resolve(t, sb, filepath.Join(root, "g"))
-		done <- copyTree(context.Background(), resolve(t, sb, src), fi, dst, dst)
+		done <- copyTree(context.Background(), resolve(t, sb, src), fi, dst, dst, false)
 	}()
 	select {
 	case err := <-done:

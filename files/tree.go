@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/internal/xattr"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -107,7 +108,7 @@ func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) (err erro
 	if err != nil {
 		return err
 	}
-	if err := copyInto(ctx, src, sfi, dst, dfi); err != nil {
+	if err := copyInto(ctx, src, sfi, dst, dfi, false); err != nil {
 		undoParents()
 		return err
 	}
@@ -119,10 +120,12 @@ func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) (err erro
 // even if fsmcp is killed). A tree is built under a hidden name, removed
 // on failure relative to the parent directory's handle, opened before the
 // copy starts, so a parent swapped meanwhile cannot stop the cleanup; a
-// SIGKILL during a tree copy leaves that hidden directory.
-func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sandbox.Path, dfi fs.FileInfo) error {
+// SIGKILL during a tree copy leaves that hidden directory. owners: the
+// copies keep src's owners where this process may give them (a move, as
+// mv does), else they are its own (a copy, as cp does).
+func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sandbox.Path, dfi fs.FileInfo, owners bool) error {
 	if sfi.Mode().IsRegular() {
-		return copyFileInto(ctx, src, sfi, dst, dfi != nil)
+		return copyFileInto(ctx, src, sfi, dst, dfi != nil, owners)
 	}
 	tmp := dst.TempSibling()
 	cleanup, err := tmp.Remover()
@@ -130,7 +133,7 @@ func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sand
 		return err
 	}
 	defer cleanup.Close()
-	if err := copyTree(ctx, src, sfi, tmp, dst); err != nil {
+	if err := copyTree(ctx, src, sfi, tmp, dst, owners); err != nil {
 		cleanup.RemoveAll()
 		return err
 	}
@@ -142,7 +145,7 @@ func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sand
 }
 
 // copyFileInto copies the regular file src to dst through a Temp.
-func copyFileInto(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandbox.Path, replace bool) error {
+func copyFileInto(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandbox.Path, replace, owners bool) error {
 	in, err := openSource(src)
 	if err != nil {
 		return err
@@ -153,7 +156,7 @@ func copyFileInto(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *s
 		return err
 	}
 	defer tf.Discard()
-	if err := copyData(ctx, src, in, tf.File(), fi); err != nil {
+	if err := copyData(ctx, src, in, tf.File(), fi, owners); err != nil {
 		return err
 	}
 	if err := tf.Chtimes(atime(fi), fi.ModTime()); err != nil {
@@ -178,9 +181,10 @@ func openSource(src *sandbox.Path) (*os.File, error) {
 }
 
 // copyData copies in to out in chunks, checking ctx between them, and
-// gives out src's permission bits (set-uid and set-gid only as
-// specialBits allows).
-func copyData(ctx context.Context, src *sandbox.Path, in, out *os.File, fi fs.FileInfo) error {
+// gives out src's owner (owners), extended attributes and permission
+// bits (set-uid and set-gid only as specialBits allows), in that order:
+// a chown drops set-uid bits and capabilities.
+func copyData(ctx context.Context, src *sandbox.Path, in, out *os.File, fi fs.FileInfo, owners bool) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -196,11 +200,42 @@ func copyData(ctx context.Context, src *sandbox.Path, in, out *os.File, fi fs.Fi
 			break
 		}
 	}
+	if o := owner(fi); owners && o[0] >= 0 {
+		out.Chown(o[0], o[1]) // where this process may: as mv does
+	}
+	carryXattrs(in, out)
 	ofi, err := out.Stat()
 	if err != nil {
 		return fmt.Errorf("copying %s: %v", src.Abs, sandbox.Cause(err))
 	}
 	return out.Chmod(fi.Mode().Perm() | specialBits(fi, ofi))
+}
+
+// carryXattrs gives out the extended attributes of in (on Linux: a copy
+// or a move between roots keeps them, as cp -a and mv do), as far as
+// out's file system and this process's privileges allow: a copy does not
+// fail for want of them.
+func carryXattrs(in, out *os.File) {
+	if m, ok := xattr.Read(xattr.ProcFd(int(in.Fd()))); ok && len(m) > 0 {
+		xattr.Put(out, m)
+	}
+}
+
+// carryDirXattrs is carryXattrs of the directory src (fi: its Lstat,
+// which it must still be) to the directory dst made for it.
+func carryDirXattrs(src, dst *sandbox.Path, fi fs.FileInfo) {
+	in, err := src.Open()
+	if err != nil {
+		return
+	}
+	defer in.Close()
+	if ifi, err := in.Stat(); err != nil || !os.SameFile(ifi, fi) {
+		return
+	}
+	if out, err := dst.Open(); err == nil {
+		carryXattrs(in, out)
+		out.Close()
+	}
 }
 
 // Move moves src to dst: a rename within one root and file system, else a
@@ -253,8 +288,8 @@ func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) (err e
 			return err
 		}
 	}
-	// Another root or another file system: copy, then delete.
-	if err := copyInto(ctx, src, sfi, dst, dfi); err != nil {
+	// Another root or another file system: copy, owners too, then delete.
+	if err := copyInto(ctx, src, sfi, dst, dfi, true); err != nil {
 		undoParents()
 		return err
 	}
@@ -418,14 +453,14 @@ const copyChunk = 8 << 20
 
 // copyTree copies src (described by fi) to the new path dst; final is the
 // name dst will end up with, which symlink targets are checked against.
-func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final *sandbox.Path) error {
+func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final *sandbox.Path, owners bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	mode := fi.Mode()
 	switch {
 	case mode.IsRegular():
-		return copyFile(ctx, src, fi, dst)
+		return copyFile(ctx, src, fi, dst, owners)
 	case mode.IsDir():
 		if err := dst.Mkdir(0o700); err != nil {
 			return err
@@ -439,10 +474,14 @@ func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final
 			if err != nil {
 				return fmt.Errorf("cannot copy %s: %v", src.Join(de.Name()).Abs, sandbox.Cause(err))
 			}
-			if err := copyTree(ctx, src.Join(de.Name()), cfi, dst.Join(de.Name()), final.Join(de.Name())); err != nil {
+			if err := copyTree(ctx, src.Join(de.Name()), cfi, dst.Join(de.Name()), final.Join(de.Name()), owners); err != nil {
 				return err
 			}
 		}
+		if o := owner(fi); owners && o[0] >= 0 {
+			dst.Lchown(o[0], o[1])
+		}
+		carryDirXattrs(src, dst, fi)
 		dfi, err := dst.Lstat()
 		if err != nil {
 			return err
@@ -462,12 +501,15 @@ func copyTree(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst, final
 		if err := dst.Symlink(link); err != nil {
 			return err
 		}
+		if o := owner(fi); owners && o[0] >= 0 {
+			dst.Lchown(o[0], o[1])
+		}
 		return dst.Lchtimes(atime(fi), fi.ModTime())
 	}
 	return fmt.Errorf("cannot copy %s: it is not a regular file, directory or symlink", src.Abs)
 }
 
-func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandbox.Path) error {
+func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandbox.Path, owners bool) error {
 	in, err := openSource(src)
 	if err != nil {
 		return err
@@ -477,7 +519,7 @@ func copyFile(ctx context.Context, src *sandbox.Path, fi fs.FileInfo, dst *sandb
 	if err != nil {
 		return err
 	}
-	if err := copyData(ctx, src, in, out, fi); err != nil {
+	if err := copyData(ctx, src, in, out, fi, owners); err != nil {
 		out.Close()
 		return err
 	}

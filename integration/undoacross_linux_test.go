@@ -128,3 +128,44 @@ func TestBashMovesBetweenRootsUndone(t *testing.T) {
 		}
 	}
 }
+
+// TestToolMovesBetweenRootsKeepEverything: fs_move between two roots
+// copies, as mv between file systems does, and the copies keep the
+// extended attributes and (as root) owners of what moved; one "fsmcp
+// undo" gives both roots back as they were.
+func TestToolMovesBetweenRootsKeepEverything(t *testing.T) {
+	roots := [2]string{undoFixture(t), undoFixture(t)}
+	if os.Getuid() == 0 {
+		for _, p := range []string{roots[0] + "/tree", roots[0] + "/tree/a.txt", roots[0] + "/tree/link", roots[1] + "/f.txt"} {
+			if err := os.Lchown(p, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	before := [2]map[string]string{treeState(t, roots[0]), treeState(t, roots[1])}
+	cs := connectStdioEnv(t, mode{"path", os.Getenv("PATH")}, nil, roots[0], roots[1])
+	for _, c := range [][2]any{
+		{"fs_move", args("source", roots[0]+"/tree", "destination", roots[1]+"/moved")},
+		{"fs_move", args("source", roots[1]+"/f.txt", "destination", roots[0]+"/f.txt", "overwrite", true)},
+	} {
+		if res, err := callRaw(cs, c[0].(string), c[1].(map[string]any), nil); err != nil || res.IsError {
+			t.Fatal(err, testenv.Text(res))
+		}
+	}
+	cs.Close()
+	moved := treeState(t, roots[1])
+	for rel, want := range map[string]string{"tree": "moved", "tree/a.txt": "moved/a.txt", "tree/link": "moved/link"} {
+		if got := moved[want]; !strings.EqualFold(strings.Fields(got)[1], strings.Fields(before[0][rel])[1]) || strings.Contains(before[0][rel], "xattr") != strings.Contains(got, "xattr") {
+			t.Errorf("%s moved to %s: %q, was %q", rel, want, got, before[0][rel])
+		}
+	}
+	out, err := exec.Command(binary, "undo", roots[0], "--last", "2").CombinedOutput()
+	if err != nil {
+		t.Fatalf("fsmcp undo --last 2: %v\n%s", err, out)
+	}
+	for i, r := range roots {
+		if d := testenv.StateDiff(before[i], treeState(t, r)); d != "" {
+			t.Errorf("root %d after fsmcp undo:\n%s\nundo said:\n%s", i, d, out)
+		}
+	}
+}
