@@ -383,13 +383,20 @@ func nothingAt(err error) bool {
 }
 
 // NotKeptError refuses a change the journal cannot keep, the first time
-// it is asked for: the same call again makes it, for good.
+// it is asked for: the same call again makes it, for good. An undo's
+// is refused until it is forced.
 type NotKeptError struct {
 	Path, Verb  string
 	Size, Bound int64
+	Undo        bool
 }
 
 func (e *NotKeptError) Error() string {
+	if e.Undo {
+		return fmt.Sprintf("not undone: the undo would replace %s, which holds %s, more than the change journal keeps for one change (half of --journal-size %s), so the undo could not be redone. "+
+			"Pass force to undo it anyway, or move the file elsewhere inside the allowed directories first",
+			e.Path, human(e.Size), human(e.Bound))
+	}
 	return fmt.Sprintf("not %s: %s holds %s, more than the change journal keeps for one change (half of --journal-size %s), so this could not be undone. "+
 		"Call again with the same arguments to go ahead for good, or move it elsewhere inside the allowed directories instead",
 		e.Verb, e.Path, human(e.Size), human(e.Bound))
@@ -412,12 +419,16 @@ func human(n int64) string {
 
 // room decides whether n more bytes may be kept for p. Over the step's
 // cap a tool's change is refused the first time (the same call again
-// goes ahead unkept); a shell command's goes ahead, noted.
+// goes ahead unkept), an undo's unless forced; a shell command's goes
+// ahead, noted.
 func (st *Step) room(p *sandbox.Path, n int64, verb string) (bool, error) {
 	if st.kept+n <= st.cap() {
 		return true, nil
 	}
-	if st.byTool && !st.set.confirmed(st.sessionLabel()+"\x00"+st.actor.Tool+"\x00"+p.Abs) {
+	if st.undoing && !st.undoForce {
+		return false, &NotKeptError{Path: escape.Name(p.Abs), Size: n, Bound: st.set.cfg.MaxSize, Undo: true}
+	}
+	if st.byTool && !st.undoing && !st.set.confirmed(st.sessionLabel()+"\x00"+st.actor.Tool+"\x00"+p.Abs) {
 		return false, &NotKeptError{Path: escape.Name(p.Abs), Verb: verb, Size: n, Bound: st.set.cfg.MaxSize}
 	}
 	st.lose(fmt.Sprintf("%s (%s) was more than the journal keeps for one change", escape.Name(p.Abs), human(n)))

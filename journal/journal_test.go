@@ -372,3 +372,41 @@ func readFile(t *testing.T, name string) string {
 }
 
 func errorsAs(err error, target any) bool { return err != nil && errors.As(err, target) }
+
+// TestUndoOfABigChangeIsRefusedUntilForced: an undo that would replace
+// more than the journal keeps for one change (a 700 KiB file a change
+// made out of a small one, under a 1 MiB journal) could not be redone:
+// it is skipped with a sentence that says so and how to go ahead (no
+// "call again": no repeated undo would confirm it), and forced it lands,
+// its own entry marked not undoable.
+func TestUndoOfABigChangeIsRefusedUntilForced(t *testing.T) {
+	w := newWorld(t, 1, 1<<20)
+	write(t, filepath.Join(w.roots[0], "f.txt"), "small", 0o644, old)
+	// A shell command's change: it goes ahead, and kept the small file.
+	st := w.j.Begin(journal.Actor{Tool: "fs_bash", Command: "head -c 700000 /dev/zero > f.txt"}, w.sb.Roots())
+	ctx := journal.With(context.Background(), st)
+	if err := journal.Keep(ctx, w.path("f.txt")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(w.roots[0], "f.txt"), strings.Repeat("x", 700<<10), 0o644, old)
+	st.End(ctx)
+	r := w.undo(0, journal.Select{Last: 1}, journal.ForUndo)
+	if len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0], "the undo could not be redone. Pass force") || strings.Contains(r.Skipped[0], "Call again") {
+		t.Fatalf("undo of a change to 700 KiB under a 1 MiB journal: %s", r)
+	}
+	if len(readFile(t, filepath.Join(w.roots[0], "f.txt"))) != 700<<10 {
+		t.Fatal("the refused undo changed the file")
+	}
+	es, err := w.store(0).Pick(journal.Select{Last: 1}, journal.ForUndo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = w.j.Undo(context.Background(), w.sb, es, true, journal.Actor{Tool: "test undo"})
+	if len(r.Restored) != 1 || readFile(t, filepath.Join(w.roots[0], "f.txt")) != "small" {
+		t.Fatalf("forced undo: %s", r)
+	}
+	es, _ = w.store(0).Pick(journal.Select{}, journal.ForListing)
+	if len(es) == 0 || !strings.Contains(es[0].Line(), "not undoable") {
+		t.Fatalf("the forced undo's entry does not say it cannot be redone: %v", es)
+	}
+}

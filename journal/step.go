@@ -35,6 +35,9 @@ type Step struct {
 	redo   bool
 	off    string // why nothing is journaled ("" when it is)
 	byTool bool   // a tool's step: a change it cannot keep is refused once; its files are hashed at the end
+	// undoing: an undo's step; what it cannot keep of what it replaces
+	// is refused unless undoForce (no call again confirms an undo).
+	undoing, undoForce bool
 
 	mu        sync.Mutex
 	home      *Store

@@ -54,6 +54,9 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 		ctx = With(ctx, step)
 		defer step.End(ctx)
 	}
+	step.mu.Lock()
+	step.undoing, step.undoForce = true, force
+	step.mu.Unlock()
 	// What the undo is about to restore stays, whatever else ends
 	// meanwhile and prunes.
 	for _, e := range es {
