@@ -3,7 +3,6 @@ package journal
 import (
 	"context"
 	"io/fs"
-	"os"
 
 	"github.com/fsmcp/fsmcp/sandbox"
 )
@@ -83,7 +82,9 @@ func (st *Step) linkedName(p *sandbox.Path, follow bool) *sandbox.Path {
 	}
 	// The old name may name something else by now (removed, kept as it
 	// went, and made again; reached through a link made since).
-	if ofi, err := st.dirs.lstat(old); err != nil || !os.SameFile(fi, ofi) {
+	if ofi, err := st.dirs.lstat(old); err != nil {
+		return nil
+	} else if o, ok := sysStat(ofi); !ok || o.dev != s.dev || o.ino != s.ino {
 		return nil
 	}
 	return old
