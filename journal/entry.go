@@ -81,13 +81,13 @@ func (e *Entry) Bases() []string {
 	return out
 }
 
-// baseOf is the DIR of a path an op or final names ("" is the entry's own).
 // overlaps reports whether e's and f's steps ran at the same time (two
 // sessions' commands): their changes to one path may interleave.
 func (e *Entry) overlaps(f *Entry) bool {
 	return e != f && !e.ended.IsZero() && !f.ended.IsZero() && e.Time.Before(f.ended) && f.Time.Before(e.ended)
 }
 
+// baseOf is the DIR of a path an op or final names ("" is the entry's own).
 func (e *Entry) baseOf(b string) string {
 	if b == "" {
 		return e.store.base
