@@ -410,3 +410,50 @@ func TestUndoOfABigChangeIsRefusedUntilForced(t *testing.T) {
 		t.Fatalf("the forced undo's entry does not say it cannot be redone: %v", es)
 	}
 }
+
+// TestStepsAtTheSameTimeAreUndoneTogether: two steps that ran at the
+// same time (two sessions' commands) each appended to one file, so
+// neither's end state is where the other began. Undone together they
+// give the file back as the first found it, whichever ended last;
+// undone alone, the one whose end state the file no longer holds is
+// refused.
+func TestStepsAtTheSameTimeAreUndoneTogether(t *testing.T) {
+	for _, olderEndsLast := range []bool{false, true} {
+		t.Run(fmt.Sprint("older ends last ", olderEndsLast), func(t *testing.T) {
+			w := newWorld(t, 1, 64<<20)
+			name := filepath.Join(w.roots[0], "f.txt")
+			write(t, name, "0", 0o644, old)
+			appendTo := func(st *journal.Step, s string) {
+				t.Helper()
+				if err := journal.Keep(journal.With(context.Background(), st), w.path("f.txt")); err != nil {
+					t.Fatal(err)
+				}
+				write(t, name, readFile(t, name)+s, 0o644, time.Now())
+			}
+			a := w.j.Begin(journal.Actor{Tool: "fs_bash", Command: "a"}, w.sb.Roots())
+			appendTo(a, "A1")
+			b := w.j.Begin(journal.Actor{Tool: "fs_bash", Command: "b"}, w.sb.Roots())
+			appendTo(b, "B1")
+			appendTo(a, "A2")
+			first, last := a, b
+			if olderEndsLast {
+				first, last = b, a
+			}
+			first.End(journal.With(context.Background(), first))
+			appendTo(last, "X")
+			last.End(journal.With(context.Background(), last))
+			if olderEndsLast {
+				// b, the newer, no longer holds its end state: alone it is
+				// refused, and the file is left as it is.
+				r := w.undo(0, journal.Select{Last: 1}, journal.ForUndo)
+				if len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0], "changed since") || readFile(t, name) != "0A1B1A2X" {
+					t.Fatalf("undo of the newer alone: %s; f.txt %q", r, readFile(t, name))
+				}
+			}
+			r := w.undo(0, journal.Select{Last: 2}, journal.ForUndo)
+			if len(r.Restored) != 2 || readFile(t, name) != "0" {
+				t.Fatalf("undo of both: %s; f.txt %q", r, readFile(t, name))
+			}
+		})
+	}
+}
