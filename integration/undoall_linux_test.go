@@ -169,6 +169,13 @@ assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 2) == 0, ctypes.get_errno()
 		bash("a write through a hard link", "ln f.txt hl && echo more >> hl"),
 		bash("chmod, touch and setxattr through a hard link made in the command", `ln suid.sh hard && chmod 600 hard && ln f.txt h2 && touch -d 2001-01-01 h2 && ln -s h2 s2 && chmod 700 s2 && ln tree/a.txt h3 && python3 -c "import os; os.setxattr('h3', 'user.x', b'1')"`),
 		bash("rt a hard link's first name removed and made a link, then touch and a write through the second", "mkdir -p l && echo o > l/x && ln l/x z && rm -rf l && ln -sfn b l && touch x && ln -sfn . l && touch z && echo w >> z"),
+		{name: "fs_bash writes and chmod through hard links made by earlier commands, through either name", calls: abs(func(r string) [][2]any {
+			return [][2]any{
+				{"fs_bash", args("command", "cd "+r+" && ln f.txt b && cp -al tree t2")},
+				{"fs_bash", args("command", "cd "+r+" && echo x >> f.txt && echo z >> t2/a.txt && ln suid.sh tree/deep/c")},
+				{"fs_bash", args("command", "cd "+r+" && chmod 600 b && echo y >> b && touch -d 2001-01-01 tree/a.txt && echo w >> tree/deep/c")},
+			}
+		})},
 		{name: "fs_bash chattr through a hard link made in the command", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && ln f.txt h && chattr +d h")}}
 		}), flags: true},

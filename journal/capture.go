@@ -108,6 +108,7 @@ const (
 	capHowMask = 0xf
 
 	capFollow capHow = 0x10 // a final link is followed first
+	capLinked capHow = 0x20 // another name of a file being kept: its names are the caller's
 )
 
 // capture records p's first state in the step. What it writes (the
@@ -123,8 +124,10 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 	if st == nil || st.set == nil {
 		return nil
 	}
-	if h := how & capHowMask; h == capKeep || h == capMeta {
-		if err := st.keepLinked(p, how); err != nil {
+	names := 1 // of p's file, that the journal knows
+	linked := how&capLinked != 0
+	if h := how & capHowMask; (h == capKeep || h == capMeta) && !linked {
+		if names, err = st.keepLinked(p, how, known); err != nil {
 			return err
 		}
 	}
@@ -206,6 +209,9 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 	if err != nil {
 		return st.failed(p, err)
 	}
+	if im.Type == File && (how == capKeep || how == capMeta) && !linked {
+		st.moreNames(p, im.Nlink, names)
+	}
 	if im.Type == Dir && how == capGone {
 		st.unknown(store, rel, p) // an empty directory about to go
 	}
@@ -242,9 +248,9 @@ func KeptWhole(ctx context.Context, abs string) bool {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	// After a hard link made in the step, the path's file may have an
-	// old name whose mode the change reaches too (ln a b; chmod 600 b).
-	return st.lastWhole == abs && len(st.links) == 0
+	// After a hard link, the path's file may have another name whose
+	// mode the change reaches too (ln a b; chmod 600 b).
+	return st.lastWhole == abs && st.set.links.n.Load() == 0
 }
 
 // dirOf names p's directory for lastDir.

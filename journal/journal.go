@@ -132,6 +132,7 @@ type Set struct {
 	lazy   map[*Step]bool
 	realMu sync.Mutex // s.mu may be held when it is taken
 	reals  map[string]realPath
+	links  linkNames // the names hard links gave files (linked.go)
 }
 
 // New returns a Set over cfg; ops may be nil where nothing is undone.

@@ -457,3 +457,41 @@ func TestStepsAtTheSameTimeAreUndoneTogether(t *testing.T) {
 		})
 	}
 }
+
+// TestChangeThroughUnknownLinksIsSaid: a file with a hard link the
+// journal did not see made (before fsmcp ran, or from outside the
+// roots) changes under that name too; the step's answer says so, and a
+// link it saw made (in an earlier step) is kept instead.
+func TestChangeThroughUnknownLinksIsSaid(t *testing.T) {
+	w := newWorld(t, 1, 64<<20)
+	write(t, filepath.Join(w.roots[0], "f.txt"), "f", 0o644, old)
+	write(t, filepath.Join(w.roots[0], "g.txt"), "g", 0o644, old)
+	if err := os.Link(filepath.Join(w.roots[0], "f.txt"), filepath.Join(w.roots[0], "before")); err != nil {
+		t.Fatal(err)
+	}
+	step := func(name string, fn func(ctx context.Context)) []string {
+		st := w.j.Begin(journal.Actor{Tool: "fs_bash", Command: name}, w.sb.Roots())
+		ctx := journal.With(context.Background(), st)
+		fn(ctx)
+		return st.End(ctx)
+	}
+	notes := step("echo >> f.txt", func(ctx context.Context) { journal.Keep(ctx, w.path("f.txt")) })
+	if len(notes) != 1 || !strings.Contains(notes[0], "f.txt has 2 hard links, 1 of them not known to the journal") {
+		t.Fatalf("a write through a file linked before: %q", notes)
+	}
+	step("ln g.txt h", func(ctx context.Context) {
+		journal.Linked(ctx, w.path("g.txt"), w.path("h"))
+		journal.Keep(ctx, w.path("h"))
+		if err := os.Link(filepath.Join(w.roots[0], "g.txt"), filepath.Join(w.roots[0], "h")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	notes = step("chmod 600 h", func(ctx context.Context) { journal.Meta(ctx, w.path("h")) })
+	if len(notes) != 0 {
+		t.Fatalf("a chmod through a link made in an earlier step: %q", notes)
+	}
+	es, _ := w.store(0).Pick(journal.Select{Last: 1}, journal.ForUndo)
+	if len(es) != 1 || !strings.Contains(es[0].Line(), "g.txt") {
+		t.Fatalf("the chmod through h did not keep g.txt: %v", es[0].Line())
+	}
+}

@@ -2,24 +2,71 @@ package journal
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"sync"
+	"sync/atomic"
 
+	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-// A hard link made during a step gives a file a second name: a write
-// through the new name changes the file under its old name too, and the
-// new name was recorded as absent, so without more the undo would remove
-// the new name and leave the old one changed. Linked remembers the old
-// name by the file's identity; the first write, or change of mode,
-// owner or times, through any name of that file in the step keeps the
-// old name whole first. (A link made in an earlier step is not
-// followed so: an undo restores the name a change was made through,
-// never the file in place, which could lie outside the roots.)
+// A hard link gives a file a second name: a change through one name
+// changes the file under the other too, though only one name was
+// recorded. Linked remembers, by the file's identity, the names the
+// links this process saw being made gave it (in any step: ln f.txt b in
+// one command, echo x >> b in the next). Before a write, or a change of
+// mode, owner or times, through one of them, the step keeps the others
+// whole too (while they still name that file), so the undo gives each
+// its old content and mode back, each as a file of its own (never by
+// writing into the shared file, which may have a name outside the
+// roots). A file with more names than that (linked before fsmcp ran, or
+// from outside the roots) is changed under names the journal does not
+// know: the step says so.
 
-// Linked records that a hard link to the file existing names is about to
-// be made (within the step of ctx).
-func Linked(ctx context.Context, existing *sandbox.Path) {
+// linkNames are the names hard links gave files, by identity, for the
+// process's life; bounded (past maxLinked files, no more are added, and
+// a change through one not known is said, as for any other).
+type linkNames struct {
+	mu    sync.Mutex
+	names map[[2]uint64][]*sandbox.Path
+	n     atomic.Int64 // len(names), read without mu on every capture
+}
+
+const maxLinked = 1 << 15
+
+func (l *linkNames) add(k [2]uint64, ps ...*sandbox.Path) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.names == nil {
+		l.names = map[[2]uint64][]*sandbox.Path{}
+	}
+	have, ok := l.names[k]
+	if !ok && len(l.names) >= maxLinked {
+		return
+	}
+next:
+	for _, p := range ps {
+		for _, h := range have {
+			if h.Root == p.Root && h.Rel == p.Rel {
+				continue next
+			}
+		}
+		have = append(have, p)
+	}
+	l.names[k] = have
+	l.n.Store(int64(len(l.names)))
+}
+
+func (l *linkNames) of(k [2]uint64) []*sandbox.Path {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.names[k]
+}
+
+// Linked records that name is about to become a hard link to the file
+// existing names.
+func Linked(ctx context.Context, existing, name *sandbox.Path) {
 	st := recording(ctx)
 	if st == nil {
 		return
@@ -30,62 +77,75 @@ func Linked(ctx context.Context, existing *sandbox.Path) {
 		return
 	}
 	if s, ok := sysStat(fi); ok {
-		if st.links == nil {
-			st.links = map[[2]uint64]*sandbox.Path{}
-		}
-		st.links[[2]uint64{s.dev, s.ino}] = existing
+		st.set.links.add([2]uint64{s.dev, s.ino}, existing, name)
 	}
 }
 
 // keepLinked keeps whole, before p is written or its mode, owner or
-// times change, the old name of a file given a new name by a hard link
-// in this step (see Linked; how says whether p's final link is
-// followed). Whole, not only its mode: while the new name stands the
-// undo cannot set the shared inode's mode, it writes the old name anew.
-// st.mu is not held.
-func (st *Step) keepLinked(p *sandbox.Path, how capHow) error {
+// times change, the other names links gave its file (see Linked; how
+// says whether p's final link is followed; known is p's lstat when the
+// caller took it). Whole, not only their mode: while two names stand
+// the undo cannot set the shared inode's mode, it writes each anew.
+// It returns how many names of the file it knows, p's included (0: p is
+// not a file). st.mu is not held.
+func (st *Step) keepLinked(p *sandbox.Path, how capHow, known fs.FileInfo) (int, error) {
+	if st.set.links.n.Load() == 0 {
+		return 1, nil
+	}
 	st.mu.Lock()
-	old := st.linkedName(p, how&capFollow != 0)
-	st.mu.Unlock()
-	if old == nil {
-		return nil
+	fi, err := known, error(nil)
+	if fi == nil || how&capFollow != 0 {
+		fi, err = st.dirs.lstat(p)
 	}
-	return st.capture(old, capKeep)
-}
-
-// linkedName is the old name of the file p names (follow: a final link
-// followed) when a hard link made in this step gave it another and it is
-// not kept yet, nil else. st.mu is held.
-func (st *Step) linkedName(p *sandbox.Path, follow bool) *sandbox.Path {
-	if len(st.links) == 0 {
-		return nil
-	}
-	fi, err := st.dirs.lstat(p)
-	if err == nil && follow && fi.Mode()&fs.ModeSymlink != 0 {
+	if err == nil && how&capFollow != 0 && fi.Mode()&fs.ModeSymlink != 0 {
 		if p, err = p.Target(); err == nil {
 			fi, err = st.dirs.lstat(p)
 		}
 	}
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
+	var others []*sandbox.Path
+	var s sysInfo
+	ok := err == nil && fi.Mode().IsRegular()
+	if ok {
+		s, ok = sysStat(fi)
 	}
-	s, ok := sysStat(fi)
-	if !ok {
-		return nil
+	if ok && s.nlink > 1 {
+		for _, o := range st.set.links.of([2]uint64{s.dev, s.ino}) {
+			if o.Root == p.Root && o.Rel == p.Rel {
+				continue
+			}
+			// A name may name something else by now (removed, kept as it
+			// went, and made again; reached through a link made since).
+			if ofi, err := st.dirs.lstat(o); err == nil {
+				if so, ok := sysStat(ofi); ok && so.dev == s.dev && so.ino == s.ino {
+					others = append(others, o)
+				}
+			}
+		}
 	}
-	// Once kept whole, the old name needs nothing more in this step.
-	k := [2]uint64{s.dev, s.ino}
-	old := st.links[k]
-	delete(st.links, k)
-	if old == nil || old.Abs == p.Abs {
-		return nil
+	st.mu.Unlock()
+	for _, o := range others {
+		if err := st.capture(o, capKeep|capLinked); err != nil {
+			return 0, err
+		}
 	}
-	// The old name may name something else by now (removed, kept as it
-	// went, and made again; reached through a link made since).
-	if ofi, err := st.dirs.lstat(old); err != nil {
-		return nil
-	} else if o, ok := sysStat(ofi); !ok || o.dev != s.dev || o.ino != s.ino {
-		return nil
+	return 1 + len(others), nil
+}
+
+// moreNames notes that p's file has names the journal does not know
+// (nlink of them, known counted), which the change reaches too: the
+// undo gives p alone its old content back. st.mu is held.
+func (st *Step) moreNames(p *sandbox.Path, nlink uint64, known int) {
+	if nlink <= uint64(known) {
+		return
 	}
-	return old
+	note := fmt.Sprintf("%s has %d hard links, %d of them not known to the journal (made before, or outside the allowed directories): the change reaches those names too, and an undo restores only the names it knows",
+		escape.Name(p.Abs), nlink, nlink-uint64(known))
+	for _, n := range st.notes {
+		if n == note {
+			return
+		}
+	}
+	if len(st.notes) < 20 {
+		st.notes = append(st.notes, note)
+	}
 }

@@ -71,10 +71,9 @@ type Step struct {
 	opRec     record   // writeOp's record and op, reused
 	opBuf     Op
 	dirs      dirCache
-	dirKnown  map[string]bool             // directories seen to exist
-	lastDir   dirKey                      // the directory whose parents and times the last capture recorded
-	lastWhole string                      // the path the last capture kept whole (KeptWhole)
-	links     map[[2]uint64]*sandbox.Path // files given a new name by a hard link in the step, by identity (linked.go)
+	dirKnown  map[string]bool // directories seen to exist
+	lastDir   dirKey          // the directory whose parents and times the last capture recorded
+	lastWhole string          // the path the last capture kept whole (KeptWhole)
 }
 
 type stepKey struct{}

@@ -114,7 +114,7 @@ func (b *bashJournal) Before(ev shell.Event) {
 	switch ev.Change {
 	case shell.Write, shell.Create:
 		if ev.Change == shell.Create && terr == nil {
-			journal.Linked(ctx, to) // a hard link: a later write changes to's file too
+			journal.Linked(ctx, to, p) // a hard link: a later write through either changes both
 		}
 		switch {
 		case ev.Seen != nil:
