@@ -446,7 +446,7 @@ func TestStepsAtTheSameTimeAreUndoneTogether(t *testing.T) {
 				// b, the newer, no longer holds its end state: alone it is
 				// refused, and the file is left as it is.
 				r := w.undo(0, journal.Select{Last: 1}, journal.ForUndo)
-				if len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0], "changed since") || readFile(t, name) != "0A1B1A2X" {
+				if len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0], "which ran at the same time and changed it too; not undone — undo them together") || readFile(t, name) != "0A1B1A2X" {
 					t.Fatalf("undo of the newer alone: %s; f.txt %q", r, readFile(t, name))
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -143,7 +144,14 @@ func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, forc
 	}
 	if !force {
 		if changed := u.changedSince(); len(changed) > 0 {
-			return fmt.Errorf("%s changed since (by someone else?); not undone — pass force to undo anyway", strings.Join(changed, ", "))
+			names := make([]string, len(changed))
+			for i, c := range changed {
+				names[i] = escape.Name(c)
+			}
+			if ids := u.sameTime(changed); len(ids) > 0 {
+				return fmt.Errorf("%s changed since, by %s, which ran at the same time and changed it too; not undone — undo them together (one undo that reaches both), or pass force", strings.Join(names, ", "), strings.Join(ids, ", "))
+			}
+			return fmt.Errorf("%s changed since (by someone else?); not undone — pass force to undo anyway", strings.Join(names, ", "))
 		}
 	}
 	for i := len(e.Ops) - 1; i >= 0; i-- {
@@ -186,10 +194,37 @@ func (u *undoer) changedSince() []string {
 			same = f.Image.Mode == now.Mode && ownerEq(f.Image.Owner, now.Owner) && (f.Image.Type != File || f.Image.Nlink == now.Nlink)
 		}
 		if !same {
-			out = append(out, escape.Name(p.Abs))
+			out = append(out, p.Abs)
 		}
 	}
 	return out
+}
+
+// sameTime names the entries in effect, outside this undo, whose steps
+// ran at the same time as the entry's and left one of the changed paths
+// (absolute): a knot the undo did not take whole (see entangled).
+func (u *undoer) sameTime(changed []string) []string {
+	es, err := u.e.store.History()
+	if err != nil {
+		return nil
+	}
+	batch := map[string]bool{}
+	for e := range u.group {
+		batch[e.ID] = true
+	}
+	var ids []string
+	for _, f := range es { // read anew: other Entry values than the undo's
+		if batch[f.ID] || f.UndoneBy != "" || !u.e.overlaps(f) {
+			continue
+		}
+		for _, fin := range f.After {
+			if slices.Contains(changed, filepath.Join(f.baseOf(fin.Base), filepath.FromSlash(fin.Path))) {
+				ids = append(ids, f.ID)
+				break
+			}
+		}
+	}
+	return ids
 }
 
 // entangled reports whether what abs holds now is the work of another
