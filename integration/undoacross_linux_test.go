@@ -169,3 +169,33 @@ func TestToolMovesBetweenRootsKeepEverything(t *testing.T) {
 		}
 	}
 }
+
+// TestHardLinksFromAnEarlierServerKept: a hard link one fsmcp's command
+// made, and writes and a chmod through either name by the next fsmcp's
+// commands: the history tells the second the names the first saw made,
+// it keeps both before each change, and one undo of the three gives the
+// tree back.
+func TestHardLinksFromAnEarlierServerKept(t *testing.T) {
+	for _, shellMode := range []string{"sandboxed", "on"} {
+		t.Run(shellMode, func(t *testing.T) {
+			root := undoFixture(t)
+			before := treeState(t, root)
+			m := mode{"path", os.Getenv("PATH")}
+			for _, c := range []string{"ln f.txt b && ln suid.sh tree/s", "echo x >> b && chmod 600 tree/s", "echo y >> f.txt && echo z >> suid.sh"} {
+				cs := connectStdioEnv(t, m, nil, "--shell", shellMode, root)
+				res, err := callRaw(cs, "fs_bash", args("command", "cd "+root+" && "+c), nil)
+				if err != nil || res.IsError || strings.Contains(testenv.Text(res), "not known to the journal") {
+					t.Fatalf("%s: %v %s", c, err, testenv.Text(res))
+				}
+				cs.Close()
+			}
+			out, err := exec.Command(binary, "undo", root, "--last", "3").CombinedOutput()
+			if err != nil {
+				t.Fatalf("fsmcp undo --last 3: %v\n%s", err, out)
+			}
+			if d := testenv.StateDiff(before, treeState(t, root)); d != "" {
+				t.Fatalf("after fsmcp undo --last 3:\n%s\nundo said:\n%s", d, out)
+			}
+		})
+	}
+}

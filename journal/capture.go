@@ -130,6 +130,11 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 		if names, err = st.keepLinked(p, how, known); err != nil {
 			return err
 		}
+		if names > 1 && h == capMeta {
+			// Kept whole as its other names were: the undo writes each
+			// anew, where a mode put back on one of two links is refused.
+			how = how&^capHowMask | capKeep
+		}
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -219,7 +224,12 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 	if how == capMeta {
 		kind = "meta"
 	}
-	if err := st.writeOp(store, Op{Kind: kind, Path: rel, Before: im}); err != nil {
+	op := Op{Kind: kind, Path: rel, Before: im}
+	if to, ok := st.madeLink[k]; ok && how == capKeep {
+		op.Link = to
+		delete(st.madeLink, k)
+	}
+	if err := st.writeOp(store, op); err != nil {
 		return st.failed(p, err)
 	}
 	st.seen[k] = level

@@ -57,6 +57,7 @@ func appendOp(b []byte, op *Op) []byte {
 	b = appendField(b, "tobase", op.ToBase)
 	b = appendField(b, "to", op.To)
 	b = appendField(b, "trash", op.Trash)
+	b = appendField(b, "link", op.Link)
 	b = append(b, `,"b":`...)
 	b = appendImage(b, &op.Before)
 	return append(b, '}')

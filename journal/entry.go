@@ -19,6 +19,7 @@ type Op struct {
 	ToBase string `json:"tobase,omitempty"`
 	To     string `json:"to,omitempty"`
 	Trash  string `json:"trash,omitempty"`
+	Link   string `json:"link,omitempty"` // state: Path was made a hard link to this path of the same DIR
 	Before Image  `json:"b"`
 }
 

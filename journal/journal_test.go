@@ -495,3 +495,47 @@ func TestChangeThroughUnknownLinksIsSaid(t *testing.T) {
 		t.Fatalf("the chmod through h did not keep g.txt: %v", es[0].Line())
 	}
 }
+
+// TestLinksAnEarlierProcessSawAreKept: a hard link made under one fsmcp
+// (its op names the file it links) is known to the next one, from the
+// history: a write through either name there keeps the other too, and
+// the undo of both steps gives both names back.
+func TestLinksAnEarlierProcessSawAreKept(t *testing.T) {
+	for _, through := range []string{"f.txt", "b"} {
+		t.Run(through, func(t *testing.T) {
+			w := newWorld(t, 1, 64<<20)
+			name := filepath.Join(w.roots[0], "f.txt")
+			write(t, name, "f", 0o644, old)
+			st := w.j.Begin(journal.Actor{Tool: "fs_bash", Command: "ln f.txt b"}, w.sb.Roots())
+			ctx := journal.With(context.Background(), st)
+			journal.Linked(ctx, w.path("f.txt"), w.path("b"))
+			journal.Keep(ctx, w.path("b"))
+			if err := os.Link(name, filepath.Join(w.roots[0], "b")); err != nil {
+				t.Fatal(err)
+			}
+			st.End(ctx)
+			// The next fsmcp: a Set of its own over the same journal.
+			w.j = journal.New(journal.Config{Dir: w.dir, MaxSize: 64 << 20}, files.JournalOps{})
+			st = w.j.Begin(journal.Actor{Tool: "fs_bash", Command: "echo x >> " + through}, w.sb.Roots())
+			ctx = journal.With(context.Background(), st)
+			fi, err := os.Lstat(filepath.Join(w.roots[0], through)) // as the shell's tracer hands it
+			journal.KeepSeen(ctx, w.path(through), fi, err)
+			f, err := os.OpenFile(filepath.Join(w.roots[0], through), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("x")
+			f.Close()
+			if notes := st.End(ctx); len(notes) != 0 {
+				t.Fatalf("the write said: %q", notes)
+			}
+			r := w.undo(0, journal.Select{Last: 2}, journal.ForUndo)
+			if len(r.Restored) != 2 || readFile(t, name) != "f" {
+				t.Fatalf("undo of both: %s; f.txt %q", r, readFile(t, name))
+			}
+			if _, err := os.Lstat(filepath.Join(w.roots[0], "b")); !os.IsNotExist(err) {
+				t.Fatalf("b is still there: %v", err)
+			}
+		})
+	}
+}

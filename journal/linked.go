@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -15,7 +18,9 @@ import (
 // changes the file under the other too, though only one name was
 // recorded. Linked remembers, by the file's identity, the names the
 // links this process saw being made gave it (in any step: ln f.txt b in
-// one command, echo x >> b in the next). Before a write, or a change of
+// one command, echo x >> b in the next), and the journal's history those
+// an earlier fsmcp saw (the op of a name a link made names the file it
+// linked, and an entry's end the identity of what it left). Before a write, or a change of
 // mode, owner or times, through one of them, the step keeps the others
 // whole too (while they still name that file), so the undo gives each
 // its old content and mode back, each as a file of its own (never by
@@ -31,6 +36,10 @@ type linkNames struct {
 	mu    sync.Mutex
 	names map[[2]uint64][]*sandbox.Path
 	n     atomic.Int64 // len(names), read without mu on every capture
+	// hist are the names each DIR's history gives files of more than
+	// one link, by identity, as store paths: read once per DIR, when a
+	// change first meets a file with more names than known.
+	hist map[*Store]map[[2]uint64][]string
 }
 
 const maxLinked = 1 << 15
@@ -79,6 +88,79 @@ func Linked(ctx context.Context, existing, name *sandbox.Path) {
 	if s, ok := sysStat(fi); ok {
 		st.set.links.add([2]uint64{s.dev, s.ino}, existing, name)
 	}
+	// The new name's op names the file it links, for a later fsmcp.
+	store, rel, err := st.where(name)
+	if estore, erel, eerr := st.where(existing); err == nil && eerr == nil && estore == store {
+		if st.madeLink == nil {
+			st.madeLink = map[string]string{}
+		}
+		st.madeLink[key(store, rel)] = erel
+	}
+}
+
+// historyNames are the names the history of p's DIR gives the file of
+// identity k, as paths of p's root (each to be checked still to name it).
+func (st *Step) historyNames(p *sandbox.Path, k [2]uint64) []*sandbox.Path {
+	store, _, err := st.where(p)
+	if err != nil {
+		return nil
+	}
+	l := &st.set.links
+	l.mu.Lock()
+	idx, ok := l.hist[store]
+	l.mu.Unlock()
+	if !ok {
+		idx = historyLinks(store)
+		l.mu.Lock()
+		if l.hist == nil {
+			l.hist = map[*Store]map[[2]uint64][]string{}
+		}
+		l.hist[store] = idx
+		l.mu.Unlock()
+	}
+	_, baseRel := p.Root.Base()
+	var out []*sandbox.Path
+	for _, r := range idx[k] {
+		if baseRel != "." {
+			var in bool
+			if r, in = strings.CutPrefix(r, baseRel+"/"); !in {
+				continue // another root of the DIR
+			}
+		}
+		out = append(out, &sandbox.Path{Root: p.Root, Rel: r, Abs: filepath.Join(p.Root.Path, filepath.FromSlash(r))})
+	}
+	return out
+}
+
+// historyLinks reads a DIR's history for the names of files of more
+// than one link: each entry's final of such a file, and the file a name
+// made a link to.
+func historyLinks(store *Store) map[[2]uint64][]string {
+	idx := map[[2]uint64][]string{}
+	es, err := store.History()
+	if err != nil {
+		return idx
+	}
+	add := func(k [2]uint64, rel string) {
+		if !slices.Contains(idx[k], rel) {
+			idx[k] = append(idx[k], rel)
+		}
+	}
+	for _, e := range es {
+		finals := map[string]Image{}
+		for _, f := range e.After {
+			if f.Base == "" && f.Image.Type == File && f.Image.Nlink > 1 {
+				finals[f.Path] = f.Image
+				add([2]uint64{f.Image.Dev, f.Image.Ino}, f.Path)
+			}
+		}
+		for _, op := range e.Ops {
+			if im, ok := finals[op.Path]; ok && op.Link != "" && op.Base == "" {
+				add([2]uint64{im.Dev, im.Ino}, op.Link)
+			}
+		}
+	}
+	return idx
 }
 
 // keepLinked keeps whole, before p is written or its mode, owner or
@@ -89,8 +171,8 @@ func Linked(ctx context.Context, existing, name *sandbox.Path) {
 // It returns how many names of the file it knows, p's included (0: p is
 // not a file). st.mu is not held.
 func (st *Step) keepLinked(p *sandbox.Path, how capHow, known fs.FileInfo) (int, error) {
-	if st.set.links.n.Load() == 0 {
-		return 1, nil
+	if st.set.links.n.Load() == 0 && !manyLinks(known) {
+		return 1, nil // no link seen made, and (as far as known) none here
 	}
 	st.mu.Lock()
 	fi, err := known, error(nil)
@@ -109,8 +191,14 @@ func (st *Step) keepLinked(p *sandbox.Path, how capHow, known fs.FileInfo) (int,
 		s, ok = sysStat(fi)
 	}
 	if ok && s.nlink > 1 {
-		for _, o := range st.set.links.of([2]uint64{s.dev, s.ino}) {
-			if o.Root == p.Root && o.Rel == p.Rel {
+		k := [2]uint64{s.dev, s.ino}
+		names := st.set.links.of(k)
+		if uint64(len(names)) < s.nlink {
+			// Names an earlier fsmcp saw linked, from the history.
+			names = append(slices.Clip(names), st.historyNames(p, k)...)
+		}
+		for _, o := range names {
+			if o.Root == p.Root && o.Rel == p.Rel || slices.ContainsFunc(others, func(x *sandbox.Path) bool { return x.Root == o.Root && x.Rel == o.Rel }) {
 				continue
 			}
 			// A name may name something else by now (removed, kept as it
@@ -123,12 +211,25 @@ func (st *Step) keepLinked(p *sandbox.Path, how capHow, known fs.FileInfo) (int,
 		}
 	}
 	st.mu.Unlock()
+	if len(others) > 0 {
+		st.set.links.add([2]uint64{s.dev, s.ino}, append(others, p)...)
+	}
 	for _, o := range others {
 		if err := st.capture(o, capKeep|capLinked); err != nil {
 			return 0, err
 		}
 	}
 	return 1 + len(others), nil
+}
+
+// manyLinks reports whether fi (nil: not known) is a file of more than
+// one link, which the history may name.
+func manyLinks(fi fs.FileInfo) bool {
+	if fi == nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	s, ok := sysStat(fi)
+	return ok && s.nlink > 1
 }
 
 // moreNames notes that p's file has names the journal does not know

@@ -38,6 +38,9 @@ type Step struct {
 	// undoing: an undo's step; what it cannot keep of what it replaces
 	// is refused unless undoForce (no call again confirms an undo).
 	undoing, undoForce bool
+	// madeLink: paths about to be made hard links (by key), to the
+	// store path of the file they link, for their op (see Linked).
+	madeLink map[string]string
 
 	mu        sync.Mutex
 	home      *Store
