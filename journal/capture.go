@@ -133,7 +133,7 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 		if names > 1 && h == capMeta {
 			// Kept whole as its other names were: the undo writes each
 			// anew, where a mode put back on one of two links is refused.
-			how = how&^capHowMask | capKeep
+			how &^= capHowMask // capKeep, the flags kept
 		}
 	}
 	st.mu.Lock()
