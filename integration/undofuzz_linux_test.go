@@ -223,10 +223,11 @@ func fuzzParse(s string) [][]string {
 	return calls
 }
 
-// fuzzRun runs the calls through the built binary with the shell mode,
-// restarts, undoes every entry history lists and returns what is wrong
-// ("" when the tree is as before).
-func fuzzRun(t *testing.T, shellMode string, calls [][]string) string {
+// fuzzRun runs the calls through the built binary with the shell mode
+// (each call under a server of its own when restarts, else all under
+// one), restarts, undoes every entry history lists and returns what is
+// wrong ("" when the tree is as before).
+func fuzzRun(t *testing.T, shellMode string, calls [][]string, restarts bool) string {
 	root := undoFixture(t)
 	// A random chmod 0 may leave a directory that t.TempDir cannot
 	// remove when the undo failed: open everything up first.
@@ -241,6 +242,10 @@ func fuzzRun(t *testing.T, shellMode string, calls [][]string) string {
 	before := treeState(t, root)
 	cs := connectStdioEnv(t, mode{"path", os.Getenv("PATH")}, nil, "--shell", shellMode, root)
 	for i, c := range calls {
+		if restarts && i > 0 {
+			cs.Close()
+			cs = connectStdioEnv(t, mode{"path", os.Getenv("PATH")}, nil, "--shell", shellMode, root)
+		}
 		// A command that hangs (a write that waits on a FIFO) is cut off
 		// soon, and fails the run.
 		res, err := callRaw(cs, "fs_bash", args("command", fuzzCommand(root, c), "timeout", 20000), nil)
@@ -304,10 +309,10 @@ var dirMtime = regexp.MustCompile(`mtime=[0-9]+`)
 // fuzzShrink drops one operation at a time for as long as the run still
 // fails, and returns the smallest calls it found failing
 // (FSMCP_FUZZ_SHRINK=1; each try is a subtest, so only failing tries log).
-func fuzzShrink(t *testing.T, shellMode string, calls [][]string) [][]string {
+func fuzzShrink(t *testing.T, shellMode string, calls [][]string, restarts bool) [][]string {
 	fails := func(c [][]string) bool {
 		var prob string
-		t.Run("shrink", func(t *testing.T) { prob = fuzzRun(t, shellMode, c) })
+		t.Run("shrink", func(t *testing.T) { prob = fuzzRun(t, shellMode, c, restarts) })
 		return prob != ""
 	}
 	for changed := true; changed; {
@@ -357,7 +362,9 @@ func fuzzShrink(t *testing.T, shellMode string, calls [][]string) [][]string {
 // make test runs the seeds of fuzzSeeds. FSMCP_FUZZ_SEEDS=N runs N random
 // seeds, FSMCP_FUZZ_SEED=S[,S...] replays some, FSMCP_FUZZ_SCRIPT=FILE replays a
 // listing (as a failure prints it), FSMCP_FUZZ_SHELL=on runs one shell
-// mode, FSMCP_FUZZ_SHRINK=1 shrinks a failing script before reporting it.
+// mode, FSMCP_FUZZ_SHRINK=1 shrinks a failing script before reporting it,
+// FSMCP_FUZZ_RESTART=1 runs each call under a server of its own (odd
+// seeds always do).
 func TestRandomCommandsUndone(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("SKIPPED: python3 is not installed")
@@ -403,13 +410,17 @@ func TestRandomCommandsUndone(t *testing.T) {
 				if script != nil {
 					calls = script
 				}
-				prob := fuzzRun(t, shellMode, calls)
+				// Odd seeds run each call under a server of its own: what
+				// one fsmcp knew (links, directories) comes from the
+				// history for the next.
+				restarts := seed%2 == 1 || os.Getenv("FSMCP_FUZZ_RESTART") != ""
+				prob := fuzzRun(t, shellMode, calls, restarts)
 				if prob == "" {
 					return
 				}
-				msg := fmt.Sprintf("seed %d (FSMCP_FUZZ_SEED=%d FSMCP_FUZZ_SHELL=%s), --shell %s:\n%s\nscript:\n%s", seed, seed, shellMode, shellMode, prob, fuzzListing(calls))
+				msg := fmt.Sprintf("seed %d (FSMCP_FUZZ_SEED=%d FSMCP_FUZZ_SHELL=%s), --shell %s, a server per call %v (FSMCP_FUZZ_RESTART=1 for a script):\n%s\nscript:\n%s", seed, seed, shellMode, shellMode, restarts, prob, fuzzListing(calls))
 				if os.Getenv("FSMCP_FUZZ_SHRINK") != "" {
-					small := fuzzShrink(t, shellMode, calls)
+					small := fuzzShrink(t, shellMode, calls, restarts)
 					msg += "\nshrunk to:\n" + fuzzListing(small)
 				}
 				t.Fatal(msg)
