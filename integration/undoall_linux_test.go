@@ -176,6 +176,7 @@ assert l.renameat2(-100, b'f.txt', -100, b'suid.sh', 2) == 0, ctypes.get_errno()
 				{"fs_bash", args("command", "cd "+r+" && chmod 600 b && echo y >> b && touch -d 2001-01-01 tree/a.txt && echo w >> tree/deep/c")},
 			}
 		})},
+		bash("rt touch and chmod through a hard link to a socket", "ln sock x && touch -d 2001-01-01 x && chmod 600 x"),
 		{name: "fs_bash chattr through a hard link made in the command", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_bash", args("command", "cd "+r+" && ln f.txt h && chattr +d h")}}
 		}), flags: true},

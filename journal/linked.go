@@ -82,7 +82,7 @@ func Linked(ctx context.Context, existing, name *sandbox.Path) {
 	}
 	defer st.mu.Unlock()
 	fi, err := st.dirs.lstat(existing)
-	if err != nil || !fi.Mode().IsRegular() {
+	if err != nil || fi.IsDir() {
 		return
 	}
 	if s, ok := sysStat(fi); ok {
@@ -186,7 +186,7 @@ func (st *Step) keepLinked(p *sandbox.Path, how capHow, known fs.FileInfo) (int,
 	}
 	var others []*sandbox.Path
 	var s sysInfo
-	ok := err == nil && fi.Mode().IsRegular()
+	ok := err == nil && !fi.IsDir()
 	if ok {
 		s, ok = sysStat(fi)
 	}
@@ -225,7 +225,7 @@ func (st *Step) keepLinked(p *sandbox.Path, how capHow, known fs.FileInfo) (int,
 // manyLinks reports whether fi (nil: not known) is a file of more than
 // one link, which the history may name.
 func manyLinks(fi fs.FileInfo) bool {
-	if fi == nil || !fi.Mode().IsRegular() {
+	if fi == nil || fi.IsDir() {
 		return false
 	}
 	s, ok := sysStat(fi)
