@@ -91,7 +91,7 @@ type undoIn struct {
 	Last    int    `json:"last,omitempty" jsonschema:"Undo the last N changes not undone yet, newest first"`
 	Session string `json:"session,omitempty" jsonschema:"Undo every change of this session (the label history shows)"`
 	Since   string `json:"since,omitempty" jsonschema:"Undo every change made within this long, e.g. 10m or 2h"`
-	Force   bool   `json:"force,omitempty" jsonschema:"Undo even files changed since by someone else (default false: such a change is skipped and they are named)"`
+	Force   bool   `json:"force,omitempty" jsonschema:"Undo even files changed since by someone else, or a change the undo could not keep to redo (default false: such a change is skipped and they are named)"`
 }
 
 // Undo is fs_undo: revert journaled changes, newest first.
