@@ -16,18 +16,18 @@ import (
 
 // A hard link gives a file a second name: a change through one name
 // changes the file under the other too, though only one name was
-// recorded. Linked remembers, by the file's identity, the names the
-// links this process saw being made gave it (in any step: ln f.txt b in
-// one command, echo x >> b in the next), and the journal's history those
-// an earlier fsmcp saw (the op of a name a link made names the file it
-// linked, and an entry's end the identity of what it left). Before a write, or a change of
-// mode, owner or times, through one of them, the step keeps the others
-// whole too (while they still name that file), so the undo gives each
-// its old content and mode back, each as a file of its own (never by
-// writing into the shared file, which may have a name outside the
-// roots). A file with more names than that (linked before fsmcp ran, or
-// from outside the roots) is changed under names the journal does not
-// know: the step says so.
+// recorded. The journal remembers, by the file's identity, the names the
+// links this process saw made gave it (in any step: ln f.txt b in one
+// command, echo x >> b in the next), and from the history those an
+// earlier fsmcp saw (the op of a name a link made names the file it
+// linked, and an entry's end the identity of what it left). Before a
+// write, or a change of mode, owner or times, through one of them, the
+// step keeps the others whole too (while they still name that file), so
+// the undo gives each its old content and mode back, each as a file of
+// its own (never by writing into the shared file, which may have a name
+// outside the roots). A file with more names than that (linked before
+// fsmcp ran, or from outside the roots) is changed under names the
+// journal does not know: the step says so.
 
 // linkNames are the names hard links gave files, by identity, for the
 // process's life; bounded (past maxLinked files, no more are added, and
