@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -195,6 +196,63 @@ func TestHardLinksFromAnEarlierServerKept(t *testing.T) {
 			}
 			if d := testenv.StateDiff(before, treeState(t, root)); d != "" {
 				t.Fatalf("after fsmcp undo --last 3:\n%s\nundo said:\n%s", d, out)
+			}
+		})
+	}
+}
+
+// TestUndoWaitsForABackgroundWriter: a command leaves a loop appending
+// to a file it also changed before it returned. An undo while the loop
+// still writes skips the loop's entry (in progress) and the command's
+// too, since the loop still changes the file the command's undo would
+// put back (it was put back under the writer, which then went on in the
+// restored file); once the loop is done, one undo of all gives the tree
+// back.
+func TestUndoWaitsForABackgroundWriter(t *testing.T) {
+	for _, shellMode := range []string{"sandboxed", "on"} {
+		t.Run(shellMode, func(t *testing.T) {
+			root := undoFixture(t)
+			before := treeState(t, root)
+			cs := connectStdioEnv(t, mode{"path", os.Getenv("PATH")}, nil, "--shell", shellMode, root)
+			lines := func() int {
+				b, _ := os.ReadFile(filepath.Join(root, "suid.sh"))
+				return strings.Count(string(b), "\n")
+			}
+			// The loop appends every 0.1 s until sig/stop, then says so in
+			// sig/done (sig is not compared); the call returns after its
+			// first write.
+			loop := "(while [ ! -e sig/stop ]; do echo w >> suid.sh; sleep 0.1; done; : > sig/done) > /dev/null 2>&1 &"
+			res, err := callRaw(cs, "fs_bash", args("command", "cd "+root+" && echo a >> f.txt && "+loop+" while [ $(wc -l < suid.sh) -lt 3 ]; do sleep 0.05; done"), nil)
+			if err != nil || res.IsError {
+				t.Fatal(err, testenv.Text(res))
+			}
+			for deadline := time.Now().Add(time.Minute); lines() < 8 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			}
+			out, _ := exec.Command(binary, "undo", root, "--last", "2").CombinedOutput()
+			if strings.Contains(string(out), "still in progress") {
+				if !strings.Contains(string(out), "suid.sh was changed after it by") || strings.Contains(string(out), "undone 1") {
+					t.Fatalf("undo while the loop writes:\n%s", out)
+				}
+			} else {
+				// The loop stalled past the background step's quiet spell
+				// (a loaded machine): its entry had ended; nothing to hold.
+				t.Logf("the loop's entry had ended: %s", out)
+			}
+			os.WriteFile(filepath.Join(root, "sig", "stop"), nil, 0o644)
+			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if _, err := os.Stat(filepath.Join(root, "sig", "done")); err == nil {
+					break
+				}
+			}
+			cs.Close()
+			h, _ := exec.Command(binary, "history", root).CombinedOutput()
+			n := len(strings.Split(strings.TrimSpace(string(h)), "\n"))
+			out, err = exec.Command(binary, "undo", root, "--last", fmt.Sprint(n)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("fsmcp undo --last %d: %v\n%s\nhistory:\n%s", n, err, out, h)
+			}
+			if d := testenv.StateDiff(before, treeState(t, root)); d != "" {
+				t.Fatalf("after the undo:\n%s\nundo said:\n%s\nhistory:\n%s", d, out, h)
 			}
 		})
 	}

@@ -66,9 +66,16 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 	}
 	r := &Report{}
 	u := undoer{restored: map[string][]*Entry{}, group: entangledGroups(es)}
+	held := heldByLive(es)
 	for i, e := range es {
 		u.next = es[i+1:]
-		err := s.undoEntry(ctx, sb, e, force, u)
+		var err error
+		if !force {
+			err = held.check(e)
+		}
+		if err == nil {
+			err = s.undoEntry(ctx, sb, e, force, u)
+		}
 		line := fmt.Sprintf("%s %s (%s at %s)", e.ID, e.pathsLine(), escape.Name(or(e.Tool, "-")), e.Time.Local().Format(time.DateTime))
 		var partial *partialError
 		switch {
@@ -78,12 +85,86 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 			step.Undid([]string{e.ID}, e.IsUndo())
 		case err != nil:
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s (%s): %v", e.ID, escape.Name(or(e.Tool, "-")), err))
+			held.add(e)
 		default:
 			r.Restored = append(r.Restored, line)
 			step.Undid([]string{e.ID}, e.IsUndo())
 		}
 	}
 	return r
+}
+
+// held are the paths newer changes that stay in effect still hold: one
+// in progress (what a command left running is still writing), or one
+// this undo skipped. An older entry that changed one of them waits for
+// that change: put back now, the file would be under a writer still at
+// work (whose entry's end state the undo's check takes as its own), or
+// under a change that stays. Forced, it goes ahead (between two of a
+// tool's writes, under their locks).
+type held map[string]string // absolute path: the entry's id
+
+// heldByLive is held, first, by the entries in progress of the DIRs of
+// es (by any process).
+func heldByLive(es []*Entry) held {
+	h := held{}
+	seen := map[*Store]bool{}
+	for _, e := range es {
+		if seen[e.store] {
+			continue
+		}
+		seen[e.store] = true
+		all, err := e.store.History()
+		if err != nil {
+			continue
+		}
+		for _, l := range all {
+			if l.live {
+				h.add(l)
+			}
+		}
+	}
+	return h
+}
+
+func (h held) add(e *Entry) {
+	for _, p := range e.changed() {
+		if h[p] == "" {
+			h[p] = e.ID
+		}
+	}
+}
+
+// check says why e must wait, or nil.
+func (h held) check(e *Entry) error {
+	if len(h) == 0 {
+		return nil
+	}
+	for _, p := range e.changed() {
+		if id := h[p]; id != "" && id != e.ID {
+			return fmt.Errorf("%s was changed after it by %s, which is not undone (in progress, or skipped above); not undone — undo that one first, or pass force", escape.Name(p), id)
+		}
+	}
+	return nil
+}
+
+// changed are the absolute paths e's ops changed (its directories'
+// times aside).
+func (e *Entry) changed() []string {
+	var out []string
+	for _, op := range e.Ops {
+		if op.Kind == "times" {
+			continue
+		}
+		out = append(out, filepath.Join(e.baseOf(op.Base), filepath.FromSlash(op.Path)))
+		if op.To != "" {
+			base := op.ToBase
+			if op.Kind == "exchange" {
+				base = op.Base
+			}
+			out = append(out, filepath.Join(e.baseOf(base), filepath.FromSlash(op.To)))
+		}
+	}
+	return out
 }
 
 func or(a, b string) string {
