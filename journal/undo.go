@@ -65,8 +65,8 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 		defer s.pin(e.store, map[int]bool{e.seg: true}, false)
 	}
 	r := &Report{}
-	u := undoer{restored: map[string][]*Entry{}, group: entangledGroups(es)}
-	held := heldByLive(es)
+	u := undoer{restored: map[string][]*Entry{}, group: entangledGroups(es), all: map[*Store][]*Entry{}}
+	held := u.heldByLive(es)
 	for i, e := range es {
 		u.next = es[i+1:]
 		var err error
@@ -105,25 +105,30 @@ type held map[string]string // absolute path: the entry's id
 
 // heldByLive is held, first, by the entries in progress of the DIRs of
 // es (by any process).
-func heldByLive(es []*Entry) held {
+func (u *undoer) heldByLive(es []*Entry) held {
 	h := held{}
-	seen := map[*Store]bool{}
 	for _, e := range es {
-		if seen[e.store] {
+		if _, read := u.all[e.store]; read {
 			continue
 		}
-		seen[e.store] = true
-		all, err := e.store.History()
-		if err != nil {
-			continue
-		}
-		for _, l := range all {
+		for _, l := range u.history(e.store) {
 			if l.live {
 				h.add(l)
 			}
 		}
 	}
 	return h
+}
+
+// history is the store's history as the undo first read it (other Entry
+// values than the undo's own): read once, whatever asks.
+func (u *undoer) history(st *Store) []*Entry {
+	es, read := u.all[st]
+	if !read {
+		es, _ = st.History()
+		u.all[st] = es
+	}
+	return es
 }
 
 func (h held) add(e *Entry) {
@@ -194,6 +199,7 @@ type undoer struct {
 	restored map[string][]*Entry
 	next     []*Entry
 	group    map[*Entry]int
+	all      map[*Store][]*Entry // see history
 }
 
 // undoEntry undoes e; batch carries what the undo's entries share.
@@ -285,16 +291,12 @@ func (u *undoer) changedSince() []string {
 // ran at the same time as the entry's and left one of the changed paths
 // (absolute): a knot the undo did not take whole (see entangled).
 func (u *undoer) sameTime(changed []string) []string {
-	es, err := u.e.store.History()
-	if err != nil {
-		return nil
-	}
 	batch := map[string]bool{}
 	for e := range u.group {
 		batch[e.ID] = true
 	}
 	var ids []string
-	for _, f := range es { // read anew: other Entry values than the undo's
+	for _, f := range u.history(u.e.store) {
 		if batch[f.ID] || f.UndoneBy != "" || !u.e.overlaps(f) {
 			continue
 		}
