@@ -239,9 +239,15 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 }
 
 // keptWhole marks p as the path the step's last capture kept whole,
-// when it did (see KeptWhole).
+// when it did (see KeptWhole). A name a hard link is about to make was
+// kept as absent, but its file has another name, whose mode a change
+// through it reaches too (ln a b; chmod 600 b): not that one. (A name
+// of a file that had others when kept had them kept whole with it.)
 func (st *Step) keptWhole(p *sandbox.Path, how capHow) {
-	if how == capKeep {
+	switch {
+	case p.Abs == st.linking:
+		st.linking = ""
+	case how == capKeep:
 		st.lastWhole = p.Abs
 	}
 }
@@ -258,9 +264,7 @@ func KeptWhole(ctx context.Context, abs string) bool {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	// After a hard link, the path's file may have another name whose
-	// mode the change reaches too (ln a b; chmod 600 b).
-	return st.lastWhole == abs && st.set.links.n.Load() == 0
+	return st.lastWhole == abs
 }
 
 // dirOf names p's directory for lastDir.

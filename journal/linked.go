@@ -81,6 +81,7 @@ func Linked(ctx context.Context, existing, name *sandbox.Path) {
 		return
 	}
 	defer st.mu.Unlock()
+	st.linking = name.Abs
 	fi, err := st.dirs.lstat(existing)
 	if err != nil || fi.IsDir() {
 		return

@@ -35,14 +35,16 @@ type Step struct {
 	redo   bool
 	off    string // why nothing is journaled ("" when it is)
 	byTool bool   // a tool's step: a change it cannot keep is refused once; its files are hashed at the end
+
+	mu sync.Mutex
 	// undoing: an undo's step; what it cannot keep of what it replaces
 	// is refused unless undoForce (no call again confirms an undo).
 	undoing, undoForce bool
 	// madeLink: paths about to be made hard links (by key), to the
-	// store path of the file they link, for their op (see Linked).
-	madeLink map[string]string
-
-	mu        sync.Mutex
+	// store path of the file they link, for their op; linking, the last
+	// such path, until its capture (see Linked, keptWhole).
+	madeLink  map[string]string
+	linking   string
 	home      *Store
 	seg       int
 	id        string
