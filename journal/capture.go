@@ -367,7 +367,7 @@ func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err err
 	}
 	im := statImage(fi)
 	if im.Type == File || im.Type == Dir {
-		im.Xattrs, im.XattrsKept = st.dirs.xattrs(p)
+		im.Xattrs, im.XattrsKept = st.dirs.xattrs(p, &im)
 	}
 	if how == capMeta {
 		return im, nil

@@ -49,6 +49,14 @@ func (st *Step) keepContent(p *sandbox.Path, im *Image) error {
 		im.Lost = "it is no longer a regular file"
 		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
 		return nil
+	} else if !im.isOf(fi) {
+		// Another file took the name between the lstat that gave the
+		// mode and owner and this open: its content with those would be
+		// a file nobody made (a script as another user's set-uid
+		// program). Nothing is kept rather than a mix.
+		im.Lost = "another file took its name while it was being kept"
+		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
+		return nil
 	}
 	sum := sha256.New()
 	r := io.TeeReader(io.LimitReader(f, st.cap()-st.kept+1), sum)
@@ -63,6 +71,7 @@ func (st *Step) keepContent(p *sandbox.Path, im *Image) error {
 			im.Data = []byte{}
 		}
 		im.Hash = hex.EncodeToString(sum.Sum(nil))
+		im.Checked = true
 		st.kept += int64(n)
 		return nil
 	}
@@ -76,7 +85,7 @@ func (st *Step) keepContent(p *sandbox.Path, im *Image) error {
 		return nil
 	}
 	im.Pack, im.Size, im.Hash = ref, size, hex.EncodeToString(sum.Sum(nil))
-	im.Usage = ref.Len
+	im.Usage, im.Checked = ref.Len, true
 	st.kept += ref.Len
 	return nil
 }
@@ -168,7 +177,13 @@ func (st *Step) holdLink(p *sandbox.Path, im *Image, use int64) bool {
 	if err := st.linkInto(p, name); err != nil {
 		return false
 	}
-	im.Held, im.Usage = name, use
+	if fi, err := st.home.fs.Lstat(name); err != nil || !im.isOf(fi) {
+		// Linked by name: another file took it after the lstat. The
+		// copy that follows opens and compares, and keeps nothing.
+		st.home.fs.Remove(name)
+		return false
+	}
+	im.Held, im.Usage, im.Checked = name, use, true
 	st.kept += use
 	st.held(use)
 	return true

@@ -122,6 +122,9 @@ func appendImage(b []byte, im *Image) []byte {
 	if im.Open {
 		b = append(b, `,"open":true`...)
 	}
+	if im.Checked {
+		b = append(b, `,"ck":true`...)
+	}
 	if len(b) > start+1 {
 		b = append(b[:start+1], b[start+2:]...) // the first field's comma
 	}

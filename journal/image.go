@@ -65,6 +65,13 @@ type Image struct {
 	// step's end found nothing yet (an open let go on, not yet done),
 	// that a file be there.
 	Open bool `json:"open,omitempty"`
+	// Checked says the kept content (Data, Pack or Held) was read from
+	// the very inode whose mode, owner and attributes the image records
+	// (opened, then compared by device and inode). An undo puts a
+	// set-uid or set-gid bit, an owner or a file capability back only
+	// on such content: an older journal's, read by name after an lstat,
+	// may be another file's that took the name in between.
+	Checked bool `json:"ck,omitempty"`
 }
 
 // attrs is what an undo puts back on the object besides its content.
@@ -160,6 +167,18 @@ func statImage(fi fs.FileInfo) Image {
 		im.ATime, im.Dev, im.Ino, im.Nlink = s.atime, s.dev, s.ino, s.nlink
 	}
 	return im
+}
+
+// isOf reports whether fi (a descriptor's fstat, or an lstat taken
+// later) describes the object im was read from: the same type, device,
+// inode, mode and owner. Where the system tells no identity (Windows)
+// only the type and mode are compared.
+func (im *Image) isOf(fi fs.FileInfo) bool {
+	now := statImage(fi)
+	if now.Type != im.Type || now.Mode != im.Mode || !ownerEq(im.Owner, now.Owner) {
+		return false
+	}
+	return im.Ino == 0 || now.Ino == 0 || sameObject(*im, now)
 }
 
 // sameObject reports whether a and b are the same file-system object, as

@@ -91,7 +91,12 @@ func take(ctx context.Context, p *sandbox.Path, verb string, move bool) (bool, e
 	default:
 		name := st.heldName()
 		if move && renameInto(p, st.home, name) == nil {
-			im.Held, im.Usage, taken = name, use, true
+			if hfi, err := st.home.fs.Lstat(name); err == nil && !im.isOf(hfi) {
+				// Another object took p's name after the lstat: the
+				// journal holds that one, so its image is that one's.
+				im = heldImage(st.home, name, hfi)
+			}
+			im.Held, im.Usage, im.Checked, taken = name, use, true, true
 			st.kept += use
 			st.held(use)
 			break
@@ -99,7 +104,7 @@ func take(ctx context.Context, p *sandbox.Path, verb string, move bool) (bool, e
 		// A copy: the object's own attributes with it (its tree's
 		// entries carry theirs).
 		if im.Type == File || im.Type == Dir {
-			im.Xattrs, im.XattrsKept = st.dirs.xattrs(p)
+			im.Xattrs, im.XattrsKept = st.dirs.xattrs(p, &im)
 		}
 		if err := st.copyObject(p, &im); err != nil {
 			return false, st.failed(p, err)
@@ -114,6 +119,16 @@ func take(ctx context.Context, p *sandbox.Path, verb string, move bool) (bool, e
 	st.seen[k] = seenFull
 	st.final(store, rel, p)
 	return taken, nil
+}
+
+// heldImage is the state of the object held at name in store, whose
+// lstat is fi.
+func heldImage(store *Store, name string, fi fs.FileInfo) Image {
+	im := statImage(fi)
+	if im.Type == Link {
+		im.Target, _ = store.fs.Readlink(name)
+	}
+	return im
 }
 
 // copyObject keeps what p holds by copying it: a file's content, a
@@ -165,7 +180,7 @@ func (st *Step) packTree(p *sandbox.Path, im *Image) error {
 			}
 			cim := statImage(fi)
 			if cim.Type == File || cim.Type == Dir {
-				cim.Xattrs, cim.XattrsKept = st.dirs.xattrs(c)
+				cim.Xattrs, cim.XattrsKept = st.dirs.xattrs(c, &cim)
 			}
 			crel := path.Join(rel, de.Name())
 			if cim.Type == Dir {
@@ -467,7 +482,7 @@ const finalsPerWorker = 256
 func readFinalIn(c *dirCache, p *sandbox.Path, tree, hash bool) Image {
 	im := readFinalWith(p, tree, hash, func() (fs.FileInfo, error) { return c.lstat(p) }, func() (readFile, error) { return c.openRead(p) })
 	if im.Type == File || im.Type == Dir {
-		im.Xattrs, im.XattrsKept = c.xattrs(p) // a setfattr alone is a change
+		im.Xattrs, im.XattrsKept = c.xattrs(p, &im) // a setfattr alone is a change
 	}
 	return im
 }

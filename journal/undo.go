@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -581,8 +582,45 @@ func (u *undoer) restoreFile(p *sandbox.Path, b Image) error {
 		return fmt.Errorf("%s: %v", escape.Name(p.Abs), err)
 	}
 	defer r.Close()
-	return u.owner(u.s.ops.RestoreFile(u.ctx, p, r, b.Size, b.attrs()))
+	return u.owner(u.s.ops.RestoreFile(u.ctx, p, r, b.Size, u.fileAttrs(p, b)))
 }
+
+// fileAttrs is what an undo puts on a file it writes anew from b's kept
+// content. Content not checked to come from the inode b's mode, owner
+// and attributes were read from (kept by an older fsmcp, which read it
+// by name after the lstat: another file may have taken the name in
+// between) gets no set-uid or set-gid bit, no owner but the undo's and
+// no file capability: those on another file's content make a program
+// nobody made.
+func (u *undoer) fileAttrs(p *sandbox.Path, b Image) Attrs {
+	a := b.attrs()
+	if b.Checked {
+		return a
+	}
+	var dropped []string
+	if a.Mode&0o6000 != 0 {
+		a.Mode &^= 0o6000
+		dropped = append(dropped, "set-uid and set-gid bits")
+	}
+	if a.Owner != nil && (a.Owner[0] != os.Geteuid() || a.Owner[1] != os.Getegid()) {
+		dropped = append(dropped, "owner")
+	}
+	a.Owner = nil
+	if _, ok := a.Xattrs[capabilityXattr]; ok {
+		x := maps.Clone(a.Xattrs)
+		delete(x, capabilityXattr)
+		a.Xattrs = x
+		dropped = append(dropped, "file capabilities")
+	}
+	if len(dropped) > 0 {
+		u.notes = append(u.notes, escape.Name(p.Abs)+" came back without its "+strings.Join(dropped, ", ")+
+			": its content was kept by an older fsmcp, which did not check it was read from the same file")
+	}
+	return a
+}
+
+// capabilityXattr holds a file's capabilities (setcap).
+const capabilityXattr = "security.capability"
 
 // notDirAbove is the outermost name above p (below its root) that holds
 // something other than a directory now, a link or a file; nil when there
@@ -796,7 +834,7 @@ func (u *undoer) unpackTree(p *sandbox.Path, b Image) error {
 				u.notes = append(u.notes, escape.Name(c.Abs)+" was not brought back: "+err.Error())
 				continue
 			}
-			err = u.owner(u.s.ops.RestoreFile(u.ctx, c, r, im.Size, im.attrs()))
+			err = u.owner(u.s.ops.RestoreFile(u.ctx, c, r, im.Size, u.fileAttrs(c, im)))
 			r.Close()
 			if err != nil {
 				return err

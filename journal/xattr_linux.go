@@ -16,9 +16,11 @@ import (
 // through a handle opened beneath its directory's (never following a
 // link), and put back on what an undo restores.
 
-// xattrs reads the extended attributes of p (a file or a directory);
-// ok is false where they could not be read.
-func (c *dirCache) xattrs(p *sandbox.Path) (map[string][]byte, bool) {
+// xattrs reads the extended attributes of p (a file or a directory)
+// whose lstat gave im; ok is false where they could not be read, or
+// another object took p's name since (a file capability read from one
+// file must never be kept with another's content).
+func (c *dirCache) xattrs(p *sandbox.Path, im *Image) (map[string][]byte, bool) {
 	var fd int
 	if p.IsRoot() {
 		f, err := p.Root.Handle()
@@ -38,6 +40,10 @@ func (c *dirCache) xattrs(p *sandbox.Path) (map[string][]byte, bool) {
 			return nil, false
 		}
 		defer unix.Close(fd)
+	}
+	var now unix.Stat_t
+	if unix.Fstat(fd, &now) != nil || !im.isOf(&statInfo{st: toSyscall(&now)}) {
+		return nil, false
 	}
 	return xattr.Read(xattr.ProcFd(fd))
 }

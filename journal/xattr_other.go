@@ -5,4 +5,4 @@ package journal
 import "github.com/fsmcp/fsmcp/sandbox"
 
 // Extended attributes are kept on Linux only (see xattr_linux.go).
-func (c *dirCache) xattrs(p *sandbox.Path) (map[string][]byte, bool) { return nil, false }
+func (c *dirCache) xattrs(p *sandbox.Path, im *Image) (map[string][]byte, bool) { return nil, false }
