@@ -27,7 +27,8 @@ import (
 // before-image may hold one file's mode or owner with another's
 // content, and an undo of everything (forced, so it goes as far as it
 // can) never leaves a set-uid file, or a file of uid 1234, with the
-// script's content.
+// script's content. Every other command chmods each name instead, so
+// an undo puts modes back on whatever file holds the name by then.
 func TestUndoNeverMixesASetuidOwnerWithOtherContent(t *testing.T) {
 	k := attack(t)
 	if os.Geteuid() != 0 {
@@ -76,9 +77,12 @@ func TestUndoNeverMixesASetuidOwnerWithOtherContent(t *testing.T) {
 	for i := range pairs {
 		names = append(names, fmt.Sprintf("t%d s%d", i, i))
 	}
-	cmd := "for f in " + strings.Join(names, " ") + "; do exec 3>>\"$f\" && exec 3>&-; done; true"
-	for range 40 * k {
-		call(t, cs, "fs_bash", map[string]any{"command": cmd})
+	list := strings.Join(names, " ")
+	write := "for f in " + list + "; do exec 3>>\"$f\" && exec 3>&-; done; true"
+	chmod := "for f in " + list + "; do chmod 755 \"$f\"; done; true"
+	for range 30 * k {
+		call(t, cs, "fs_bash", map[string]any{"command": write})
+		call(t, cs, "fs_bash", map[string]any{"command": chmod})
 	}
 	stop.Store(true)
 	wg.Wait()

@@ -66,7 +66,7 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 		defer s.pin(e.store, map[int]bool{e.seg: true}, false)
 	}
 	r := &Report{}
-	u := undoer{restored: map[string][]*Entry{}, group: entangledGroups(es), all: map[*Store][]*Entry{}}
+	u := undoer{restored: map[string][]*Entry{}, group: entangledGroups(es), all: map[*Store][]*Entry{}, wrote: map[string]Image{}}
 	held := u.heldByLive(es)
 	for i, e := range es {
 		u.next = es[i+1:]
@@ -201,6 +201,9 @@ type undoer struct {
 	next     []*Entry
 	group    map[*Entry]int
 	all      map[*Store][]*Entry // see history
+	// wrote is the image each path was last restored to as a file by
+	// this undo (see restoreMeta).
+	wrote map[string]Image
 }
 
 // undoEntry undoes e; batch carries what the undo's entries share.
@@ -425,7 +428,26 @@ func (u *undoer) restoreMeta(p *sandbox.Path, b Image) error {
 	if err := Meta(u.ctx, p); err != nil {
 		return err
 	}
-	return u.setMeta(p, b)
+	if b.Type != File || u.sameFile(p, b) {
+		return u.setMeta(p, b)
+	}
+	return u.setMeta(p, b.unprivileged(u, p))
+}
+
+// sameFile reports whether the file p names now is the one whose mode
+// and owner b recorded: the very inode, or content this undo just put
+// back from a kept image of that inode. A mode, owner or capability
+// read from one file and put on another (another file took the name
+// between the lstat and the change) would make a program nobody made.
+func (u *undoer) sameFile(p *sandbox.Path, b Image) bool {
+	if b.Ino == 0 {
+		return true // no identity recorded (Windows)
+	}
+	if fi, err := p.Lstat(); err == nil && sameObject(b, statImage(fi)) {
+		return true
+	}
+	w, ok := u.wrote[p.Abs]
+	return ok && w.Checked && sameObject(w, b)
 }
 
 // clear takes whatever p holds now into the journal (the undo's step),
@@ -494,7 +516,11 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 		return nil
 	}
 	if b.Held != "" {
-		if err := u.restoreHeld(p, b); err == nil || b.Type != File {
+		err := u.restoreHeld(p, b)
+		if err == nil && b.Type == File {
+			u.wrote[p.Abs] = b
+		}
+		if err == nil || b.Type != File {
 			return err
 		}
 		// A file not moved back (another file system since?) is copied.
@@ -506,7 +532,11 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 	case Dir:
 		return u.restoreDir(p, b)
 	case File:
-		return u.restoreFile(p, b)
+		err := u.restoreFile(p, b)
+		if err == nil {
+			u.wrote[p.Abs] = b
+		}
+		return err
 	case Link:
 		if ok, err := u.clear(p, false); !ok || err != nil {
 			return err
@@ -593,30 +623,36 @@ func (u *undoer) restoreFile(p *sandbox.Path, b Image) error {
 // no file capability: those on another file's content make a program
 // nobody made.
 func (u *undoer) fileAttrs(p *sandbox.Path, b Image) Attrs {
-	a := b.attrs()
 	if b.Checked {
-		return a
+		return b.attrs()
 	}
+	im := b.unprivileged(u, p)
+	return im.attrs()
+}
+
+// unprivileged is im without a set-uid or set-gid bit, an owner other
+// than the undo's or a file capability; what it drops is noted in u.
+func (im Image) unprivileged(u *undoer, p *sandbox.Path) Image {
 	var dropped []string
-	if a.Mode&0o6000 != 0 {
-		a.Mode &^= 0o6000
+	if im.Mode&0o6000 != 0 {
+		im.Mode &^= 0o6000
 		dropped = append(dropped, "set-uid and set-gid bits")
 	}
-	if a.Owner != nil && (a.Owner[0] != os.Geteuid() || a.Owner[1] != os.Getegid()) {
+	if im.Owner != nil && (im.Owner[0] != os.Geteuid() || im.Owner[1] != os.Getegid()) {
 		dropped = append(dropped, "owner")
 	}
-	a.Owner = nil
-	if _, ok := a.Xattrs[capabilityXattr]; ok {
-		x := maps.Clone(a.Xattrs)
+	im.Owner = nil
+	if _, ok := im.Xattrs[capabilityXattr]; ok {
+		x := maps.Clone(im.Xattrs)
 		delete(x, capabilityXattr)
-		a.Xattrs = x
+		im.Xattrs = x
 		dropped = append(dropped, "file capabilities")
 	}
 	if len(dropped) > 0 {
 		u.notes = append(u.notes, escape.Name(p.Abs)+" came back without its "+strings.Join(dropped, ", ")+
-			": its content was kept by an older fsmcp, which did not check it was read from the same file")
+			": they were read from another file than the one there now, or than its kept content")
 	}
-	return a
+	return im
 }
 
 // capabilityXattr holds a file's capabilities (setcap).
