@@ -51,6 +51,7 @@ type Entry struct {
 	live       bool      // not ended, and its process still writes it
 	owner      string    // the pin of the process that wrote it
 	noop       bool      // it left everything as it found it
+	outside    int       // a view's changes left out (see For)
 	seg        int
 	store      *Store
 }

@@ -41,6 +41,12 @@ func (e *Entry) Line() string {
 		b.WriteString("  " + verb + " " + strings.Join(e.Undoes, ","))
 	}
 	b.WriteString("  " + e.pathsLine())
+	if o := e.outsideLine(); o != "" {
+		if len(e.Ops) > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(" " + o)
+	}
 	switch {
 	case e.UndoneBy != "":
 		b.WriteString("  [undone by " + e.UndoneBy + "]")

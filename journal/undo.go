@@ -70,8 +70,8 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 	held := u.heldByLive(es)
 	for i, e := range es {
 		u.next = es[i+1:]
-		var err error
-		if !force {
+		err := e.outsideOf(sb)
+		if err == nil && !force {
 			err = held.check(e)
 		}
 		if err == nil {
@@ -93,6 +93,26 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 		}
 	}
 	return r
+}
+
+// outsideOf refuses an entry that changed paths outside sb (the
+// caller's directories), before anything is read or named: a client
+// narrowed to one directory undoes only what lies wholly in it, and
+// learns no name outside. The whole entry can be undone by a client
+// given those directories, or from a terminal.
+func (e *Entry) outsideOf(sb *sandbox.Sandbox) error {
+	v := e.For(sb.Contains)
+	if v.outside == 0 {
+		return nil
+	}
+	return fmt.Errorf("it also changed %s outside your directories; not undone — a client given those directories, or fsmcp undo DIR in a terminal, can undo it whole", plural(v.outside, "path"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // held are the paths newer changes that stay in effect still hold: one

@@ -76,6 +76,7 @@ func History() toolkit.Tool {
 		}
 		var b strings.Builder
 		for _, e := range es {
+			e = e.For(c.Sandbox.Contains) // what lies in the caller's directories
 			b.WriteString(e.Line() + "\n")
 			if in.ID != "" {
 				b.WriteString(e.Diff(c.Sandbox))
