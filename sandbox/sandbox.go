@@ -199,6 +199,23 @@ func (s *Sandbox) Close() error {
 	return errors.Join(errs...)
 }
 
+// Clone returns a sandbox of the same roots with handles of its own,
+// each opened through the root's handle (never by name again): what
+// outlives the call whose sandbox it was (the journaling of what a
+// command left running) holds its own. Close it after use.
+func (s *Sandbox) Clone() (*Sandbox, error) {
+	out := &Sandbox{}
+	for _, r := range s.roots {
+		fs, err := r.fs.OpenRoot(".")
+		if err != nil {
+			out.Close()
+			return nil, err
+		}
+		out.roots = append(out.roots, &Root{Path: r.Path, names: slices.Clone(r.names), fs: fs, owned: true, base: r.base, baseRel: r.baseRel})
+	}
+	return out, nil
+}
+
 // Narrow returns a sandbox limited to dirs, each of which must lie inside
 // this one (the `_meta.allowed_dirs` rule). Close it after use.
 //

@@ -16,6 +16,13 @@ type Recorder interface {
 	Returned()
 }
 
+// A Finisher is a Recorder told when the last process of the command
+// has ended (or its session closed): no change follows, and what it
+// held for the background's changes can go.
+type Finisher interface {
+	Finished()
+}
+
 // Change is what a system call is about to do to a path.
 type Change int
 

@@ -286,6 +286,9 @@ type seccompResp struct {
 // to end, and then interrupts the receive with a signal.
 func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 	runtime.LockOSThread() // the thread the watcher interrupts
+	if f, ok := rec.(Finisher); ok {
+		defer f.Finished()
+	}
 	defer unix.Close(listener)
 	// A wake-up on the waiting thread's own CPU (Linux 6.6): a call
 	// costs a few microseconds less; older kernels refuse and keep the

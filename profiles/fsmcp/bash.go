@@ -76,6 +76,9 @@ func Bash() toolkit.Tool {
 		if bj != nil {
 			bj.Returned() // told already, unless the command never ran
 			bj.stillOpen(res.Writing, res.Running)
+			if err != nil || res.Untraced != "" {
+				bj.Finished() // no supervisor: nothing more is told
+			}
 		}
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -22,8 +22,13 @@ type bashJournal struct {
 	mu   sync.Mutex
 	ctx  context.Context  // the call's, carrying its step, until done
 	sb   *sandbox.Sandbox // the call's sandbox, until done
-	base *sandbox.Sandbox // the session's, after
-	done bool
+	base *sandbox.Sandbox // the session's (the call's roots'), after
+	// own is base's clone, which the background's journaling owns from
+	// the command's return until its last process ends (Finished): the
+	// call's roots (a 2026-07-28 client's) are closed when it returns.
+	own      *sandbox.Sandbox
+	done     bool
+	finished bool
 	bg   *journal.Step
 	bgCx context.Context
 	idle *time.Timer
@@ -55,8 +60,38 @@ func newBashJournal(ctx context.Context, sb, base *sandbox.Sandbox, command stri
 // (shell.Recorder).
 func (b *bashJournal) Returned() {
 	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return
+	}
 	b.done = true
-	b.mu.Unlock()
+	if b.finished {
+		return
+	}
+	if own, err := b.base.Clone(); err == nil {
+		b.own = own
+	}
+}
+
+// Finished says no change follows (shell.Finisher): the last process
+// the command left has ended, or it was never traced. The background's
+// step ends now, and the sandbox it journaled through is let go.
+func (b *bashJournal) Finished() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return
+	}
+	b.finished = true
+	if b.bg != nil {
+		b.idle.Stop()
+		b.bg.End(b.bgCx)
+		b.bg = nil
+	}
+	if b.own != nil {
+		b.own.Close()
+		b.own = nil
+	}
 }
 
 // stillOpen marks, in the call's step, the files the command's processes
@@ -87,6 +122,9 @@ func (b *bashJournal) Before(ev shell.Event) {
 	defer b.mu.Unlock()
 	ctx, sb := b.ctx, b.sb
 	if b.done {
+		if b.own == nil {
+			return // no sandbox to journal through (its clone failed, or all ended)
+		}
 		ctx, sb = b.background()
 	}
 	if ev.Change == shell.Unreadable {
@@ -173,14 +211,14 @@ func (b *bashJournal) background() (context.Context, *sandbox.Sandbox) {
 	if b.bg == nil {
 		a := b.label
 		a.Tool, a.Command = "fs_bash (background)", b.command
-		b.bg = b.set.Begin(a, b.base.Roots())
+		b.bg = b.set.Begin(a, b.own.Roots())
 		b.bg.Command(b.command)
 		b.bgCx = journal.With(context.Background(), b.bg)
 		b.idle = time.AfterFunc(bgQuiet, b.endBackground)
 	} else {
 		b.idle.Reset(bgQuiet)
 	}
-	return b.bgCx, b.base
+	return b.bgCx, b.own
 }
 
 // endBackground ends the background step after a quiet spell.
