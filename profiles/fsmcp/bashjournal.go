@@ -29,9 +29,9 @@ type bashJournal struct {
 	own      *sandbox.Sandbox
 	done     bool
 	finished bool
-	bg   *journal.Step
-	bgCx context.Context
-	idle *time.Timer
+	bg       *journal.Step
+	bgCx     context.Context
+	idle     *time.Timer
 	// wrote lists, by process, the files opened for writing in the
 	// call's step (stillOpen).
 	wrote map[int][]string
