@@ -93,7 +93,8 @@ func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) (err erro
 	if err != nil {
 		return err
 	}
-	if dfi, err = takeReplaced(ctx, dst, dfi); err != nil {
+	done, err := keepReplaced(ctx, dst, dfi)
+	if err != nil {
 		return err
 	}
 	if sfi.IsDir() {
@@ -108,7 +109,7 @@ func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) (err erro
 	if err != nil {
 		return err
 	}
-	if err := copyInto(ctx, src, sfi, dst, dfi, false); err != nil {
+	if err := copyInto(ctx, src, sfi, dst, dfi, false, done); err != nil {
 		undoParents()
 		return err
 	}
@@ -123,7 +124,7 @@ func Copy(ctx context.Context, src, dst *sandbox.Path, overwrite bool) (err erro
 // SIGKILL during a tree copy leaves that hidden directory. owners: the
 // copies keep src's owners where this process may give them (a move, as
 // mv does), else they are its own (a copy, as cp does).
-func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sandbox.Path, dfi fs.FileInfo, owners bool) error {
+func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sandbox.Path, dfi fs.FileInfo, owners bool, done swapDone) error {
 	if sfi.Mode().IsRegular() {
 		return copyFileInto(ctx, src, sfi, dst, dfi != nil, owners)
 	}
@@ -137,7 +138,7 @@ func copyInto(ctx context.Context, src *sandbox.Path, sfi fs.FileInfo, dst *sand
 		cleanup.RemoveAll()
 		return err
 	}
-	if err := place(tmp, dst, dfi); err != nil {
+	if err := place(tmp, dst, dfi, done); err != nil {
 		cleanup.RemoveAll()
 		return err
 	}
@@ -263,7 +264,8 @@ func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) (err e
 	if err != nil {
 		return err
 	}
-	if dfi, err = takeReplaced(ctx, dst, dfi); err != nil {
+	done, err := keepReplaced(ctx, dst, dfi)
+	if err != nil {
 		return err
 	}
 	if err := journal.Moved(ctx, src, dst); err != nil {
@@ -279,7 +281,7 @@ func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) (err e
 		return err
 	}
 	if src.Root == dst.Root {
-		err = place(src, dst, dfi)
+		err = place(src, dst, dfi, done)
 		if err == nil {
 			return nil
 		}
@@ -289,7 +291,7 @@ func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) (err e
 		}
 	}
 	// Another root or another file system: copy, owners too, then delete.
-	if err := copyInto(ctx, src, sfi, dst, dfi, true); err != nil {
+	if err := copyInto(ctx, src, sfi, dst, dfi, true, done); err != nil {
 		undoParents()
 		return err
 	}
@@ -299,23 +301,28 @@ func MoveWith(ctx context.Context, src, dst *sandbox.Path, o MoveOptions) (err e
 	return nil
 }
 
-// takeReplaced moves an existing dst (dfi: its Lstat) into the change
-// journal before a copy or move replaces it; it returns nil when dst is
-// gone, or dfi when the journal kept a copy instead and dst is replaced
-// as before.
-func takeReplaced(ctx context.Context, dst *sandbox.Path, dfi fs.FileInfo) (fs.FileInfo, error) {
-	if dfi == nil {
-		return nil, nil
+// swapDone moves the old tree a directory replaced into the change
+// journal (journal.Swapping), reporting false when the caller removes it.
+type swapDone func(old *sandbox.Path) bool
+
+// keepReplaced journals what an existing dst (dfi: its Lstat) holds
+// before a copy or move replaces it, leaving it in place: what replaces
+// it is built first and takes its name in one step, so a reader (or a
+// kill) finds the old or the new, never neither. A file is kept by a
+// hard link into the journal or a copy; a directory's tree goes into
+// the journal when the new one has taken its place (done).
+func keepReplaced(ctx context.Context, dst *sandbox.Path, dfi fs.FileInfo) (swapDone, error) {
+	switch {
+	case dfi == nil:
+		return noSwap, nil
+	case dfi.IsDir():
+		done, err := journal.Swapping(ctx, dst)
+		return done, err
 	}
-	taken, err := journal.Take(ctx, dst, "replaced")
-	if err != nil {
-		return dfi, err
-	}
-	if taken {
-		return nil, nil
-	}
-	return dfi, nil
+	return noSwap, journal.Replaced(ctx, dst)
 }
+
+func noSwap(*sandbox.Path) bool { return false }
 
 // checkTransfer validates a copy or move before anything changes and
 // returns the source's and (when it exists) the destination's Lstat.
@@ -419,14 +426,33 @@ func (e *NoParentError) Error() string {
 }
 
 // place renames from onto dst: without replacing when dst did not exist
-// (dfi nil), atomically for a file, and for a directory by moving the old
-// one aside first and restoring it if the rename fails.
-func place(from, dst *sandbox.Path, dfi fs.FileInfo) error {
+// (dfi nil), atomically for a file, and for a directory by exchanging
+// the two in one step where the system can (the old tree, at from's
+// name then, goes into the journal through done, or is removed), else
+// by moving the old one aside first and restoring it if the rename
+// fails.
+func place(from, dst *sandbox.Path, dfi fs.FileInfo, done swapDone) error {
 	switch {
 	case dfi == nil:
 		return from.RenameNoReplace(dst)
 	case !dfi.IsDir():
 		return from.Rename(dst)
+	}
+	if from.Exchange(dst) == nil {
+		if done(from) {
+			return nil
+		}
+		h, err := from.Remover()
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		return h.RemoveAll()
+	}
+	// No exchange here (Windows, or a file system without one): the old
+	// tree leaves first, into the journal where it can.
+	if done(dst) {
+		return from.RenameNoReplace(dst)
 	}
 	// The old directory moves aside and back (or away) relative to one
 	// handle on the parent, so a parent swapped meanwhile cannot strand

@@ -86,6 +86,13 @@ func everyChange() []change {
 				{"fs_move", args("source", r+"/tree/deep", "destination", r+"/tree/empty", "overwrite", true)},
 			}
 		})},
+		{name: "fs_copy and fs_move of trees over trees (exchanged into place)", calls: abs(func(r string) [][2]any {
+			return [][2]any{
+				{"fs_copy", args("source", r+"/tree", "destination", r+"/tree2")},
+				{"fs_copy", args("source", r+"/tree/deep", "destination", r+"/tree2", "overwrite", true)},
+				{"fs_move", args("source", r+"/tree2", "destination", r+"/tree", "overwrite", true)},
+			}
+		})},
 		{name: "fs_mkdir", calls: abs(func(r string) [][2]any { return [][2]any{{"fs_mkdir", args("path", r+"/m/n/o")}} })},
 		{name: "fs_catalog", calls: abs(func(r string) [][2]any {
 			return [][2]any{{"fs_catalog", args("target_dir", r+"/tree", "output_file", r+"/catalog.tsv")}}

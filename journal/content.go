@@ -158,11 +158,18 @@ func (r *readCloser) Close() error { return r.close() }
 // heldName is a fresh name for an object moved into the step's segment.
 func (st *Step) heldName() string {
 	st.heldN++
+	return path.Join(st.heldDir(), fmt.Sprintf("%s-%d", st.id, st.heldN))
+}
+
+// heldDir is the step's segment's directory of held objects, made on
+// first use.
+func (st *Step) heldDir() string {
 	dir := segPath(st.seg, heldDir)
-	if st.heldN == 1 {
+	if !st.heldMade {
 		st.home.fs.Mkdir(dir, 0o700)
+		st.heldMade = true
 	}
-	return path.Join(dir, fmt.Sprintf("%s-%d", st.id, st.heldN))
+	return dir
 }
 
 // holdLink hard-links the file p names into the journal (it is about to

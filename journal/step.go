@@ -69,6 +69,7 @@ type Step struct {
 	ended     bool
 	touched   bool // asked to record a change while off
 	heldN     int  // objects moved into the journal so far
+	heldMade  bool // the segment's held directory exists
 	logBytes  int64
 	heldUse   int64    // disk of the objects held, for the usage file
 	heldDirF  *os.File // the segment's held directory, once opened

@@ -601,6 +601,14 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 // restoreHeld moves the object the journal holds back to p, whatever
 // p holds now going into the undo's own step (a redo brings it back).
 func (u *undoer) restoreHeld(p *sandbox.Path, b Image) error {
+	if fi, err := u.e.store.fs.Lstat(b.Held); err != nil || b.Ino != 0 && !sameObject(b, statImage(fi)) {
+		// Not what was set aside: a tree swapped into place records its
+		// place in the journal before the exchange, and a kill before
+		// the exchange left that place empty (and the old tree where
+		// it was).
+		u.notes = append(u.notes, escape.Name(p.Abs)+" was left as it is: the journal does not hold what it held (fsmcp stopped before setting it aside)")
+		return nil
+	}
 	if ok, err := u.clear(p, false); !ok || err != nil {
 		return err
 	}
