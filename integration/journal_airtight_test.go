@@ -153,25 +153,37 @@ func TestHistoryEscapesControlCharacters(t *testing.T) {
 	mustCall(t, cs, "fs_write", map[string]any{"file_path": filepath.Join(root, forged), "content": "a\n"})
 	mustCall(t, cs, "fs_write", map[string]any{"file_path": filepath.Join(root, "e\x1b[2Kv\a.txt"), "content": "ok\n\x1b[1A\x1b[2Krm -rf ~\r\n"})
 	mustCall(t, cs, "fs_bash", map[string]any{"command": "printf 'b\\033[2K\\n' > " + root + "/sh.txt"})
+	// C1 controls (U+009B, the one-character CSI; a raw 0x9b byte, not
+	// UTF-8) and a bidi override (U+202E), in names the shell makes and
+	// in a file's lines.
+	mustCall(t, cs, "fs_bash", map[string]any{"command": "cd " + root + " && printf 'x\\n' > $'c1\\u009b2J' && printf 'y\\n' > $'raw\\x9b2J' && printf 'l\\u202ettt\\u009b\\n' > $'bidi\\u202etxt.exe'"})
+	const raw = "\x1b\a\r\u009b\x9b\u202e"
 	h := mustCall(t, cs, "fs_history", map[string]any{})
-	if n := len(strings.Split(strings.TrimSpace(h), "\n")); n != 3 {
-		t.Errorf("fs_history of 3 changes has %d lines:\n%s", n, h)
+	if n := len(strings.Split(strings.TrimSpace(h), "\n")); n != 4 {
+		t.Errorf("fs_history of 4 changes has %d lines:\n%s", n, h)
+	}
+	id := strings.Fields(h)[0]
+	if one := mustCall(t, cs, "fs_history", map[string]any{"id": id}); strings.ContainsAny(one, raw) {
+		t.Errorf("fs_history with a diff writes raw controls:\n%q", one)
+	}
+	if strings.ContainsAny(h, raw) {
+		t.Errorf("fs_history writes raw controls:\n%q", h)
 	}
 	cs.Close()
-	for _, a := range [][]string{{"history", root}, {"history", "-v", root}} {
+	for _, a := range [][]string{{"history", root}, {"history", "-v", root}, {"history", "--diff", id, root}} {
 		out, err := exec.Command(binary, a...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("fsmcp %v: %v", a, err)
 		}
-		if strings.ContainsAny(string(out), "\x1b\a\r") {
+		if strings.ContainsAny(string(out), raw) {
 			t.Errorf("fsmcp %v writes raw control characters:\n%q", a, out)
 		}
-		if a[1] == root && len(strings.Split(strings.TrimSpace(string(out)), "\n")) != 3 {
-			t.Errorf("fsmcp history of 3 changes:\n%s", out)
+		if a[1] == root && len(strings.Split(strings.TrimSpace(string(out)), "\n")) != 4 {
+			t.Errorf("fsmcp history of 4 changes:\n%s", out)
 		}
 	}
-	out, _ := exec.Command(binary, "undo", root, "--last", "3").CombinedOutput()
-	if strings.ContainsAny(string(out), "\x1b\a\r") {
+	out, _ := exec.Command(binary, "undo", root, "--last", "4").CombinedOutput()
+	if strings.ContainsAny(string(out), raw) {
 		t.Errorf("fsmcp undo writes raw control characters:\n%q", out)
 	}
 	var st syscall.Stat_t

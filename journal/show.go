@@ -196,7 +196,7 @@ func (e *Entry) Diff(sb *sandbox.Sandbox) string {
 		if d == "" {
 			d = escape.Name(name) + ": content unchanged\n"
 		}
-		b.WriteString(escapeText(d))
+		b.WriteString(escape.Text(d))
 	}
 	return b.String()
 }
@@ -238,27 +238,6 @@ func (e *Entry) current(sb *sandbox.Sandbox, name string, after Image) ([]byte, 
 // history that reads like git's; files.Classify decides what a tool reads.
 func binary(b []byte) bool {
 	return strings.IndexByte(string(b[:min(len(b), 8000)]), 0) >= 0
-}
-
-// escapeText escapes a text's control characters but newlines and
-// tabs (ESC, BEL, carriage returns: what could move a terminal's cursor
-// or hide a line), as \xNN.
-func escapeText(s string) string {
-	var b strings.Builder
-	const hex = "0123456789abcdef"
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\n', c == '\t':
-			b.WriteByte(c)
-		case c < 0x20 || c == 0x7f:
-			b.WriteString("\\x")
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&0xf])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
 
 func hashOf(data []byte) string {
