@@ -231,3 +231,34 @@ func TestJournalSizeBoundsNarrowedChanges(t *testing.T) {
 		t.Fatalf("the journal takes %d bytes under --journal-size 256KiB", used)
 	}
 }
+
+// TestACommandPastTheBoundIsSaid (issue 47, item 7): under a small
+// --journal-size one command makes more changes than the journal keeps
+// for one (thousands of renames and mode changes of one file). It used to
+// leave no entry at all (its records outgrew the bound, and pruning took
+// the segment that held them) and say nothing; now its answer says what
+// was not kept, and history lists it, not undoable.
+func TestACommandPastTheBoundIsSaid(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	write(t, filepath.Join(root, "a"), "a\n")
+	cs := connectStdioEnv(t, m, []string{"XDG_STATE_HOME=" + state}, "--journal-size", "1MiB", root)
+	out := mustCall(t, cs, "fs_bash", map[string]any{"command": "cd " + root + ` && python3 -c "
+import os
+for i in range(12000):
+    os.chmod('a', 0o600 if i % 2 else 0o644)
+    os.rename('a', 'b'); os.rename('b', 'a')
+os.chmod('a', 0o640)
+"`})
+	if !strings.Contains(out, "more changes than the journal keeps for one change") {
+		t.Errorf("the answer does not say what was not kept:\n%s", tailOf(out))
+	}
+	h := mustCall(t, cs, "fs_history", map[string]any{})
+	if !strings.Contains(h, "python3") || !strings.Contains(h, "not undoable") {
+		t.Errorf("fs_history does not list the command, not undoable:\n%s", h)
+	}
+}

@@ -74,6 +74,8 @@ type Step struct {
 	heldUse   int64    // disk of the objects held, for the usage file
 	heldDirF  *os.File // the segment's held directory, once opened
 	ops       []Op     // what the step wrote, contents left out
+	opsN      int      // how many ops it wrote
+	full      bool     // it reached the bound of one change: it records no more
 	opRec     record   // writeOp's record and op, reused
 	opBuf     Op
 	dirs      dirCache
@@ -147,7 +149,9 @@ func (st *Step) Set() *Set {
 }
 
 // active reports whether the step journals anything.
-func (st *Step) active() bool { return st != nil && st.set != nil && st.off == "" && !st.ended }
+func (st *Step) active() bool {
+	return st != nil && st.set != nil && st.off == "" && !st.ended && !st.full
+}
 
 // where returns the journal and slash path of p below its DIR.
 func (st *Step) where(p *sandbox.Path) (*Store, string, error) {
@@ -298,6 +302,8 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	if err := st.write(&st.opRec); err != nil {
 		return err
 	}
+	st.opsN++
+	st.checkFull()
 	// Kept for End's check that something changed, for a small step (a
 	// tool's); a command that changes many paths is taken as changing.
 	if len(st.ops) <= maxNoopOps {
@@ -305,6 +311,25 @@ func (st *Step) writeOp(store *Store, op Op) error {
 		st.ops = append(st.ops, op)
 	}
 	return nil
+}
+
+// finalBytes is what a path's end state takes in the log, at most
+// about (150 to 250 bytes).
+const finalBytes = 256
+
+// checkFull ends the step's recording when what it has written to the
+// log, the end states it will write and the contents it keeps reach
+// what the journal keeps for one change: a command of 200,000 calls
+// wrote 21 MB of records, which pruning under a small --journal-size
+// then removed whole, the entry and every word of it with it. Past the
+// bound the command goes on unrecorded, and the entry (small enough to
+// stay) says so and is not undoable but by force.
+func (st *Step) checkFull() {
+	if st.full || st.logBytes+int64(len(st.pending))+int64(len(st.finals))*finalBytes+st.kept < st.cap() {
+		return
+	}
+	st.full = true
+	st.lose(fmt.Sprintf("it made more changes than the journal keeps for one change (half of --journal-size %s): the first %d were recorded, the rest were not", human(st.set.cfg.MaxSize), st.opsN))
 }
 
 // finalAt is a path read when the step ends, with its DIR's journal and
