@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
@@ -260,5 +261,59 @@ os.chmod('a', 0o640)
 	h := mustCall(t, cs, "fs_history", map[string]any{})
 	if !strings.Contains(h, "python3") || !strings.Contains(h, "not undoable") {
 		t.Errorf("fs_history does not list the command, not undoable:\n%s", h)
+	}
+}
+
+// TestJournalAgeAgesOutAQuietJournal (issue 47, item 5): under
+// --journal-age 2s, small edits landing every few hundred milliseconds
+// kept the first of them for as long as they came (a segment ended only
+// when full, and the one written is never pruned). Now the first leaves
+// the listing once it is older than the age, its record leaves the disk
+// soon after (a segment also ends after a span of the age) while edits
+// still land, and neither comes back after a restart.
+func TestJournalAgeAgesOutAQuietJournal(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	env := []string{"XDG_STATE_HOME=" + state}
+	cs := connectStdioEnv(t, m, env, "--journal-age", "2s", root)
+	f := filepath.Join(root, "f.txt")
+	mustCall(t, cs, "fs_write", map[string]any{"file_path": f, "content": "first\n"})
+	first := strings.Fields(mustCall(t, cs, "fs_history", map[string]any{}))[0]
+	onDisk := func() bool {
+		found := false
+		filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && strings.HasSuffix(p, ".log") {
+				if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), `"id":"`+first+`"`) {
+					found = true
+				}
+			}
+			return nil
+		})
+		return found
+	}
+	listed := func() bool {
+		res, err := callRaw(cs, "fs_history", map[string]any{"id": first}, nil)
+		return err == nil && !res.IsError
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for i := 0; ; i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first edit is still journaled 90 s later (listed: %v, on disk: %v)", listed(), onDisk())
+		}
+		// Edits keep landing beside it.
+		mustCall(t, cs, "fs_write", map[string]any{"file_path": f, "content": fmt.Sprintf("edit %d\n", i)})
+		if !listed() && !onDisk() {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	cs.Close()
+	cs = connectStdioEnv(t, m, env, "--journal-age", "2s", root)
+	if listed() {
+		t.Error("after a restart the aged edit is listed again")
 	}
 }

@@ -39,10 +39,12 @@ func (st *Store) History() ([]*Entry, error) {
 		}
 	}
 	out := es[:0]
+	old := time.Now().Add(-st.set.cfg.MaxAge)
 	for _, e := range es {
-		// A stub whose home is gone, and an entry that changed nothing,
-		// are not history.
-		if (e.Home == "" || e.Home == st.base) && !e.noop {
+		// A stub whose home is gone, an entry that changed nothing, and
+		// one older than --journal-age (its segment goes within a span,
+		// with the others it holds) are not history.
+		if (e.Home == "" || e.Home == st.base) && !e.noop && !e.agedBefore(old) {
 			out = append(out, e)
 		}
 	}
@@ -220,4 +222,16 @@ func (st *Store) live(owner string) bool {
 	defer f.Close()
 	free, _ := filelock.TryLock(f)
 	return !free
+}
+
+// agedBefore reports whether e ended (or, cut short, began) before t.
+func (e *Entry) agedBefore(t time.Time) bool {
+	if e.live {
+		return false
+	}
+	end := e.ended
+	if end.IsZero() {
+		end = e.Time
+	}
+	return !end.IsZero() && end.Before(t)
 }

@@ -133,6 +133,8 @@ type Set struct {
 	realMu sync.Mutex // s.mu may be held when it is taken
 	reals  map[string]realPath
 	links  linkNames // the names hard links gave files (linked.go)
+	aging  *time.Timer // prunes by age while the server is quiet (prune.go)
+	closed bool
 }
 
 // New returns a Set over cfg; ops may be nil where nothing is undone.
@@ -146,7 +148,9 @@ func New(cfg Config, ops Ops) *Set {
 	}
 	key := make([]byte, 32)
 	rand.Read(key)
-	return &Set{cfg: cfg, ops: ops, key: key, stores: map[string]*Store{}, confirm: map[string]time.Time{}}
+	s := &Set{cfg: cfg, ops: ops, key: key, stores: map[string]*Store{}, confirm: map[string]time.Time{}}
+	s.aging = time.AfterFunc(s.ageTick(), s.age)
+	return s
 }
 
 // Close brings what the Set's steps wrote to disk now, rather than a
@@ -171,6 +175,8 @@ func (s *Set) Close() error {
 	s.flush.flush()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
+	s.aging.Stop()
 	for _, st := range s.stores {
 		st.mu.Lock()
 		if st.log != nil && st.log.users == 0 {

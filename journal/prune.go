@@ -175,7 +175,7 @@ const pruneCheck = time.Minute
 // is over the bound, or a while has passed.
 func (s *Set) prune() {
 	s.mu.Lock()
-	due := s.estimate > s.cfg.MaxSize || time.Since(s.measured) > pruneCheck
+	due := s.estimate > s.cfg.MaxSize || time.Since(s.measured) > s.ageTick()
 	s.mu.Unlock()
 	if !due {
 		return
@@ -223,4 +223,24 @@ func (s *Set) prune() {
 	s.mu.Lock()
 	s.estimate, s.measured = total, time.Now()
 	s.mu.Unlock()
+}
+
+// segSpan is how long a segment takes new steps: an eighth of the age
+// (a second at least). A change leaves the listing once it is older than
+// the age (Store.History), and the disk it takes within a span of that.
+func (s *Set) segSpan() time.Duration { return max(time.Second, s.cfg.MaxAge/8) }
+
+// ageTick is how often the Set prunes by age while nothing is written:
+// a minute, or a quarter of a short age.
+func (s *Set) ageTick() time.Duration { return min(pruneCheck, max(time.Second, s.cfg.MaxAge/4)) }
+
+// age prunes, then comes back after ageTick: a quiet server's journals
+// age out too.
+func (s *Set) age() {
+	s.prune()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.aging.Reset(s.ageTick())
+	}
 }

@@ -2,11 +2,13 @@ package journal
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -42,6 +44,7 @@ type Store struct {
 	cur    int   // the segment new steps go to, as last seen (0: not yet)
 	extra  int64 // bytes this process put in it since it last looked
 	seen   time.Time
+	start  time.Time // when cur began (its first record)
 	// owner is this process's pin, locked while it lives: it names the
 	// segments its steps write, so other processes leave them (pinned),
 	// and the begin records it writes, so they can tell its steps in
@@ -171,7 +174,7 @@ func (st *Store) openSegment() (int, error) {
 	if st.cur > 0 {
 		st.seen = time.Now()
 		if _, err := st.fs.Lstat(segPath(st.cur+1, logName)); err != nil {
-			if d := st.diskOf(st.cur); d < st.segLimit() {
+			if d := st.diskOf(st.cur); d < st.segLimit() && !st.spanOver(st.cur) {
 				st.extra = 0
 				return st.cur, nil
 			}
@@ -181,24 +184,57 @@ func (st *Store) openSegment() (int, error) {
 	n := 1
 	if len(segs) > 0 {
 		n = segs[len(segs)-1]
-		if st.diskOf(n) >= st.segLimit() {
+		if st.diskOf(n) >= st.segLimit() || st.spanOver(n) {
 			n++
 		}
 	}
 	if n != st.cur {
-		st.cur, st.extra = n, 0
+		st.cur, st.extra, st.start = n, 0, time.Time{}
 	}
 	st.seen = time.Now()
 	return n, nil
 }
 
 // recent returns the segment seen a moment ago, while its log is far
-// from full: no lock and no stat (st.mu held).
+// from full and its span not over: no lock and no stat (st.mu held).
 func (st *Store) recent() (int, bool) {
-	if st.cur > 0 && time.Since(st.seen) < time.Second && st.extra < st.segLimit()/2 {
+	if st.cur > 0 && time.Since(st.seen) < time.Second && st.extra < st.segLimit()/2 && !st.start.IsZero() && time.Since(st.start) < st.set.segSpan() {
 		return st.cur, true
 	}
 	return 0, false
+}
+
+// spanOver reports whether segment n began a span or more ago: a
+// segment also ends with time, so that a quiet journal ages out (the
+// segment being written is never pruned, and one that only small edits
+// fill would take them for as long as new ones land beside them).
+func (st *Store) spanOver(n int) bool {
+	if n != st.cur || st.start.IsZero() {
+		st.start = st.segStart(n)
+		if st.start.IsZero() {
+			st.start = time.Now() // a new segment begins now
+			return false
+		}
+	}
+	return time.Since(st.start) >= st.set.segSpan()
+}
+
+// segStart is the time of segment n's first record (zero when it has
+// none yet).
+func (st *Store) segStart(n int) time.Time {
+	f, err := st.fs.Open(segPath(n, logName))
+	if err != nil {
+		return time.Time{}
+	}
+	defer f.Close()
+	b := make([]byte, 64<<10)
+	k, _ := io.ReadFull(f, b)
+	line, _, _ := bytes.Cut(b[:k], []byte("\n"))
+	var r record
+	if json.Unmarshal(line, &r) != nil {
+		return time.Time{}
+	}
+	return r.Time
 }
 
 // claim records that this process writes segment seg, in its pin (made
