@@ -132,7 +132,7 @@ type Set struct {
 	lazy   map[*Step]bool
 	realMu sync.Mutex // s.mu may be held when it is taken
 	reals  map[string]realPath
-	links  linkNames // the names hard links gave files (linked.go)
+	links  linkNames   // the names hard links gave files (linked.go)
 	aging  *time.Timer // prunes by age while the server is quiet (prune.go)
 	closed bool
 }
