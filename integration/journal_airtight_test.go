@@ -317,3 +317,35 @@ func TestJournalAgeAgesOutAQuietJournal(t *testing.T) {
 		t.Error("after a restart the aged edit is listed again")
 	}
 }
+
+// TestDirectoryTimesComeBackPastAStepThatChangedNothing (issue 47, item
+// 6): a command that makes and removes a temporary file in g changes
+// nothing (no entry) but g's times; the next command's change in g,
+// undone, gives g the times it had before both.
+func TestDirectoryTimesComeBackPastAStepThatChangedNothing(t *testing.T) {
+	m := mode{"path", os.Getenv("PATH")}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state")
+	g := filepath.Join(root, "g")
+	os.MkdirAll(g, 0o755)
+	was := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(g, was, was)
+	cs := connectStdioEnv(t, m, []string{"XDG_STATE_HOME=" + state}, root)
+	mustCall(t, cs, "fs_bash", map[string]any{"command": "touch " + g + "/t && rm " + g + "/t"})
+	if h := mustCall(t, cs, "fs_history", map[string]any{}); !strings.HasPrefix(h, "No changes") {
+		t.Fatalf("a command that changed nothing is an entry:\n%s", h)
+	}
+	mustCall(t, cs, "fs_bash", map[string]any{"command": "echo x > " + g + "/new"})
+	cs.Close()
+	undo := exec.Command(binary, "undo", root, "--since", "1h")
+	undo.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+	if out, err := undo.CombinedOutput(); err != nil {
+		t.Fatalf("fsmcp undo: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(g); err != nil || !fi.ModTime().Equal(was) {
+		t.Errorf("g's time after the undo: %v (want %v)", fi.ModTime(), was)
+	}
+}

@@ -347,7 +347,9 @@ func (st *Step) dirTimes(store *Store, p *sandbox.Path) error {
 		return nil
 	}
 	st.seen[k] = seenMeta
-	return st.writeOp(store, Op{Kind: "times", Path: drel, Before: statImage(fi)})
+	im := st.set.carried(store, drel, statImage(fi))
+	st.timed = append(st.timed, finalAt{d, store, drel})
+	return st.writeOp(store, Op{Kind: "times", Path: drel, Before: im})
 }
 
 // readState reads p's state; how says whether its content is kept, and

@@ -134,7 +134,10 @@ type Set struct {
 	reals  map[string]realPath
 	links  linkNames   // the names hard links gave files (linked.go)
 	aging  *time.Timer // prunes by age while the server is quiet (prune.go)
-	closed bool
+	// carriedTimes are directories' times before steps that changed
+	// nothing (dirtimes.go).
+	carriedTimes carriedTimes
+	closed       bool
 }
 
 // New returns a Set over cfg; ops may be nil where nothing is undone.

@@ -71,12 +71,13 @@ type Step struct {
 	heldN     int  // objects moved into the journal so far
 	heldMade  bool // the segment's held directory exists
 	logBytes  int64
-	heldUse   int64    // disk of the objects held, for the usage file
-	heldDirF  *os.File // the segment's held directory, once opened
-	ops       []Op     // what the step wrote, contents left out
-	opsN      int      // how many ops it wrote
-	full      bool     // it reached the bound of one change: it records no more
-	opRec     record   // writeOp's record and op, reused
+	heldUse   int64     // disk of the objects held, for the usage file
+	heldDirF  *os.File  // the segment's held directory, once opened
+	ops       []Op      // what the step wrote, contents left out
+	opsN      int       // how many ops it wrote
+	timed     []finalAt // the directories whose times it recorded
+	full      bool      // it reached the bound of one change: it records no more
+	opRec     record    // writeOp's record and op, reused
 	opBuf     Op
 	dirs      dirCache
 	dirKnown  map[string]bool // directories seen to exist
@@ -442,6 +443,9 @@ func (st *Step) End(ctx context.Context) []string {
 	}
 	after := st.readFinals()
 	noop := st.noop(after)
+	if noop {
+		st.carryTimes()
+	}
 	var recs []*record
 	for len(after) > 0 {
 		n := min(len(after), 500)
