@@ -50,6 +50,9 @@ func run(args []string, stderr *os.File) int {
 	if len(args) > 0 && journalCommands[args[0]] {
 		return runJournal(args, os.Stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "run" {
+		return runCommand(args[1:], stderr)
+	}
 	opts, err := parseArgs(args, os.Getenv)
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(os.Stdout, usage())

@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -343,4 +344,47 @@ func (s *Set) StoreOf(p *sandbox.Path) (*Store, string, error) {
 		return nil, "", err
 	}
 	return st, path.Join(rel, p.Rel), nil
+}
+
+// labelKeyName is the file in the journal's directory that holds the
+// key labels of hosts' sessions are made with: the hooks of one host
+// session run as many processes, and each must label it alike.
+const labelKeyName = "label-key"
+
+// KeepLabels makes the Set label sessions with the journal's own key
+// (made, 0600, on first use) rather than one of this process: fsmcp run
+// and the hosts' hooks, one process per call of a session, label it
+// alike across calls, and history shows which host session did what.
+func (s *Set) KeepLabels() error {
+	if err := os.MkdirAll(s.cfg.Dir, 0o700); err != nil {
+		return err
+	}
+	p := filepath.Join(s.cfg.Dir, labelKeyName)
+	key, err := os.ReadFile(p)
+	if err == nil && len(key) == 32 {
+		s.key = key
+		return nil
+	}
+	key = make([]byte, 32)
+	rand.Read(key)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		// Another process made it first: its key is the one.
+		if key, err = os.ReadFile(p); err == nil && len(key) == 32 {
+			s.key = key
+			return nil
+		}
+		return fmt.Errorf("the journal's label key %s is unreadable", p)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(key)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		s.key = key
+	}
+	return err
 }

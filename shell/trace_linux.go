@@ -285,6 +285,14 @@ type seccompResp struct {
 // second goroutine waits (poll, for POLLHUP) for the last traced process
 // to end, and then interrupts the receive with a signal.
 func supervise(listener int, rec Recorder, stop <-chan struct{}) {
+	superviseWith(listener, rec, stop, false)
+}
+
+// superviseWith is supervise; with pollFirst each receive waits first in
+// a poll that stop can end (a blocked receive is restarted after the
+// signal meant to interrupt it, on kernels since 6.6): a supervisor
+// that must hand the listener on (fsmcp run) stops at once.
+func superviseWith(listener int, rec Recorder, stop <-chan struct{}, pollFirst bool) {
 	runtime.LockOSThread() // the thread the watcher interrupts
 	if f, ok := rec.(Finisher); ok {
 		defer f.Finished()
@@ -301,7 +309,30 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 	dirs := realDirs{}
 	procs := procDirs{}
 	defer procs.close()
+	wake := -1
+	if pollFirst {
+		if wake, _ = unix.Eventfd(0, unix.EFD_CLOEXEC); wake >= 0 {
+			defer unix.Close(wake)
+			go func() {
+				select {
+				case <-stop:
+					unix.Write(wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+				case <-done:
+				}
+			}()
+		}
+	}
 	for !ended.Load() {
+		if pollFirst {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if !readable(listener, wake) {
+				continue
+			}
+		}
 		var nt seccompNotif
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&nt))); e != 0 {
 			if e == unix.EINTR || e == unix.ENOENT {
@@ -327,6 +358,14 @@ func supervise(listener int, rec Recorder, stop <-chan struct{}) {
 		resp := seccompResp{ID: nt.ID, Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
 		unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 	}
+}
+
+// readable waits up to a tenth of a second for a call on listener, or
+// for wake (an eventfd stop writes to; -1 for none) to be written.
+func readable(listener, wake int) bool {
+	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 100)
+	return err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
 }
 
 // realDirs are the directories of the paths calls name as the kernel

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/journal"
+	"github.com/fsmcp/fsmcp/journal/shellrec"
 	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
@@ -68,14 +69,14 @@ func Bash() toolkit.Tool {
 		// The command's changes go into the call's journal entry, and
 		// those of processes it leaves running into entries of their own.
 		var rec shell.Recorder
-		bj := newBashJournal(ctx, c.Sandbox, c.Base, in.Command, journal.Actor{Session: sessionID(c), Client: clientOf(c)})
+		bj := shellrec.New(ctx, c.Sandbox, c.Base, in.Command, journal.Actor{Tool: "fs_bash", Session: sessionID(c), Client: clientOf(c)})
 		if bj != nil {
 			rec = bj
 		}
 		res, err := sess.RunTraced(ctx, roots, dirs.Files(), in.Command, timeout, rec)
 		if bj != nil {
 			bj.Returned() // told already, unless the command never ran
-			bj.stillOpen(res.Writing, res.Running)
+			bj.StillOpen(res.Writing, res.Running)
 			if err != nil || res.Untraced != "" {
 				bj.Finished() // no supervisor: nothing more is told
 			}

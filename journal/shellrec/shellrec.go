@@ -1,4 +1,8 @@
-package fsmcp
+// Package shellrec journals a traced command's changes: each event the
+// shell's supervisor reports becomes the journal call that keeps what
+// the path held, in the command's step while it runs and in steps of
+// their own for what it left running. fs_bash and fsmcp run use it.
+package shellrec
 
 import (
 	"context"
@@ -10,11 +14,11 @@ import (
 	"github.com/fsmcp/fsmcp/shell"
 )
 
-// bashJournal is an fs_bash command's shell.Recorder: what the command
-// changes goes into the call's journal step while it runs; what the
-// processes it left running change afterwards goes into a step of its
-// own ("fs_bash (background)"), ended after a quiet second.
-type bashJournal struct {
+// Recorder is a command's shell.Recorder: what the command changes goes
+// into its journal step while it runs; what the processes it left
+// running change afterwards goes into a step of its own (the tool's name
+// and " (background)"), ended after a quiet second.
+type Recorder struct {
 	set     *journal.Set
 	command string
 	label   journal.Actor
@@ -45,20 +49,22 @@ const unreadable = "a change at a path longer than the system's PATH_MAX (4096 b
 // ends (each new change after that starts another).
 const bgQuiet = time.Second
 
-// newBashJournal returns the recorder of a command run in a call whose
-// context carries its journal step (nil when there is no journal).
-func newBashJournal(ctx context.Context, sb, base *sandbox.Sandbox, command string, actor journal.Actor) *bashJournal {
+// New returns the recorder of a command run in a call whose context
+// carries its journal step (nil when there is no journal). sb is the
+// call's sandbox, base what its background is journaled through (the
+// session's). actor.Tool names the background's steps.
+func New(ctx context.Context, sb, base *sandbox.Sandbox, command string, actor journal.Actor) *Recorder {
 	step := journal.From(ctx)
 	if step.Set() == nil {
 		return nil
 	}
 	step.Command(command)
-	return &bashJournal{set: step.Set(), command: command, label: actor, ctx: ctx, sb: sb, base: base}
+	return &Recorder{set: step.Set(), command: command, label: actor, ctx: ctx, sb: sb, base: base}
 }
 
 // Returned says the command returned: later changes are background ones
 // (shell.Recorder).
-func (b *bashJournal) Returned() {
+func (b *Recorder) Returned() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.done {
@@ -76,7 +82,7 @@ func (b *bashJournal) Returned() {
 // Finished says no change follows (shell.Finisher): the last process
 // the command left has ended, or it was never traced. The background's
 // step ends now, and the sandbox it journaled through is let go.
-func (b *bashJournal) Finished() {
+func (b *Recorder) Finished() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.finished {
@@ -94,13 +100,13 @@ func (b *bashJournal) Finished() {
 	}
 }
 
-// stillOpen marks, in the call's step, the files the command's processes
+// StillOpen marks, in the call's step, the files the command's processes
 // still running may write after it ends: those they hold open for
 // writing (writing), and every file a process still running (running)
 // opened for writing in the call, which it may hold still though the
 // look at its descriptors came a moment too early to see it (an open
 // let go on just before, not yet done).
-func (b *bashJournal) stillOpen(writing []string, running []int) {
+func (b *Recorder) StillOpen(writing []string, running []int) {
 	b.mu.Lock()
 	for _, pid := range running {
 		writing = append(writing, b.wrote[pid]...)
@@ -117,7 +123,7 @@ func (b *bashJournal) stillOpen(writing []string, running []int) {
 // Before records what ev is about to change (shell.Recorder). A path
 // outside the roots (the private temp directory, /dev/null) is not the
 // journal's.
-func (b *bashJournal) Before(ev shell.Event) {
+func (b *Recorder) Before(ev shell.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ctx, sb := b.ctx, b.sb
@@ -207,10 +213,10 @@ func (b *bashJournal) Before(ev shell.Event) {
 
 // background returns the step of changes made after the call returned,
 // starting one when none is open (b.mu held).
-func (b *bashJournal) background() (context.Context, *sandbox.Sandbox) {
+func (b *Recorder) background() (context.Context, *sandbox.Sandbox) {
 	if b.bg == nil {
 		a := b.label
-		a.Tool, a.Command = "fs_bash (background)", b.command
+		a.Tool, a.Command = b.label.Tool+" (background)", b.command
 		b.bg = b.set.Begin(a, b.own.Roots())
 		b.bg.Command(b.command)
 		b.bgCx = journal.With(context.Background(), b.bg)
@@ -222,7 +228,7 @@ func (b *bashJournal) background() (context.Context, *sandbox.Sandbox) {
 }
 
 // endBackground ends the background step after a quiet spell.
-func (b *bashJournal) endBackground() {
+func (b *Recorder) endBackground() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.bg != nil {
