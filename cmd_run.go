@@ -366,4 +366,3 @@ func foreground() bool {
 	pg, err := unix.IoctlGetInt(0, unix.TIOCGPGRP)
 	return err == nil && pg == unix.Getpgrp()
 }
-
