@@ -28,3 +28,14 @@ func runCommand(args []string, stderr io.Writer) int {
 	}
 	return cmd.ProcessState.ExitCode()
 }
+
+// execShell runs sh -c script, as it is.
+func execShell(sh, script string, stderr io.Writer) int {
+	cmd := exec.Command(sh, "-c", script)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+		fmt.Fprintf(stderr, "fsmcp: %s: %v\n", sh, err)
+		return 127
+	}
+	return cmd.ProcessState.ExitCode()
+}

@@ -50,8 +50,15 @@ func run(args []string, stderr *os.File) int {
 	if len(args) > 0 && journalCommands[args[0]] {
 		return runJournal(args, os.Stdout, stderr)
 	}
-	if len(args) > 0 && args[0] == "run" {
-		return runCommand(args[1:], stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "run":
+			return runCommand(args[1:], stderr)
+		case "hooks":
+			return runHooks(args[1:], os.Stdout, stderr)
+		case "hook":
+			return runHook(args[1:], os.Stdin, os.Stdout, stderr)
+		}
 	}
 	opts, err := parseArgs(args, os.Getenv)
 	if errors.Is(err, errHelp) {
@@ -292,6 +299,9 @@ func newJournal(opts *options, roots []string, log *slog.Logger) (*journal.Set, 
 		}
 		log.Warn("changes are not journaled and cannot be undone", "why", err.Error())
 		return nil, nil
+	}
+	if id := os.Getenv("CLAUDE_CODE_SESSION_ID"); id != "" && opts.transport == "stdio" {
+		j.HostSession(id) // as Claude Code's hooks label it (fsmcp hooks)
 	}
 	for _, r := range roots {
 		if st, err := j.Store(r); err == nil {

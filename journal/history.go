@@ -212,6 +212,9 @@ func (st *Store) recoverCut(es []*Entry) {
 // live reports whether the process whose pin is owner still runs (its
 // pin is locked): its step in progress is not one cut short.
 func (st *Store) live(owner string) bool {
+	if strings.HasPrefix(owner, "hook:") {
+		return hookLive(owner)
+	}
 	if owner == "" || strings.ContainsAny(owner, "/\\") {
 		return false
 	}

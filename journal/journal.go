@@ -135,6 +135,10 @@ type Set struct {
 	reals  map[string]realPath
 	links  linkNames   // the names hard links gave files (linked.go)
 	aging  *time.Timer // prunes by age while the server is quiet (prune.go)
+	// hostSession is the session of the host that started this server
+	// (over stdio, which has no session ids), labelled as its hooks
+	// label it (HostSession).
+	hostSession string
 	// carriedTimes are directories' times before steps that changed
 	// nothing (dirtimes.go).
 	carriedTimes carriedTimes
@@ -264,6 +268,9 @@ func realish(p string) string {
 // a short keyed hash of the id.
 func (s *Set) Label(session, client string) string {
 	if session == "" {
+		session = s.hostSession
+	}
+	if session == "" {
 		session = processSession
 	}
 	m := hmac.New(sha256.New, s.key)
@@ -387,4 +394,17 @@ func (s *Set) KeepLabels() error {
 		s.key = key
 	}
 	return err
+}
+
+// HostSession labels the sessionless calls of this server (stdio) with
+// the session of the agent host that started it, with the journal's own
+// key, as the host's hooks label its own tools' calls: fsmcp undo DIR
+// --session LABEL then takes back the host session's every change,
+// fsmcp's tools' among them.
+func (s *Set) HostSession(id string) error {
+	if err := s.KeepLabels(); err != nil {
+		return err
+	}
+	s.hostSession = id
+	return nil
 }

@@ -77,6 +77,7 @@ type Step struct {
 	opsN      int       // how many ops it wrote
 	timed     []finalAt // the directories whose times it recorded
 	full      bool      // it reached the bound of one change: it records no more
+	hookCall  string    // a host's call, ended by another process (hook.go)
 	opRec     record    // writeOp's record and op, reused
 	opBuf     Op
 	dirs      dirCache
@@ -196,6 +197,9 @@ func (st *Step) begin(store *Store) error {
 		// written; its own pruning sees the step (Set.pin).
 		owner = store.claim(st.seg)
 		st.logRef, err = store.acquireLog(st.seg)
+	}
+	if st.hookCall != "" {
+		owner = hookOwner() // another process ends it (hook.go)
 	}
 	store.mu.Unlock()
 	if err != nil {
@@ -551,11 +555,17 @@ func (st *Step) noop(after []Final) bool {
 	if len(st.undoes) > 0 || len(st.lost) > 0 || len(st.ops) > maxNoopOps {
 		return false
 	}
+	return noopOf(st.ops, after)
+}
+
+// noopOf reports whether ops (a step's, read back) left every path as
+// after finds it: only states and modes kept, each unchanged.
+func noopOf(ops []Op, after []Final) bool {
 	final := map[string]Image{}
 	for _, f := range after {
 		final[f.Base+"\x00"+f.Path] = f.Image
 	}
-	for _, op := range st.ops {
+	for _, op := range ops {
 		if op.Kind == "times" {
 			continue
 		}

@@ -366,55 +366,60 @@ func (st *Store) Entries() ([]*Entry, error) {
 	var out []*Entry
 	byID := map[string]*Entry{}
 	for _, n := range st.segments() {
-		f, err := st.fs.Open(segPath(n, logName))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 256<<20)
-		for sc.Scan() {
-			var r record
-			if json.Unmarshal(sc.Bytes(), &r) != nil || r.ID == "" {
-				continue
-			}
-			readRecord(&r)
-			e := byID[r.ID]
-			if r.T == "b" || r.T == "s" {
-				if e != nil {
-					continue
-				}
-				e = &Entry{ID: r.ID, Time: r.Time, Tool: r.Tool, Session: r.Session, Command: r.Command, seg: n, store: st, Home: r.Home, owner: r.Owner}
-				byID[r.ID] = e
-				out = append(out, e)
-				continue
-			}
-			if e == nil {
-				continue // its beginning was pruned
-			}
-			switch r.T {
-			case "o":
-				if r.Op != nil {
-					e.Ops = append(e.Ops, *r.Op)
-				}
-			case "a":
-				e.After = append(e.After, r.After...)
-			case "e":
-				e.Closed, e.noop, e.ended = true, r.Noop, r.Time
-				e.Undoes, e.Redo = r.Undoes, r.Redo
-				e.Notes = append(e.Notes, r.Notes...)
-				if r.NotUndoable != "" {
-					e.NotUndoable = r.NotUndoable
-				}
-			}
-		}
-		err = sc.Err()
-		f.Close()
-		if err != nil {
+		if err := st.readSegment(n, byID, &out); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// readSegment adds segment n's entries to out (byID: those read so far).
+func (st *Store) readSegment(n int, byID map[string]*Entry, out *[]*Entry) error {
+	f, err := st.fs.Open(segPath(n, logName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 256<<20)
+	for sc.Scan() {
+		var r record
+		if json.Unmarshal(sc.Bytes(), &r) != nil || r.ID == "" {
+			continue
+		}
+		readRecord(&r)
+		e := byID[r.ID]
+		if r.T == "b" || r.T == "s" {
+			if e != nil {
+				continue
+			}
+			e = &Entry{ID: r.ID, Time: r.Time, Tool: r.Tool, Session: r.Session, Command: r.Command, seg: n, store: st, Home: r.Home, owner: r.Owner}
+			byID[r.ID] = e
+			*out = append(*out, e)
+			continue
+		}
+		if e == nil {
+			continue // its beginning was pruned
+		}
+		switch r.T {
+		case "o":
+			if r.Op != nil {
+				e.Ops = append(e.Ops, *r.Op)
+			}
+		case "a":
+			e.After = append(e.After, r.After...)
+		case "e":
+			e.Closed, e.noop, e.ended = true, r.Noop, r.Time
+			e.Undoes, e.Redo = r.Undoes, r.Redo
+			e.Notes = append(e.Notes, r.Notes...)
+			if r.NotUndoable != "" {
+				e.NotUndoable = r.NotUndoable
+			}
+		}
+	}
+	err = sc.Err()
+	f.Close()
+	return err
 }
