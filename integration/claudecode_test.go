@@ -52,6 +52,10 @@ func TestClaudeCodeGetsEveryDefaultAnswerWhole(t *testing.T) {
 		hostCall{search: "watch a directory for changes", finds: "fs_watch"},
 		hostCall{search: "history of file changes", finds: "fs_history"},
 		hostCall{search: "undo changes", finds: "fs_undo"},
+		// The words a user says (the tools' anthropic/searchHint).
+		hostCall{search: "undo that", finds: "fs_undo"},
+		hostCall{search: "revert the last change", finds: "fs_undo"},
+		hostCall{search: "what changed recently", finds: "fs_history"},
 	)
 	listed := toolSchemas(t, m, f.root)
 

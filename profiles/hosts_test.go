@@ -173,6 +173,12 @@ func TestEveryToolSaysHowHostsFindIt(t *testing.T) {
 				if sizeDeclared[name] {
 					want = append(want, toolkit.MetaMaxResultSize)
 				}
+				switch hint := tab.SearchHints[tool.Name]; {
+				case !row.upfront && hint != "":
+					want = append(want, toolkit.MetaSearchHint)
+				case !row.upfront && tab.SearchHints != nil:
+					t.Errorf("%s is deferred without a search hint: give it the words a user or model would find it by (SearchHints)", tool.Name)
+				}
 				var got []string
 				for k := range tool.Meta {
 					got = append(got, k)

@@ -108,6 +108,8 @@ func Register(s *mcp.Server, env *Env, tables []*Table) error {
 			}
 			if slices.Contains(tab.Upfront, t.Def.Name) {
 				meta[MetaAlwaysLoad] = true
+			} else if hint := tab.SearchHints[t.Def.Name]; hint != "" {
+				meta[MetaSearchHint] = hint
 			}
 			def = withMeta(def, meta)
 			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

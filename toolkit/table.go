@@ -102,11 +102,21 @@ type Table struct {
 	// docs/profiles.md says why each is or is not, and
 	// profiles/hosts_test.go holds every tool of every profile to it.
 	Upfront []string
+	// SearchHints gives a deferred tool the words a user or a model
+	// would search for it by ("undo that", "revert the last change"),
+	// listed as _meta["anthropic/searchHint"]: Claude Code (2.1.332)
+	// adds them to what its ToolSearch matches, so a deferred tool is
+	// found by what it does, not only by its name.
+	SearchHints map[string]string
 }
 
 // MetaMaxResultSize is the tools/list _meta key Claude Code reads for the
 // largest text result it keeps whole.
 const MetaMaxResultSize = "anthropic/maxResultSizeChars"
+
+// MetaSearchHint is the tools/list _meta key Claude Code reads for
+// words its tool search matches a deferred tool by.
+const MetaSearchHint = "anthropic/searchHint"
 
 // MetaAlwaysLoad is the tools/list _meta key Claude Code reads for a tool
 // it sends the model in full from the first request instead of deferring

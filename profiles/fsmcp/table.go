@@ -52,6 +52,19 @@ func Table() *toolkit.Table {
 		// model runs the host's own). The rest stay deferred and are
 		// found by name (docs/profiles.md, "Loaded up front").
 		Upfront: []string{"fs_read", "fs_grep", "fs_glob", "fs_edit", "fs_write", "fs_bash"},
+		// And the words they are searched for by.
+		SearchHints: map[string]string{
+			"fs_history": "history of file changes: what changed, recent edits, diff of a change, who changed a file",
+			"fs_undo":    "undo that: revert the last change, roll back, restore or take back edited, deleted or overwritten files",
+			"fs_list":    "list a directory: ls, tree, what files are here",
+			"fs_stat":    "file metadata: size, mode, owner, times, whether a path exists",
+			"fs_mkdir":   "make a directory: mkdir -p",
+			"fs_move":    "move or rename a file or directory: mv",
+			"fs_copy":    "copy a file or directory: cp -r",
+			"fs_delete":  "delete or remove a file or directory: rm -r",
+			"fs_catalog": "catalog a directory tree: every file with size and time, as TSV",
+			"fs_watch":   "watch files or a directory for changes: notifications",
+		},
 		// fsMCP answers tools/call without initialize (its own tests and
 		// simple hosts never send it): the plain front lets them.
 		Wire: toolkit.Plain,
