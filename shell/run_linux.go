@@ -4,8 +4,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,59 +15,66 @@ import (
 // told to a Recorder before it is made (fsmcp run). It is not confined.
 type Traced struct {
 	cmd      *exec.Cmd
-	tr       *tracing
+	stop     chan struct{}
 	listener int           // a second descriptor of the filter's listener
 	ended    chan struct{} // closed when the supervisor has returned
 	once     sync.Once
 }
 
-// StartTraced starts cmd (cmd.Path absolute, its Args as the program is
-// to see them; its descriptors, directory and environment as the caller
-// set them) through fsmcp's helper, which installs the filter and execs
-// it. rec is told each change; a Finisher is told when the last process
-// holding the filter has ended, or when Detach hands them on.
+// StartTraced starts cmd (its path, arguments, descriptors, directory
+// and environment as the caller set them) with the filter: installed on
+// a thread of this process kept for it, which starts cmd and ends, so
+// cmd inherits the filter and nothing else of this process has it (no
+// helper is started first: a program starts one process later). rec is
+// told each change; a Finisher is told when the last process holding
+// the filter has ended, or when Detach hands them on. Where the filter
+// cannot be installed the program runs untraced, and the error is an
+// UntracedError.
 func StartTraced(cmd *exec.Cmd, rec Recorder) (*Traced, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
+	t := &Traced{cmd: cmd, stop: make(chan struct{}), listener: -1, ended: make(chan struct{})}
+	type result struct {
+		l          int
+		filter, st error
 	}
-	tr, err := newTracing()
-	if err != nil {
-		return nil, err
-	}
-	defer tr.theirs.Close()
-	fd := 3 + len(cmd.ExtraFiles)
-	argv, err := sandboxCommand(self, policy{Trace: fd, NoConfine: true, Exec: cmd.Path}, cmd.Args)
-	if err != nil {
-		tr.mine.Close()
-		return nil, err
-	}
-	cmd.Path, cmd.Args = self, argv
-	cmd.ExtraFiles = append(cmd.ExtraFiles, tr.theirs)
-	if err := cmd.Start(); err != nil {
-		tr.mine.Close()
-		return nil, err
-	}
-	tr.theirs.Close()
-	l, err := receiveListener(tr.mine, helperWait)
-	tr.mine.Close()
-	if err != nil {
-		return &Traced{cmd: cmd, listener: -1}, &UntracedError{err}
-	}
-	keep, err := unix.FcntlInt(uintptr(l), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		keep = -1
-	}
-	t := &Traced{cmd: cmd, tr: tr, listener: keep, ended: make(chan struct{})}
+	done := make(chan result, 1)
+	supervising := make(chan int)
 	go func() {
-		defer close(t.ended)
-		superviseWith(l, rec, tr.stop, true)
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine, its filter with it
+		l, err := installFilter()
+		if err != nil {
+			runtime.UnlockOSThread()
+			done <- result{-1, err, cmd.Start()}
+			return
+		}
+		// The supervisor runs first: a call this thread made before the
+		// fork would wait for it.
+		supervising <- l
+		done <- result{l, nil, cmd.Start()}
 	}()
+	select {
+	case l := <-supervising:
+		keep, err := unix.FcntlInt(uintptr(l), unix.F_DUPFD_CLOEXEC, 0)
+		if err == nil {
+			t.listener = keep
+		}
+		go func() {
+			defer close(t.ended)
+			superviseWith(l, rec, t.stop, true)
+		}()
+	case r := <-done:
+		close(t.ended)
+		if r.st != nil {
+			return nil, r.st
+		}
+		return t, &UntracedError{r.filter}
+	}
+	r := <-done
+	if r.st != nil {
+		t.Close()
+		return nil, r.st
+	}
 	return t, nil
 }
-
-// helperWait bounds how long the helper may take to install the filter.
-const helperWait = 10 * time.Second
 
 // UntracedError says the program runs, but untraced: what it changes is
 // not told (the kernel cannot trace it).
@@ -96,7 +103,7 @@ func (t *Traced) Detach() (*os.File, error) {
 	if t.listener < 0 {
 		return nil, errors.New("nothing to hand on")
 	}
-	t.tr.close()
+	t.once.Do(func() { close(t.stop) })
 	<-t.ended
 	f := os.NewFile(uintptr(t.listener), "listener")
 	t.listener = -1
@@ -105,16 +112,12 @@ func (t *Traced) Detach() (*os.File, error) {
 
 // Close stops supervising (the processes left, if any, are Detach's).
 func (t *Traced) Close() {
-	t.once.Do(func() {
-		if t.tr != nil {
-			t.tr.close()
-			<-t.ended
-		}
-		if t.listener >= 0 {
-			unix.Close(t.listener)
-			t.listener = -1
-		}
-	})
+	t.once.Do(func() { close(t.stop) })
+	<-t.ended
+	if t.listener >= 0 {
+		unix.Close(t.listener)
+		t.listener = -1
+	}
 }
 
 // Supervise serves a listener another process handed on (Detach) until

@@ -48,9 +48,6 @@ type policy struct {
 	Trace int `json:"trace,omitempty"`
 	// NoConfine: an unconfined shell, traced or kept only.
 	NoConfine bool `json:"no_confine,omitempty"`
-	// Exec, when set, is the program's path, its argv kept as given
-	// (fsmcp run: argv[0] as the user typed it).
-	Exec string `json:"exec,omitempty"`
 	// Keep, when set, is the descriptor of the pipe to fsmcp on which the
 	// helper, as the command's keeper (keeper_linux.go), sends bash's wait
 	// status; the command, started as its child with this policy less
@@ -322,11 +319,7 @@ func MaybeRunSandboxChild() {
 		installTrace(p.Trace)
 	}
 	argv := os.Args[3:]
-	path := argv[0]
-	if p.Exec != "" {
-		path = p.Exec
-	}
-	err := syscall.Exec(path, argv, os.Environ())
+	err := syscall.Exec(argv[0], argv, os.Environ())
 	sandboxFail(fmt.Errorf("exec %s: %w", argv[0], err))
 }
 

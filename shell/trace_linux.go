@@ -197,27 +197,38 @@ func filter() ([]unix.SockFilter, error) {
 func installTrace(sock int) {
 	runtime.LockOSThread()
 	err := func() error {
-		prog, err := filter()
+		fd, err := installFilter()
 		if err != nil {
 			return err
 		}
-		// Landlock set no_new_privs already; without it (an unconfined
-		// shell) seccomp needs it too.
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			return fmt.Errorf("no_new_privs: %w", err)
-		}
-		fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-		fd, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fp)))
-		if e != 0 {
-			return fmt.Errorf("seccomp: %w", e)
-		}
-		defer unix.Close(int(fd))
-		return unix.Sendmsg(sock, []byte{1}, unix.UnixRights(int(fd)), nil, 0)
+		defer unix.Close(fd)
+		return unix.Sendmsg(sock, []byte{1}, unix.UnixRights(fd), nil, 0)
 	}()
 	if err != nil {
 		unix.Sendmsg(sock, append([]byte{0}, err.Error()...), nil, nil, 0)
 	}
 	unix.Close(sock)
+}
+
+// installFilter installs the filter on the calling thread (locked to
+// it: what it starts next inherits it) and returns its listener.
+func installFilter() (int, error) {
+	prog, err := filter()
+	if err != nil {
+		return -1, err
+	}
+	// Landlock set no_new_privs already; without it (an unconfined
+	// shell) seccomp needs it too.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return -1, fmt.Errorf("no_new_privs: %w", err)
+	}
+	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	fd, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fp)))
+	if e != 0 {
+		return -1, fmt.Errorf("seccomp: %w", e)
+	}
+	unix.CloseOnExec(int(fd))
+	return int(fd), nil
 }
 
 // receiveListener waits for the helper's listener on sock (until the
