@@ -30,6 +30,8 @@ Usage: fsmcp [flags] [DIR ...]
        fsmcp history DIR [-v] [--diff ID] [--last N] [--session LABEL] [--since 10m]
        fsmcp undo DIR --last N | --id ID | --session LABEL | --since 10m [--force]
        fsmcp redo DIR [--last N | --id ID]
+       fsmcp run [--dir DIR] -- COMMAND [ARGS...]       (journal any command)
+       fsmcp hooks install|uninstall|status claude-code [--project|--user]
 
 The DIRs (and every --allowed-dir) are the allowed roots. With none, fsmcp
 fails closed: the roots come from the client (its MCP roots, or

@@ -8,8 +8,9 @@ import (
 	"os/exec"
 )
 
-// Traced is a program run with its changes told first; it needs Linux.
-type Traced struct{}
+// Traced is a program run with its changes told first: that needs
+// Linux, so here it only runs.
+type Traced struct{ cmd *exec.Cmd }
 
 // UntracedError says the program runs, but untraced.
 type UntracedError struct{ Err error }
@@ -19,11 +20,16 @@ func (e *UntracedError) Unwrap() error { return e.Err }
 
 var errTraceOS = errors.New("reporting a command's changes before they are made needs Linux")
 
-// StartTraced fails here: run the command untraced.
-func StartTraced(*exec.Cmd, Recorder) (*Traced, error) { return nil, errTraceOS }
+// StartTraced starts cmd untraced, and says so (an UntracedError).
+func StartTraced(cmd *exec.Cmd, _ Recorder) (*Traced, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &Traced{cmd}, &UntracedError{errTraceOS}
+}
 
-func (t *Traced) Wait() error                   { return errTraceOS }
-func (t *Traced) Left() bool                    { return false }
-func (t *Traced) Detach() (*os.File, error)     { return nil, errTraceOS }
-func (t *Traced) Close()                        {}
-func Supervise(listener *os.File, rec Recorder) { listener.Close() }
+func (t *Traced) Wait() error                 { return t.cmd.Wait() }
+func (t *Traced) Left() bool                  { return false }
+func (t *Traced) Detach() (*os.File, error)   { return nil, errTraceOS }
+func (t *Traced) Close()                      {}
+func Supervise(listener *os.File, _ Recorder) { listener.Close() }
