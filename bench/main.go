@@ -76,6 +76,7 @@ func main() {
 	editMB := flag.Int("edit", 200, "MiB of the file fs_edit changes for the edit row (0: no edit row)")
 	journalN := flag.Int("journal", 50, "small fs_write and fs_edit calls timed with the change journal on and off (0: no journal rows)")
 	journalShell := flag.Int("journal-shell", 7, "runs of each fs_bash journal row (0: none)")
+	hookRuns := flag.Int("hooks", 15, "runs of each hooks row: what fsmcp's Claude Code hooks add to the host's Edit and Bash (0: none)")
 	journalOnly := flag.String("journal-only", "", "run only the fs_bash journal rows whose name contains this (e.g. \"tar x\")")
 	journalGit := flag.String("journal-git", "", "the tree of the git checkout row: linux (the default where Debian's linux-source-6.12 is installed), goroot, a directory, or - for none")
 	journalBig := flag.Int("journal-big", 10, "GiB the big-write journal row writes (0: no such row)")
@@ -126,7 +127,7 @@ func main() {
 	}
 	var servers []*mcpServer
 	var bin string
-	if *useMCP || *loadN > 0 || *paging || *editMB > 0 || *journalN > 0 || *journalShell > 0 {
+	if *useMCP || *loadN > 0 || *paging || *editMB > 0 || *journalN > 0 || *journalShell > 0 || *hookRuns > 0 {
 		var err error
 		bin, err = buildBinary()
 		if err != nil {
@@ -275,6 +276,9 @@ func main() {
 	}
 	if *journalShell > 0 {
 		journalShellRows(bin, *journalShell, gitTreeFor(*journalGit), *journalBig, *journalOnly)
+	}
+	if *hookRuns > 0 {
+		hookRows(bin, *hookRuns)
 	}
 }
 
