@@ -136,3 +136,24 @@ func TestRunPassesSignalsAndDeaths(t *testing.T) {
 		t.Errorf("a missing command: status %d, %q", code, errs)
 	}
 }
+
+// TestRunWhereTheJournalCannotBeWrittenSaysSo: where the journal cannot
+// be written (a host's sandbox that forbids writes outside the
+// workspace, here a state directory below a file), fsmcp run runs the
+// command all the same, its output and status untouched, and says in
+// one line that it is not journaled.
+func TestRunWhereTheJournalCannotBeWrittenSaysSo(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	write(t, file, "")
+	out, errs, code := fsmcpRun(t, root, filepath.Join(file, "state"), "", "--", "bash", "-c", "echo made > m.txt; echo out; exit 4")
+	if out != "out\n" || code != 4 || readFileOr(filepath.Join(root, "m.txt")) != "made\n" {
+		t.Errorf("stdout %q, status %d, m.txt %q: the command must run as it is", out, code, readFileOr(filepath.Join(root, "m.txt")))
+	}
+	if n := strings.Count(errs, "\n"); n != 1 || !strings.HasPrefix(errs, "fsmcp run: not journaled: ") {
+		t.Errorf("stderr %q: want one line saying it is not journaled", errs)
+	}
+}
