@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestHostShellThroughTheHookIsUnchanged (issue 46): the commands of
@@ -82,6 +83,16 @@ func TestHostShellThroughTheHookIsUnchanged(t *testing.T) {
 		if o1 != o2 || e1 != e2 || s1 != s2 || c1 != c2 {
 			t.Errorf("%q:\nwithout the hook: stdout %.200q stderr %q status %d cwd %q\nthrough it:       stdout %.200q stderr %q status %d cwd %q",
 				cmd, o1, e1, s1, c1, o2, e2, s2, c2)
+		}
+		if strings.Contains(cmd, "late.txt") {
+			// What the command left running writes after it returned:
+			// waited for, so that the test's directories can go.
+			for _, d := range []string{plainDir, root} {
+				deadline := time.Now().Add(time.Minute)
+				for readFileOr(filepath.Join(d, "late.txt")) != "late\n" && time.Now().Before(deadline) {
+					time.Sleep(50 * time.Millisecond)
+				}
+			}
 		}
 	}
 	hist := exec.Command(binary, "history", root)
