@@ -16,9 +16,9 @@ import (
 
 // trace runs r on a thread of its own (restricted by p where Landlock
 // is), as the tracer of every process the run forks: ptrace binds a
-// tracee to the thread that traces it, and waiting with __WNOTHREAD on
-// the run's process group sees only the run's processes, never another
-// child of fsmcp.
+// tracee to the thread that traces it, and this thread runs nothing else,
+// so waiting with __WNOTHREAD sees only the run's processes (whatever
+// group or session they move to), never another child of fsmcp.
 func trace(r Run, p Policy, files []*os.File) (Traced, error) {
 	type result struct {
 		t   Traced
