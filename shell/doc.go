@@ -43,7 +43,9 @@
 // session's own user and pid namespaces and a fresh mount namespace per
 // call that holds only the roots, the paths listed below and a private
 // /tmp, /dev and /proc: what Landlock cannot refuse (stat, chmod, chown,
-// utimes, xattrs) finds nothing outside the roots to act on. Without it,
+// utimes, xattrs) finds nothing outside the roots to act on (the host's
+// device nodes in /dev are bound read-only, and the command holds no
+// capability). Without it,
 // the helper makes user and mount namespaces itself
 // (gonamespace_linux.go); where none can be made, Landlock alone, and
 // Describe says so. In the list below, "denied" then

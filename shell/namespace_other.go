@@ -38,6 +38,10 @@ func holdNamespace() { os.Exit(0) }
 
 func buildRoot(mountPlan) error { return ErrNoLandlock }
 
+func lockDevices() error { return ErrNoLandlock }
+
+func dropCapabilities() error { return ErrNoLandlock }
+
 func goNamespaces() bool { return false }
 
 func nsSysProcAttr() *syscall.SysProcAttr { return sysProcAttr() }
