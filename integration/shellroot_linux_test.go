@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -164,3 +165,69 @@ print('eff=%x prm=%x inh=%x bnd=%x amb=%x' % (data[0] | data[3] << 32, data[1] |
 	}
 }
 
+// TestShellMakesNoSetIDFile: the sandboxed shell cannot make a set-uid or
+// set-gid file in a root, by any call that takes a mode (chmod in every
+// form, a creating open, mknod), nor give a program a file capability.
+// As root it used to: chmod 4755 on a copy of a program left a set-uid
+// root program in the project for anyone who runs it later, outside the
+// sandbox. Other modes, the sticky bit among them, are set as before.
+func TestShellMakesNoSetIDFile(t *testing.T) {
+	attack(t)
+	for _, b := range shellBuilders(t) {
+		t.Run(b.name, func(t *testing.T) {
+			root := resolvedTempDir(t)
+			cs := b.start(t, root)
+			f := func(name string) string { return filepath.Join(root, name) }
+			for _, c := range []string{
+				"cp /usr/bin/id " + f("a") + " && chmod 4755 " + f("a"),
+				"cp /usr/bin/id " + f("b") + " && chmod u+s " + f("b"),
+				"cp /usr/bin/id " + f("c") + " && chmod g+s " + f("c"),
+				"install -m 2755 /usr/bin/id " + f("d"),
+				"mkdir " + f("e") + " && chmod 2775 " + f("e"),
+				pyMode(`fd = os.open(P, os.O_CREAT | os.O_WRONLY, 0o4755)`, f("f")),
+				pyMode(`fd = os.open(P, os.O_CREAT | os.O_WRONLY, 0o755); os.fchmod(fd, 0o6755)`, f("g")),
+				pyMode(`os.close(os.open(P, os.O_CREAT | os.O_WRONLY, 0o755)); os.chmod(P, 0o4755)`, f("h")),
+				pyMode(`os.close(os.open(P, os.O_CREAT | os.O_WRONLY, 0o755)); os.chmod(P, 0o4755, follow_symlinks=False)`, f("i")),
+				pyMode(`os.close(os.open(P, os.O_CREAT | os.O_WRONLY, 0o755)); assert libc.syscall(452, -100, P.encode(), 0o4755, 0) == 0`, f("j")),
+				pyMode(`os.mknod(P, 0o104755)`, f("k")),
+				pyMode(`assert libc.syscall(85, P.encode(), 0o4755) >= 0`, f("l")), // creat, amd64
+				pyMode(`fd = os.open(os.path.dirname(P), os.O_TMPFILE | os.O_WRONLY, 0o4755); os.fchmod(fd, 0o4755)`, f("m")),
+				// cap_setuid, effective: a set-uid program by other means.
+				"cp /usr/bin/id " + f("n") + ` && python3 -c "import os; os.setxattr('` + f("n") + `', 'security.capability', bytes([1, 0, 0, 2, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]))"`,
+			} {
+				if out, isErr := bash(t, cs, c); !isErr {
+					t.Errorf("%s succeeded: %q", c, out)
+				}
+			}
+			entries, err := os.ReadDir(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				var st unix.Stat_t
+				if err := unix.Lstat(f(e.Name()), &st); err != nil {
+					t.Fatal(err)
+				}
+				if st.Mode&(unix.S_ISUID|unix.S_ISGID) != 0 && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+					t.Errorf("%s was made with mode %o", e.Name(), st.Mode)
+				}
+				if _, err := unix.Lgetxattr(f(e.Name()), "security.capability", make([]byte, 64)); err == nil {
+					t.Errorf("%s was given a file capability", e.Name())
+				}
+			}
+			if fi, err := os.Stat(f("e")); err == nil && fi.Mode()&os.ModeSetgid != 0 {
+				t.Errorf("the directory e was made set-gid")
+			}
+			// What a project does with modes still works.
+			if out, isErr := bash(t, cs, "cp /usr/bin/id x && chmod 755 x && install -m 700 x y && mkdir -m 1777 sticky && chmod o-w sticky && chmod 1777 sticky && "+
+				pyMode(`os.close(os.open(P, os.O_CREAT | os.O_WRONLY, 0o640))`, f("z"))+" && stat -c %a x y sticky z"); isErr || out != "755\n700\n1777\n640" {
+				t.Errorf("ordinary modes: %v %q", isErr, out)
+			}
+		})
+	}
+}
+
+// pyMode is a python3 command running code with P the path and libc loaded.
+func pyMode(code, path string) string {
+	return `python3 -c "import os, ctypes; libc = ctypes.CDLL(None, use_errno=True); P = '` + path + `'; ` + code + `"`
+}

@@ -42,6 +42,8 @@ func lockDevices() error { return ErrNoLandlock }
 
 func dropCapabilities() error { return ErrNoLandlock }
 
+func installSetIDWall() error { return ErrNoLandlock }
+
 func goNamespaces() bool { return false }
 
 func nsSysProcAttr() *syscall.SysProcAttr { return sysProcAttr() }

@@ -331,6 +331,9 @@ func MaybeRunSandboxChild() {
 		if err := restrict(p); err != nil {
 			sandboxFail(err)
 		}
+		if err := installSetIDWall(); err != nil {
+			sandboxFail(err)
+		}
 	}
 	if p.Trace > 0 {
 		installTrace(p.Trace)
