@@ -271,7 +271,7 @@ var pathCallAllowed = map[string]string{
 	"index/index.go resolveExisting filepath.EvalSymlinks": "the cache directory, to refuse one inside a root",
 	"index/sys_unix.go mapFile os.Open":                    "the index cache directory",
 	"index/sweep_linux.go sweep os.Open":                   "a DIR given at start; its files are stat'ed beneath its handle, each directory opened from its parent without following a link",
-	"index/watch_linux.go watchBudget.take os.ReadFile":    "a kernel setting in /proc/sys, not a file of the roots",
+	"index/watch_linux.go watchBudget.limit os.ReadFile":   "a kernel setting in /proc/sys, not a file of the roots",
 	"index/sys_windows.go mapFile os.Open":                 "the index cache directory",
 	"index/sys_windows.go statAt os.Lstat":                 "Windows has no openat; a stat only, to decide freshness",
 	// The shell's private root: built in its own mount namespace from the
