@@ -252,6 +252,7 @@ var pathCallAllowed = map[string]string{
 	"watch/shared.go sameDirByName os.Stat":                    "the name check behind the inode check, where /proc is missing",
 	"backend/driver/rg.go fdPath os.Stat":                      "/proc/self/fd/N of a root's open handle",
 	"backend/queue/pagecache.go pageEntry.unchanged os.Stat":   "mtimes of resolved search paths, only to drop a kept result; nothing read is returned",
+	"backend/queue/pagecache.go pageEntry.unchanged os.Lstat":  "times of the files of a kept result, only to drop it; nothing read is returned",
 	"files/trash.go OpenTrash os.MkdirAll":                     "the host's trash outside every root (one inside a root is opened beneath its handle)",
 	"files/trash.go OpenTrash os.OpenRoot":                     "the host's trash outside every root (one inside a root is opened beneath its handle)",
 	// The index's cache directory: outside every root (one inside is refused).
