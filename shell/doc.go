@@ -91,6 +91,11 @@
 // the shell could talk to a Docker daemon socket, which is as good as
 // root. Run fsmcp as a user who cannot.
 //
+// The command holds no capability and makes no set-uid or set-gid file:
+// a seccomp filter refuses every mode with those bits (setid_linux.go),
+// so fsmcp run as root leaves no way up in a root for whoever runs its
+// files later.
+//
 // Not confined: the network (TCP and UDP connect and bind are left as
 // they are, so git fetch, go mod download and curl work, and so do
 // requests to services on localhost); the world-readable user and group
