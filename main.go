@@ -126,7 +126,7 @@ func run(args []string, stderr *os.File) int {
 		opts.server.Journal = jr
 	}
 
-	searcher, stopIndex, err := withIndex(opts.index, searcher, native, sb.Roots(), log)
+	searcher, stopIndex, err := withIndex(opts.index, opts.indexWatches, searcher, native, sb.Roots(), log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: --index on: %v\n", err)
 		return exitUsage
@@ -220,11 +220,12 @@ func openAudit(path string) (*toolkit.Audit, error) {
 // asks (native serves the searches it narrows). The returned stop ends
 // the builds and unmaps the indexes. With --index on, a cache directory
 // the index may not use is a start-up error; auto goes on unindexed.
-func withIndex(mode string, searcher, native backend.Searcher, roots []string, log *slog.Logger) (backend.Searcher, func(), error) {
+// watches bounds the inotify watches it holds (0: its share).
+func withIndex(mode string, watches int64, searcher, native backend.Searcher, roots []string, log *slog.Logger) (backend.Searcher, func(), error) {
 	if mode == "off" || len(roots) == 0 {
 		return searcher, func() {}, nil
 	}
-	s, err := index.New(searcher, native, index.Options{Mode: mode, Roots: roots, Log: log})
+	s, err := index.New(searcher, native, index.Options{Mode: mode, Roots: roots, MaxWatches: watches, Log: log})
 	if err != nil {
 		if mode == "on" {
 			return nil, nil, err

@@ -64,8 +64,10 @@ type options struct {
 	transport  string
 	// searchBackend is auto, rg, find or native (driver.Select checks it).
 	searchBackend string
-	// index is auto, on or off (--index).
-	index string
+	// index is auto, on or off (--index); indexWatches the inotify
+	// watches it may hold (--index-watches; 0: its share of the user's).
+	index        string
+	indexWatches int64
 	// maxSearches and searchWait bound the search queue (queue.New):
 	// searches at once, and how long one may wait for a turn.
 	maxSearches int
@@ -99,6 +101,7 @@ type rawFlags struct {
 	profile, shell, maxFileSize, maxOutput, timeout string
 	maxResults, maxSessions, maxSearches            string
 	searchWait, sessionIdle, logLevel               string
+	indexWatches                                    string
 	journal, journalSize, journalAge                string
 	journalTools                                    bool
 }
@@ -119,6 +122,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *rawFlags) {
 	fs.BoolVar(&o.server.Resources, "resources", false, "")
 	fs.StringVar(&o.searchBackend, "search-backend", "auto", "")
 	fs.StringVar(&o.index, "index", "auto", "")
+	fs.StringVar(&f.indexWatches, "index-watches", "", "")
 	fs.StringVar(&f.profile, "profile", "", "")
 	fs.StringVar(&f.shell, "shell", "", "")
 	fs.StringVar(&f.maxFileSize, "max-file-size", "", "")
@@ -278,6 +282,10 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	}
 	o.maxSearches = int(searches)
 	o.searchWait, err = setting(f.searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, queue.DefaultSearchWait)
+	if err != nil {
+		return nil, err
+	}
+	o.indexWatches, err = setting(f.indexWatches, getenv("FSMCP_INDEX_WATCHES"), "index-watches", parseCount, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -32,13 +32,14 @@ func (k *Kept) At() time.Time {
 }
 
 // KeptNote is the note a page served from a kept result (at: when it was
-// searched) ends with: its age, what it may not show, and how to search
-// afresh; "" for a page searched now.
+// searched) ends with: its age, what it may not show (the page cache
+// checks each file of the result, not the files that did not match),
+// and how to search afresh; "" for a page searched now.
 func KeptNote(at time.Time) string {
 	if at.IsZero() {
 		return ""
 	}
-	return fmt.Sprintf("(this page is from the result of a search made %s ago, kept for paging: a file rewritten in place since then shows as it was; offset=0 searches afresh)", max(time.Since(at), 0).Round(time.Second))
+	return fmt.Sprintf("(this page is from the result of a search made %s ago, kept for paging: every file on it is unchanged since, but a file rewritten since to match is not on it; offset=0 searches afresh)", max(time.Since(at), 0).Round(time.Second))
 }
 
 type laterPage struct{}

@@ -40,8 +40,16 @@ type Traced struct {
 // ErrVetoed is returned by Trace when Vet refused a program.
 var ErrVetoed = errors.New("a program it executes was refused")
 
+// ErrTimedOut is returned by Trace when the run outlasted its Timeout
+// (every process of it was killed).
+var ErrTimedOut = errors.New("the run did not end in time; every process it started was killed")
+
 // traceOutMax bounds what Trace keeps of each output stream.
 const traceOutMax = 64 << 10
+
+// outputGrace is how long Trace reads a run's output once its processes
+// have ended.
+const outputGrace = time.Second
 
 // Trace runs r confined by p, as Start would, follows every process it
 // forks, records every program each of them executes, and waits for all
@@ -79,6 +87,12 @@ func Trace(r Run, p Policy) (Traced, error) {
 	t, err := trace(r, p, []*os.File{null, outW, errW})
 	outW.Close()
 	errW.Close()
+	// Every process of the run has ended, so the output ends at once;
+	// should anything else have got hold of it (a descriptor sent over a
+	// socket), what it prints later is not waited for.
+	for _, r := range []*os.File{outR, errR} {
+		r.SetReadDeadline(time.Now().Add(outputGrace))
+	}
 	<-drained
 	<-drained
 	t.Stdout, t.Stderr = stdout.Bytes(), stderr.Bytes()

@@ -6,6 +6,8 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -14,9 +16,9 @@ import (
 
 // trace runs r on a thread of its own (restricted by p where Landlock
 // is), as the tracer of every process the run forks: ptrace binds a
-// tracee to the thread that traces it, and waiting with __WNOTHREAD on
-// the run's process group sees only the run's processes, never another
-// child of fsmcp.
+// tracee to the thread that traces it, and this thread runs nothing else,
+// so waiting with __WNOTHREAD sees only the run's processes (whatever
+// group or session they move to), never another child of fsmcp.
 func trace(r Run, p Policy, files []*os.File) (Traced, error) {
 	type result struct {
 		t   Traced
@@ -41,6 +43,15 @@ func trace(r Run, p Policy, files []*os.File) (Traced, error) {
 }
 
 // traceOn forks and follows r from the calling thread.
+//
+// Every process of the run is followed, whatever process group or
+// session it moves to: the wait takes any child or tracee of this thread
+// (__WNOTHREAD: only this thread's, which runs nothing else), so a
+// process that calls setsid is still seen at each stop and let go on.
+// Waiting on the first process's group alone left such a process stopped
+// at its exec for good, holding the run's output open, and the start
+// waiting on it. The timeout and a veto end every process of the run
+// (procs), not only its first group.
 func traceOn(r Run, files []*os.File) (Traced, error) {
 	fds := make([]uintptr, len(files))
 	for i, f := range files {
@@ -53,9 +64,15 @@ func traceOn(r Run, files []*os.File) (Traced, error) {
 	if err != nil {
 		return Traced{}, err
 	}
-	killAll := func() { syscall.Kill(-pid, syscall.SIGKILL) }
+	ps := newProcs()
+	defer ps.close()
+	ps.add(pid)
+	var timedOut atomic.Bool
 	if r.Timeout > 0 {
-		timer := time.AfterFunc(r.Timeout, killAll)
+		timer := time.AfterFunc(r.Timeout, func() {
+			timedOut.Store(true)
+			ps.end()
+		})
 		defer timer.Stop()
 	}
 	t := Traced{Exit: -1}
@@ -68,13 +85,13 @@ func traceOn(r Run, files []*os.File) (Traced, error) {
 		t.Images = append(t.Images, exe)
 		if r.Vet != nil && !vetoed && (err != nil || !r.Vet(exe)) {
 			vetoed = true
-			killAll()
+			ps.end()
 		}
 	}
 	started := false
 	for {
 		var ws syscall.WaitStatus
-		wpid, err := syscall.Wait4(-pid, &ws, syscall.WALL|syscall.WNOTHREAD, nil)
+		wpid, err := syscall.Wait4(-1, &ws, syscall.WALL|syscall.WNOTHREAD, nil)
 		if err == syscall.EINTR {
 			continue
 		}
@@ -83,6 +100,7 @@ func traceOn(r Run, files []*os.File) (Traced, error) {
 		}
 		switch {
 		case ws.Exited(), ws.Signaled():
+			ps.gone(wpid)
 			if wpid == pid {
 				if ws.Exited() {
 					t.Exit = ws.ExitStatus()
@@ -92,6 +110,7 @@ func traceOn(r Run, files []*os.File) (Traced, error) {
 		case !ws.Stopped():
 			continue
 		}
+		ps.add(wpid) // a new process's first stop may come before its parent's event
 		sig := ws.StopSignal()
 		deliver := 0
 		switch {
@@ -103,8 +122,8 @@ func traceOn(r Run, files []*os.File) (Traced, error) {
 			// run on any) would exec unseen, and its image be missed.
 			opts := unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL
 			if err := syscall.PtraceSetOptions(pid, opts); err != nil {
-				killAll()
-				reap(pid)
+				ps.end()
+				reap(ps)
 				return t, fmt.Errorf("%w: %v", ErrNoTrace, err)
 			}
 			seen(pid)
@@ -113,27 +132,114 @@ func traceOn(r Run, files []*os.File) (Traced, error) {
 		case sig == syscall.SIGTRAP && ws.TrapCause() > 0:
 			// A fork, vfork or clone event; the child starts traced,
 			// with a SIGSTOP of its own.
+			if child, err := syscall.PtraceGetEventMsg(wpid); err == nil {
+				ps.add(int(child))
+			}
 		case sig == syscall.SIGSTOP || sig == syscall.SIGTRAP:
 		default:
 			deliver = int(sig)
 		}
 		if err := syscall.PtraceCont(wpid, deliver); err != nil && !errors.Is(err, syscall.ESRCH) {
-			killAll()
+			ps.end()
 		}
 	}
-	if vetoed {
+	switch {
+	case vetoed:
 		return t, ErrVetoed
+	case timedOut.Load():
+		return t, fmt.Errorf("%w (%v)", ErrTimedOut, r.Timeout)
 	}
 	return t, nil
 }
 
-// reap waits for every process of the run pid leads to end.
-func reap(pid int) {
+// reap waits for every process of the run to end.
+func reap(ps *procs) {
 	for {
 		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(-pid, &ws, syscall.WALL|syscall.WNOTHREAD, nil)
-		if err != nil && err != syscall.EINTR {
+		wpid, err := syscall.Wait4(-1, &ws, syscall.WALL|syscall.WNOTHREAD, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
 			return
 		}
+		if ws.Exited() || ws.Signaled() {
+			ps.gone(wpid)
+		}
+	}
+}
+
+// procs are the live processes of one traced run, each held by a pidfd
+// where the kernel has them (Linux 5.3), so that a kill from the timer
+// never reaches a pid that was reaped meanwhile and reused. Once the run
+// is ending, every process is killed, and each new one as it is seen.
+type procs struct {
+	mu     sync.Mutex
+	live   map[int]int // pid -> its pidfd, -1 where there is none
+	ending bool
+}
+
+func newProcs() *procs { return &procs{live: map[int]int{}} }
+
+// add holds pid, a process of the run (a thread of one is held by its
+// process: pidfd_open refuses it).
+func (p *procs) add(pid int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.live[pid]; ok {
+		return
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	switch {
+	case err == unix.EINVAL:
+		return // a thread, not a process
+	case err == unix.ESRCH:
+		return // reaped already
+	case err != nil:
+		fd = -1 // no pidfds here: the pid is what there is
+	}
+	p.live[pid] = fd
+	if p.ending {
+		kill(pid, fd)
+	}
+}
+
+// gone forgets pid, which was reaped.
+func (p *procs) gone(pid int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if fd, ok := p.live[pid]; ok {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		delete(p.live, pid)
+	}
+}
+
+// end kills every process of the run, and from now on each one seen.
+func (p *procs) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ending = true
+	for pid, fd := range p.live {
+		kill(pid, fd)
+	}
+}
+
+// close releases the pidfds still held.
+func (p *procs) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for pid, fd := range p.live {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		delete(p.live, pid)
+	}
+}
+
+func kill(pid, pidfd int) {
+	if pidfd < 0 || unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0) == unix.ENOSYS {
+		syscall.Kill(pid, syscall.SIGKILL)
 	}
 }

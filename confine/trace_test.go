@@ -104,3 +104,64 @@ func TestTraceVetStopsAProgramBeforeItRuns(t *testing.T) {
 		t.Fatalf("Trace = %+v, %v; want the shim's line only, and ErrVetoed", got, err)
 	}
 }
+
+// TestTraceEndsWhatLeavesTheGroup: a shim that starts a helper in a
+// session of its own (setsid, as a version manager's background daemon
+// does) is followed there too. One whose helper exits at once ends with
+// it; one whose helper runs on is ended at the timeout, helper and all,
+// and Trace says so. Waiting on the first process group alone left the
+// helper stopped at its exec for good, holding the output open, and
+// Trace never returned.
+func TestTraceEndsWhatLeavesTheGroup(t *testing.T) {
+	bash := realPath(t, "bash")
+	realPath(t, "setsid")
+	dir := t.TempDir()
+	name := "fsmcp-trace-helper-" + filepath.Base(dir)
+	for _, c := range []struct {
+		name, body string
+		timeout    bool
+	}{
+		{"helper exits at once", "(setsid sleep 300 X &); sleep 300 X", false},
+		{"helper runs on", "(setsid " + bash + " -c 'exec -a " + name + " sleep 300' &); echo ripgrep 13.0.0", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			shim := filepath.Join(dir, "shim")
+			if err := os.WriteFile(shim, []byte("#!"+bash+"\n"+c.body+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := Trace(Run{Path: shim, Args: []string{"rg", "--version"}, Dir: "/", Timeout: 2 * time.Second}, Policy{All: true})
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute): // only bounds a hang
+				t.Fatal("Trace did not return a minute after its run's 2 s timeout")
+			}
+			if errors.Is(err, ErrNoTrace) {
+				t.Skip("SKIPPED: no ptrace here")
+			}
+			if c.timeout != errors.Is(err, ErrTimedOut) {
+				t.Fatalf("Trace: %v; want ErrTimedOut %v", err, c.timeout)
+			}
+			if pids := procsNamed(name); len(pids) > 0 {
+				t.Fatalf("the helper %s is still running (pids %v)", name, pids)
+			}
+		})
+	}
+}
+
+// procsNamed lists the processes whose command line starts with name.
+func procsNamed(name string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.HasPrefix(string(b), name) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}

@@ -5,6 +5,7 @@ package index
 import (
 	"cmp"
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"sync"
@@ -23,15 +24,33 @@ type dirWalker interface {
 // directory is watched and compared, searches of r prune (r.prune). Any
 // failure leaves r unpruned, which is slower, never wrong. It reports
 // rebuild when more than 1% of the files differ from ix.
+//
+// Every watch comes out of the searcher's share (watchBudget). The
+// directories that hold no indexed file are known only as the walk meets
+// them, and files take their watches meanwhile: when a directory then
+// finds the share spent by this check's file watches, the tree is checked
+// once more, with a watch for each directory and none for files (each is
+// stat'ed by every search instead).
 func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild bool) {
+	rebuild, again := s.checkWith(ctx, r, ix, true)
+	if again && ctx.Err() == nil {
+		s.opts.Log.Info("index: the tree's directories need the inotify watches its files took; checking again with one for each directory and none for files", "root", r.root)
+		rebuild, _ = s.checkWith(ctx, r, ix, false)
+	}
+	return rebuild
+}
+
+// checkWith is check, with file watches or without; again reports that
+// the directories did not fit beside this check's file watches.
+func (s *Searcher) checkWith(ctx context.Context, r *rootIndex, ix *Index, fileWatches bool) (rebuild, again bool) {
 	dw, ok := s.native.(dirWalker)
 	if !ok {
-		return false
+		return false, false
 	}
-	w, err := newWatcher(&s.fileWatches)
+	w, err := newWatcher(&s.watches)
 	if err != nil {
 		s.opts.Log.Info("index: no watcher; narrowed searches walk the tree", "root", r.root, "error", err)
-		return false
+		return false, false
 	}
 	var giveUp func(reason string)
 	var differ atomic.Int64
@@ -47,7 +66,12 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	ps := &pruneState{ix: ix, w: w, known: knownDirs(ix), always: map[string]struct{}{},
 		external: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root),
 		inodes: inodesOf(ix, group, ngroups), files: contentFilesOf(ix), group: group, inodeFiles: groupFilesOf(group, ngroups)}
-	w.reserveDirs(len(ps.known))
+	if !w.reserveDirs(len(ps.known)) {
+		why := w.errShare().Error()
+		w.close()
+		s.opts.Log.Info("index: not following changes; narrowed searches walk the tree", "root", r.root, "reason", why)
+		return false, false
+	}
 	links := make([]uint32, ngroups) // names per inode: hard links inside the root
 	for i := range ix.nfiles {
 		links[group[i]]++
@@ -64,6 +88,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	defer cancel()
 	var mu sync.Mutex // ps's sets
 	var why string
+	var crowded string // why, when file watches took what a directory needed
 	giveUp = func(reason string) {
 		mu.Lock()
 		if why == "" {
@@ -98,6 +123,12 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 			return
 		}
 		if err := w.add(dirfd, relOf(dir)); err != nil {
+			var short shareError
+			if errors.As(err, &short) && fileWatches && w.holdsFiles() {
+				mu.Lock()
+				crowded = err.Error()
+				mu.Unlock()
+			}
 			giveUp(err.Error())
 		}
 	}
@@ -130,7 +161,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 			var now meta
 			var nlink uint64
 			var regular, inodeWatched bool
-			if known || lacking || !indexed {
+			if known || lacking || !indexed || !fileWatches {
 				now, nlink, regular = fileAt(dirfd, name)
 				inodeWatched = known
 			} else {
@@ -157,6 +188,7 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 		}
 	}
 	err = dw.Dirs(ctx, r.root, nil, opened, listed)
+	w.unreserve()
 	if why == "" && err != nil {
 		why = err.Error()
 	}
@@ -167,8 +199,11 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	}
 	if why != "" {
 		w.close()
+		if why == crowded && !rebuild {
+			return false, true
+		}
 		s.opts.Log.Info("index: not following changes; narrowed searches walk the tree", "root", r.root, "reason", why)
-		return rebuild
+		return rebuild, false
 	}
 	slices.Sort(ps.externalIDs)
 	ps.externalBits = make([]uint64, (ix.nfiles+63)/64)
@@ -179,22 +214,22 @@ func (s *Searcher) check(ctx context.Context, r *rootIndex, ix *Index) (rebuild 
 	defer s.mu.Unlock()
 	if r.ix.Load() != ix { // replaced meanwhile
 		w.close()
-		return false
+		return false, false
 	}
 	if old := r.prune.Swap(ps); old != nil {
 		old.w.close()
 	}
 	w.mu.Lock()
-	dirWatches, fileWatches := len(w.wds), len(w.files)
+	dirWatches, filesWatched := len(w.wds), len(w.files)
 	w.mu.Unlock()
 	if n := bare.Load(); n > 0 {
 		// A server takes half of the limit: twice what this DIR needs
 		// lets every file have its own (about 1 KB of kernel memory each).
-		want := 2 * (int64(dirWatches) + int64(fileWatches) + n)
-		s.opts.Log.Info("index: too few inotify watches for every file (fs.inotify.max_user_watches); the files without one are stat'ed by every search, which a raised limit avoids", "root", r.root, "files", n, "raise_to", want)
+		want := 2 * (int64(dirWatches) + int64(filesWatched) + n)
+		s.opts.Log.Info("index: too few inotify watches for every file (fs.inotify.max_user_watches, or --index-watches); the files without one are stat'ed by every search, which a raised limit avoids", "root", r.root, "files", n, "raise_to", want)
 	}
-	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", dirWatches, "file_watches", fileWatches, "changed", differ.Load())
-	return false
+	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", dirWatches, "file_watches", filesWatched, "changed", differ.Load())
+	return false, false
 }
 
 // inodesOf lists ix's inodes (numbered by inodeGroups) by inode.

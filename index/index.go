@@ -58,7 +58,11 @@ type Options struct {
 	// files are candidates (0: 8); reading most files after stat'ing the
 	// rest is slower than reading them all. Tests set 1.
 	MaxShare int
-	Log      *slog.Logger
+	// MaxWatches is how many inotify watches the watchers may hold, all
+	// roots together (0: half of fs.inotify.max_user_watches, less a
+	// little); Linux only.
+	MaxWatches int64
+	Log        *slog.Logger
 }
 
 // DefaultSettle is Options.Settle's default.
@@ -82,7 +86,7 @@ type Searcher struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	fileWatches watchBudget // the watchers' file watches, all roots together
+	watches watchBudget // the watchers' watches, all roots together
 }
 
 // rootIndex is one root's index, nil until ready.
@@ -126,6 +130,7 @@ func New(next, native backend.Searcher, opts Options) (*Searcher, error) {
 		return nil, err
 	}
 	s := &Searcher{next: next, native: native, opts: opts}
+	s.watches.max = opts.MaxWatches
 	s.idle = sync.NewCond(&s.mu)
 	for _, r := range opts.Roots {
 		sum := sha256.Sum256([]byte(r))

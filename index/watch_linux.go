@@ -4,6 +4,7 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -28,39 +29,56 @@ const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE |
 // parent through the name used, and to the inode's own.
 const fileMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE
 
-// watchBudget bounds the watches of one Searcher: its file watches and
-// the directory watches its indexes will need (reserved before a check)
-// take at most half of the user's fs.inotify.max_user_watches, which
-// every program the user runs shares (an editor's watcher, fsmcp's own
-// fs_watch, a second fsmcp on the same tree, which needs as many
-// directory watches to follow it at all). A file that gets none is
-// stat'ed by every search instead of trusted.
+// watchBudget is the share of the user's fs.inotify.max_user_watches one
+// Searcher's watchers may hold, all roots together: every watch they add,
+// a directory's (an empty one's too) or a file's, comes out of it, and
+// one that does not fit is not added. The user's other programs share
+// that limit (an editor's file watching, fsmcp's own fs_watch, a second
+// fsmcp on the same tree, which needs as many directory watches to
+// follow it at all), so the share is half of it, less a little, unless
+// Options.MaxWatches (--index-watches) says otherwise. Directory watches
+// come first: a root's are reserved before its files take any, and a
+// root whose directories do not fit is not followed at all (its narrowed
+// searches walk the tree). A file that gets no watch is stat'ed by every
+// search instead. Counting only the directories that held indexed files
+// let a tree of empty directories take the user's every watch.
 type watchBudget struct {
 	once sync.Once
-	max  int64
-	used atomic.Int64
-	dirs atomic.Int64 // directory watches reserved
+	max  int64        // set by New (Options.MaxWatches), else at first use
+	used atomic.Int64 // watches held or reserved
 }
 
-// take takes one watch from the budget, if any is left.
-func (b *watchBudget) take() bool {
+// limit is the share, read from the kernel's limit the first time when
+// none was set.
+func (b *watchBudget) limit() int64 {
 	b.once.Do(func() {
+		if b.max > 0 {
+			return
+		}
 		b.max = 4096 // the kernel's smallest default is 8192
 		if v, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
 			if n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64); err == nil && n > 0 {
-				// Half, less a little: a check watches a few more
-				// directories than it reserved (empty ones, new ones),
-				// and two servers' halves must leave room for those.
+				// Half, less a little: two servers' halves leave the
+				// user's other programs room.
 				b.max = n/2 - n/64
 			}
 		}
 	})
-	if b.used.Add(1)+b.dirs.Load() > b.max {
-		b.used.Add(-1)
+	return b.max
+}
+
+// take takes n watches from the budget, if they fit.
+func (b *watchBudget) take(n int64) bool {
+	max := b.limit()
+	if b.used.Add(n) > max {
+		b.used.Add(-n)
 		return false
 	}
 	return true
 }
+
+// give returns n watches to the budget.
+func (b *watchBudget) give(n int64) { b.used.Add(-n) }
 
 // watcher follows every directory of one root with inotify. inotify
 // queues an event while the change's system call runs, so reading the
@@ -77,10 +95,14 @@ type watcher struct {
 	wds    map[int32]string // watch → directory (relative; "" the root)
 	files  map[int32]int    // watch → the number of the file inode it watches (inodeGroups)
 	budget *watchBudget
-	taken  int64 // file watches taken from budget
-	dirs   int64 // directory watches reserved in budget
+	taken  int64 // file watches held, taken from budget
+	dirs   int64 // directory watches held, taken from budget
+	spare  int64 // directory watches reserved in budget and not yet added
 	buf    []byte
 	stop   atomic.Bool
+	wake   int           // an eventfd: close wakes drain with it
+	done   chan struct{} // closed once drain has released the descriptor
+	closed sync.Once
 }
 
 func newWatcher(budget *watchBudget) (*watcher, error) {
@@ -88,7 +110,13 @@ func newWatcher(budget *watchBudget) (*watcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &watcher{fd: fd, ov: newOverlay(), wds: map[int32]string{}, files: map[int32]int{}, budget: budget, buf: make([]byte, 64<<10)}
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	w := &watcher{fd: fd, ov: newOverlay(), wds: map[int32]string{}, files: map[int32]int{}, budget: budget, buf: make([]byte, 64<<10),
+		wake: wake, done: make(chan struct{})}
 	go w.drain()
 	return w, nil
 }
@@ -106,20 +134,20 @@ func (w *watcher) addFile(dirfd int, name string, inode int) (m meta, nlink uint
 		return meta{}, 0, false, false
 	}
 	defer unix.Close(fd)
-	if w.budget.take() {
+	if w.budget.take(1) {
 		w.mu.Lock()
 		if w.stop.Load() {
 			w.mu.Unlock()
-			w.budget.used.Add(-1)
+			w.budget.give(1)
 		} else {
 			wd, err := unix.InotifyAddWatch(w.fd, "/proc/self/fd/"+strconv.Itoa(fd), fileMask)
 			_, dir := w.wds[int32(wd)]
 			other, taken := w.files[int32(wd)]
 			switch {
 			case err != nil || dir:
-				w.budget.used.Add(-1)
+				w.budget.give(1)
 			case taken:
-				w.budget.used.Add(-1)
+				w.budget.give(1)
 				watched = other == inode
 			default:
 				w.files[int32(wd)] = inode
@@ -136,26 +164,65 @@ func (w *watcher) addFile(dirfd int, name string, inode int) (m meta, nlink uint
 	return metaOf(&st), uint64(st.Nlink), true, watched
 }
 
-// reserveDirs counts n directory watches against the budget, before
-// the files take theirs.
-func (w *watcher) reserveDirs(n int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.dirs += int64(n)
-	w.budget.dirs.Add(int64(n))
+// shareError says a root's directories do not fit the budget.
+type shareError struct{ max int64 }
+
+func (e shareError) Error() string {
+	return fmt.Sprintf("its directories need more inotify watches than the index's share (%d: half of fs.inotify.max_user_watches, or --index-watches)", e.max)
 }
 
-// add watches the directory open as dirfd, rel below the root. It goes
-// through the descriptor, so a directory swapped for a link meanwhile is
-// not followed anywhere.
+func (w *watcher) errShare() error { return shareError{w.budget.limit()} }
+
+// holdsFiles reports whether w holds file watches.
+func (w *watcher) holdsFiles() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.taken > 0
+}
+
+// reserveDirs reserves n directory watches in the budget, before the
+// files take theirs; false when they do not fit.
+func (w *watcher) reserveDirs(n int) bool {
+	if !w.budget.take(int64(n)) {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.spare += int64(n)
+	return true
+}
+
+// unreserve gives back what is reserved and was not used (the tree had
+// fewer directories than the index knew).
+func (w *watcher) unreserve() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stop.Load() {
+		w.budget.give(w.spare)
+		w.spare = 0
+	}
+}
+
+// add watches the directory open as dirfd, rel below the root, with a
+// watch reserved, else one taken from the budget. It goes through the
+// descriptor, so a directory swapped for a link meanwhile is not
+// followed anywhere.
 func (w *watcher) add(dirfd int, rel string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stop.Load() {
 		return errors.New("the watcher is closed")
 	}
+	if w.spare > 0 {
+		w.spare--
+	} else if !w.budget.take(1) {
+		return w.errShare()
+	}
+	w.dirs++
 	wd, err := unix.InotifyAddWatch(w.fd, "/proc/self/fd/"+strconv.Itoa(dirfd), watchMask)
 	if err != nil {
+		w.dirs--
+		w.budget.give(1)
 		if err == unix.ENOSPC {
 			return errors.New("too few inotify watches (fs.inotify.max_user_watches) for every directory")
 		}
@@ -166,22 +233,30 @@ func (w *watcher) add(dirfd int, rel string) error {
 }
 
 // drain reads events as they come, so the kernel's queue does not
-// overflow between searches; once the watcher is closed it releases the
-// inotify descriptor (and with it every watch).
+// overflow between searches; once the watcher is closed (or fails) it
+// releases the inotify descriptor, and with it every watch, which only
+// then go back to the budget.
 func (w *watcher) drain() {
 	defer func() {
 		w.mu.Lock()
+		w.stop.Store(true)
 		unix.Close(w.fd)
+		w.budget.give(w.taken + w.dirs + w.spare)
+		w.taken, w.dirs, w.spare = 0, 0, 0
 		w.mu.Unlock()
+		close(w.done)
 	}()
-	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}}
+	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(w.wake), Events: unix.POLLIN}}
 	for !w.stop.Load() {
-		n, err := unix.Poll(fds, 500)
-		if err != nil && err != unix.EINTR {
+		_, err := unix.Poll(fds, -1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
 			w.ov.fail("the watcher failed: " + err.Error())
 			return
 		}
-		if n > 0 {
+		if fds[0].Revents != 0 {
 			w.sync()
 		}
 	}
@@ -234,6 +309,8 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 	if g, ok := w.files[wd]; ok {
 		if mask&unix.IN_IGNORED != 0 {
 			delete(w.files, wd) // the inode is gone, or unwatchable: its names are read from now on
+			w.taken--
+			w.budget.give(1)
 		}
 		w.ov.changedInode(g)
 		return
@@ -243,7 +320,9 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 		return
 	}
 	if mask&unix.IN_IGNORED != 0 {
-		delete(w.wds, wd)
+		delete(w.wds, wd) // the kernel dropped the watch
+		w.dirs--
+		w.budget.give(1)
 	}
 	if mask&(unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT) != 0 {
 		if dir == "" {
@@ -268,18 +347,22 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 	}
 }
 
-// close stops the watcher without waiting: its drain releases the
-// descriptor within one poll (half a second).
+// close stops the watcher and waits for its drain to release the
+// descriptor: its watches are gone from the kernel, and back in the
+// budget, when close returns (a check that starts over takes them again
+// at once).
 func (w *watcher) close() {
 	if w == nil {
 		return
 	}
-	w.mu.Lock()
-	if !w.stop.Swap(true) {
-		w.budget.used.Add(-w.taken) // released with the descriptor
-		w.budget.dirs.Add(-w.dirs)
-	}
-	w.mu.Unlock()
+	w.closed.Do(func() {
+		w.stop.Store(true)
+		var one [8]byte
+		one[0] = 1 // any count but 0 wakes the poll
+		unix.Write(w.wake, one[:])
+		<-w.done
+		unix.Close(w.wake)
+	})
 }
 
 // remoteFS reports whether the file system of the open directory dirfd

@@ -16,8 +16,8 @@ func (*overlay) snapshot() (files, subtrees map[string]struct{}, contents []int,
 }
 func (*overlay) size() (n int, lost bool) { return 0, false }
 
-// watchBudget bounds file watches; there are none here.
-type watchBudget struct{}
+// watchBudget bounds watches; there are none here.
+type watchBudget struct{ max int64 }
 
 func (*watcher) sync()  {}
 func (*watcher) close() {}
@@ -25,7 +25,7 @@ func (*watcher) close() {}
 // check does nothing here: there is no watcher to prune with, nor file
 // watches to budget.
 func (s *Searcher) check(context.Context, *rootIndex, *Index) (rebuild bool) {
-	_ = s.fileWatches
+	_ = s.watches
 	return false
 }
 

@@ -381,3 +381,66 @@ func TestRGChainInARootNeverRuns(t *testing.T) {
 		}
 	})
 }
+
+// TestRGProbeCannotHangTheStart: an rg on PATH that is a shim starting a
+// helper in a session of its own (setsid, as a version manager's
+// background helper does) cannot hang the start. The probe used to wait
+// on the shim's process group alone: the helper sat stopped at its exec,
+// never continued nor killed, holding the probe's output open, and
+// fsmcp never answered initialize. Now every process the probe follows
+// is waited on, and its timeout ends them all: the start goes on with
+// the native scanner (the same answers) and one line on stderr, and
+// nothing the shim started is left running.
+func TestRGProbeCannotHangTheStart(t *testing.T) {
+	attack(t)
+	tr := newTree(t)
+	want := nativeAnswers(t, tr)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper := "fsmcp-shim-helper-" + filepath.Base(base)
+	for _, c := range []struct{ name, body, why string }{
+		// Both sleeps exit at once on the bad argument.
+		{"a helper that exits at once", "(setsid sleep 300 X &); sleep 300 X", "rg --version failed"},
+		{"a helper that runs on", "(setsid /bin/bash -c 'exec -a " + helper + " sleep 300' &); exec rg \"$@\"", "rg --version did not end within"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(base, strings.ReplaceAll(c.name, " ", "-"))
+			os.MkdirAll(dir, 0o755)
+			norg, err := pathWithoutRg()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rg := realRG(t)
+			write(t, filepath.Join(dir, "rg"), "#!/bin/bash\nPATH="+filepath.Dir(rg)+":"+norg+"\n"+c.body+"\n")
+			os.Chmod(filepath.Join(dir, "rg"), 0o755)
+			s := startWithRGIn(t, dir, tr.root) // fails the test if initialize is not answered within a minute
+			got := s.answers(t)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("fs_grep %v =\n%s\nwant\n%s", shimQueries[i], got[i], want[i])
+				}
+			}
+			if log := s.stderr.String(); s.fellBack() != 1 || !strings.Contains(log, c.why) {
+				t.Errorf("want one line saying searches use the native scanner because %q; stderr:\n%s", c.why, log)
+			}
+			if pids := procsNamed(helper); len(pids) > 0 {
+				t.Errorf("the shim's helper %s is still running (pids %v)", helper, pids)
+			}
+		})
+	}
+}
+
+// procsNamed lists the processes whose command line starts with name.
+func procsNamed(name string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.HasPrefix(string(b), name) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}

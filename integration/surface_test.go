@@ -471,3 +471,67 @@ func TestLaterPageNeverPassesForTheTree(t *testing.T) {
 		})
 	}
 }
+
+// TestLaterPageIsFreshRightAfterAnInPlaceRewrite: fs_grep, ten lines a
+// page; after page 1 (and page 2, served from the kept result), a file of
+// page 3 is rewritten in place (the same inode, its directory's time
+// unchanged) and page 3 is asked for at once. It showed the old line as
+// current, three runs of three: the page cache asked only the
+// directories whether anything changed. Now it asks each file of the
+// result, as the index asks of a file it skips, and the page shows the
+// new line.
+func TestLaterPageIsFreshRightAfterAnInPlaceRewrite(t *testing.T) {
+	attack(t)
+	// A tree per run (a file rewritten is too new for the next run's
+	// kept result to be trusted).
+	roots := map[string][]string{}
+	old := time.Now().Add(-time.Hour)
+	for _, m := range modes(t) {
+		for range 3 {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 30 {
+				write(t, filepath.Join(root, "d", fmt.Sprintf("f%02d.txt", i)), fmt.Sprintf("NEEDLE old %d\n", i))
+			}
+			os.Chtimes(filepath.Join(root, "d"), old, old)
+			roots[m.name] = append(roots[m.name], root)
+		}
+	}
+	// A tree edited before the search, as a project is: its times more
+	// than the page cache's slack (2 s) behind.
+	time.Sleep(2500 * time.Millisecond)
+	for _, m := range modes(t) {
+		t.Run(m.name, func(t *testing.T) {
+			for run, root := range roots[m.name] {
+				cs := connectStdio(t, m, "--read-only", root)
+				grep := func(offset int) string {
+					return mustCall(t, cs, "fs_grep", map[string]any{"pattern": "NEEDLE", "path": root, "output_mode": "content", "head_limit": 10, "offset": offset})
+				}
+				grep(0)
+				if page2 := grep(10); !strings.Contains(page2, "search made") {
+					t.Fatalf("run %d: page 2 was not served from the kept result (the test would prove nothing):\n%s", run, page2)
+				}
+				victim := filepath.Join(root, "d", fmt.Sprintf("f%02d.txt", 20+3*run))
+				dirBefore, err := os.Stat(filepath.Join(root, "d"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := os.OpenFile(victim, os.O_WRONLY|os.O_TRUNC, 0) // in place: the same inode
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(f, "NEEDLE new %d\n", 20+3*run)
+				f.Close()
+				if dirAfter, err := os.Stat(filepath.Join(root, "d")); err != nil || !dirAfter.ModTime().Equal(dirBefore.ModTime()) {
+					t.Fatalf("the directory's time moved: %v", err)
+				}
+				page3 := grep(20)
+				if strings.Contains(page3, fmt.Sprintf("NEEDLE old %d", 20+3*run)) || !strings.Contains(page3, fmt.Sprintf("NEEDLE new %d", 20+3*run)) {
+					t.Errorf("run %d: page 3, asked for at once after %s was rewritten in place, shows it as it was:\n%s", run, filepath.Base(victim), page3)
+				}
+			}
+		})
+	}
+}

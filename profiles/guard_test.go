@@ -252,6 +252,7 @@ var pathCallAllowed = map[string]string{
 	"watch/shared.go sameDirByName os.Stat":                    "the name check behind the inode check, where /proc is missing",
 	"backend/driver/rg.go fdPath os.Stat":                      "/proc/self/fd/N of a root's open handle",
 	"backend/queue/pagecache.go pageEntry.unchanged os.Stat":   "mtimes of resolved search paths, only to drop a kept result; nothing read is returned",
+	"backend/queue/pagecache.go pageEntry.unchanged os.Lstat":  "times of the files of a kept result, only to drop it; nothing read is returned",
 	"files/trash.go OpenTrash os.MkdirAll":                     "the host's trash outside every root (one inside a root is opened beneath its handle)",
 	"files/trash.go OpenTrash os.OpenRoot":                     "the host's trash outside every root (one inside a root is opened beneath its handle)",
 	// The index's cache directory: outside every root (one inside is refused).
@@ -271,7 +272,7 @@ var pathCallAllowed = map[string]string{
 	"index/index.go resolveExisting filepath.EvalSymlinks": "the cache directory, to refuse one inside a root",
 	"index/sys_unix.go mapFile os.Open":                    "the index cache directory",
 	"index/sweep_linux.go sweep os.Open":                   "a DIR given at start; its files are stat'ed beneath its handle, each directory opened from its parent without following a link",
-	"index/watch_linux.go watchBudget.take os.ReadFile":    "a kernel setting in /proc/sys, not a file of the roots",
+	"index/watch_linux.go watchBudget.limit os.ReadFile":   "a kernel setting in /proc/sys, not a file of the roots",
 	"index/sys_windows.go mapFile os.Open":                 "the index cache directory",
 	"index/sys_windows.go statAt os.Lstat":                 "Windows has no openat; a stat only, to decide freshness",
 	// The shell's private root: built in its own mount namespace from the
@@ -294,6 +295,7 @@ var pathCallAllowed = map[string]string{
 	"shell/namespace_linux.go systemMounts filepath.EvalSymlinks": "the system's program and library directories",
 	"shell/namespace_linux.go systemMounts os.Lstat":              "the system's program and library directories",
 	"shell/namespace_linux.go systemMounts os.Readlink":           "the system's program and library directories",
+	"shell/namespace_linux.go lockDevices os.ReadDir":             "the shell's own /dev, in its namespace, before the command runs",
 	"shell/session.go Session.Close os.Remove":                    "the session's own temp directory, made by the server",
 	// Known debts, each an open issue: remove the entry with the fix.
 }

@@ -43,7 +43,9 @@
 // session's own user and pid namespaces and a fresh mount namespace per
 // call that holds only the roots, the paths listed below and a private
 // /tmp, /dev and /proc: what Landlock cannot refuse (stat, chmod, chown,
-// utimes, xattrs) finds nothing outside the roots to act on. Without it,
+// utimes, xattrs) finds nothing outside the roots to act on (the host's
+// device nodes in /dev are bound read-only, and the command holds no
+// capability). Without it,
 // the helper makes user and mount namespaces itself
 // (gonamespace_linux.go); where none can be made, Landlock alone, and
 // Describe says so. In the list below, "denied" then
@@ -88,6 +90,11 @@
 // outside the roots is still reachable if its file permissions allow:
 // the shell could talk to a Docker daemon socket, which is as good as
 // root. Run fsmcp as a user who cannot.
+//
+// The command holds no capability and makes no set-uid or set-gid file:
+// a seccomp filter refuses every mode with those bits (setid_linux.go),
+// so fsmcp run as root leaves no way up in a root for whoever runs its
+// files later.
 //
 // Not confined: the network (TCP and UDP connect and bind are left as
 // they are, so git fetch, go mod download and curl work, and so do

@@ -68,15 +68,20 @@ func nsSysProcAttr() *syscall.SysProcAttr {
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+	// The new user namespace gives the child every capability in it, but
+	// an exec as any uid but 0 clears them: the helper keeps the two it
+	// needs to build the private root and then drop them all.
+	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 	return a
 }
 
 // buildRoot makes the private root of m and moves the helper into it: a
 // tmpfs holding the system paths read-only, a fresh /dev of harmless
 // devices, the host's /proc, an empty /tmp with the session's temp dir,
-// and the roots read-write (from the inherited descriptors where given);
-// then it drops every capability the new user namespace gave, so that
-// nothing the shell runs, even as uid 0 there, has any.
+// and the roots read-write (from the inherited descriptors where given).
+// The helper then drops every capability the new user namespace gave
+// (dropCapabilities), so that nothing the shell runs, even as uid 0
+// there, has any.
 func buildRoot(m mountPlan) error {
 	must := func(what string, err error) error {
 		if err != nil {
@@ -114,21 +119,7 @@ func buildRoot(m mountPlan) error {
 		if !ro {
 			return nil
 		}
-		// A remount must keep the flags the user namespace cannot clear.
-		var st unix.Statfs_t
-		if err := unix.Statfs(target, &st); err != nil {
-			return err
-		}
-		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY | unix.MS_NOSUID)
-		for _, f := range []struct{ st, ms int64 }{
-			{unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
-			{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
-		} {
-			if int64(st.Flags)&f.st != 0 {
-				flags |= uintptr(f.ms)
-			}
-		}
-		return unix.Mount("", target, "", flags, "")
+		return remountReadOnly(target)
 	}
 	for _, p := range m.RO {
 		fi, err := os.Lstat(p)
@@ -152,8 +143,11 @@ func buildRoot(m mountPlan) error {
 			return must(p, err)
 		}
 	}
+	// The host's own device nodes, bound read-only: writing and reading
+	// them is device I/O, which a read-only mount allows, while their
+	// mode, owner and times cannot change (fsmcp as root owns them).
 	for _, d := range systemDev {
-		if err := bind(d, d, false); err != nil {
+		if err := bind(d, d, true); err != nil {
 			return must(d, err)
 		}
 	}
@@ -212,14 +206,62 @@ func buildRoot(m mountPlan) error {
 	if err := must("detach the old root", unix.Unmount(".", unix.MNT_DETACH)); err != nil {
 		return err
 	}
-	if err := must("chdir "+m.Cwd, unix.Chdir(m.Cwd)); err != nil {
+	return must("chdir "+m.Cwd, unix.Chdir(m.Cwd))
+}
+
+// remountReadOnly makes the bind mount at target read-only (and nosuid),
+// keeping the flags a user namespace cannot clear.
+func remountReadOnly(target string) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(target, &st); err != nil {
 		return err
 	}
-	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
-			return must("drop capabilities", err)
+	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY | unix.MS_NOSUID)
+	for _, f := range []struct{ st, ms int64 }{
+		{unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if int64(st.Flags)&f.st != 0 {
+			flags |= uintptr(f.ms)
 		}
+	}
+	return unix.Mount("", target, "", flags, "")
+}
+
+// dropCapabilities empties every capability set of the calling thread,
+// which then execs the command: the ambient set, the bounding set (so
+// that uid 0 regains nothing at exec) and the effective, permitted and
+// inheritable sets. As root, bwrap keeps root's capabilities for the
+// command (in its user namespace) unless told otherwise, and fsmcp's own
+// namespaces give the helper all of them there.
+func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("drop capabilities: ambient: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var held [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &held[0]); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
+	if held[0].Permitted|held[1].Permitted == 0 {
+		// Nothing held (a user other than root, without namespaces or in
+		// bwrap's): the bounding set cannot be changed without
+		// CAP_SETPCAP, and need not be, since no_new_privs (set with
+		// Landlock, before the exec) keeps an exec from granting more
+		// than is held.
+		return nil
+	}
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		if in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0); err != nil || in == 0 {
+			continue // not in it, or unknown to this kernel
+		}
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			return fmt.Errorf("drop capabilities: bounding set: %w", err)
+		}
+	}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
 	}
 	return nil
 }

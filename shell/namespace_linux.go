@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -271,9 +272,14 @@ func (h *holder) wrap(argv []string, extra []*os.File, m nsMounts) ([]string, []
 	// that exit comes after the prctl (under load), the command is killed
 	// at start (exit 137, no output). Nothing is lost: everything in the
 	// session's pid namespace dies with the holder, which dies with fsmcp.
+	// The helper keeps two capabilities of the user namespace, to make
+	// the host's device nodes in /dev read-only (lockDevices: bwrap binds
+	// them read-write) and then to drop every capability (bwrap, run by
+	// root, would otherwise leave the command all of root's).
 	args := []string{"bwrap",
 		"--userns", fd(h.user), "--pidns", fd(h.pid),
-		"--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
+		"--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"}
 	args = append(args, systemMounts(m.pol)...)
 	for _, d := range m.path {
 		args = append(args, "--ro-bind-try", d, d)
@@ -351,4 +357,44 @@ func holdNamespace() {
 	unix.Close(1)
 	io.Copy(io.Discard, os.Stdin)
 	os.Exit(0)
+}
+
+// lockDevices makes read-only every device node bwrap's /dev holds:
+// bwrap binds the host's own (null, zero, full, random, urandom, tty)
+// read-write, and fsmcp as root owns them, so a command could chmod,
+// chown or touch the host's devices. Reading and writing a device is
+// device I/O, which a read-only mount still allows. Each is checked to
+// be read-only after; one the kernel will not remount that belongs to
+// another user than the command's (root's, to anyone but root), whose
+// mode and owner the command cannot change anyway, is left as it is.
+func lockDevices() error {
+	entries, err := os.ReadDir("/dev")
+	if err != nil {
+		return fmt.Errorf("/dev: %w", err)
+	}
+	for _, e := range entries {
+		// By lstat, not the entry's type: that is the file bwrap made on
+		// the tmpfs to mount the node on.
+		p := "/dev/" + e.Name()
+		var node unix.Stat_t
+		if err := unix.Lstat(p, &node); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if t := node.Mode & unix.S_IFMT; t != unix.S_IFCHR && t != unix.S_IFBLK {
+			continue
+		}
+		if err := remountReadOnly(p); err != nil {
+			if int(node.Uid) != os.Geteuid() && errors.Is(err, unix.EPERM) {
+				// Not the command's to chmod or chown (root's, unmapped
+				// here, to any other user): nothing to guard.
+				continue
+			}
+			return fmt.Errorf("%s read-only: %w", p, err)
+		}
+		var st unix.Statfs_t
+		if err := unix.Statfs(p, &st); err != nil || st.Flags&unix.ST_RDONLY == 0 {
+			return fmt.Errorf("%s is still writable (%v)", p, err)
+		}
+	}
+	return nil
 }

@@ -75,7 +75,7 @@ func TestGoNamespaceCannotChangeOrProbeOutside(t *testing.T) {
 		{"git init -q . && git status --short && echo ok", "ok\n"},
 		{"go version", "go version go"},
 		{"python3 -c 'print(1)'", "1\n"},
-		{"chmod u+s /usr/bin/env", "Read-only file system"},
+		{"chmod 755 /usr/bin/env", "Read-only file system"},
 		{"cat <(echo substituted)", "substituted\n"},
 		{"mkdir -p d && cd d && pwd", root + "/d\n"},
 		{"pwd", root + "/d\n"},

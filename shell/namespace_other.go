@@ -38,6 +38,12 @@ func holdNamespace() { os.Exit(0) }
 
 func buildRoot(mountPlan) error { return ErrNoLandlock }
 
+func lockDevices() error { return ErrNoLandlock }
+
+func dropCapabilities() error { return ErrNoLandlock }
+
+func installSetIDWall() error { return ErrNoLandlock }
+
 func goNamespaces() bool { return false }
 
 func nsSysProcAttr() *syscall.SysProcAttr { return sysProcAttr() }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -43,6 +44,10 @@ type policy struct {
 	// builds itself (in the new namespaces it was started in) before
 	// Landlock.
 	Mount *mountPlan `json:"mount,omitempty"`
+	// LockDev: the helper runs in bwrap's namespaces, whose /dev holds
+	// the host's device nodes bound read-write; it makes them read-only
+	// (lockDevices) before anything else runs.
+	LockDev bool `json:"lock_dev,omitempty"`
 	// Trace, when set, is the descriptor of the socket the helper sends
 	// the listener of the command's seccomp filter on (trace_linux.go).
 	Trace int `json:"trace,omitempty"`
@@ -292,6 +297,10 @@ func MaybeRunSandboxChild() {
 	if len(os.Args) < 4 || os.Args[1] != sandboxArg {
 		return
 	}
+	// Capabilities, the bounding set and the seccomp filter belong to a
+	// thread, and the thread that execs bash passes its own on: every
+	// step below runs on this one.
+	runtime.LockOSThread()
 	var p policy
 	if err := json.Unmarshal([]byte(os.Args[2]), &p); err != nil {
 		sandboxFail(fmt.Errorf("bad policy: %w", err))
@@ -310,8 +319,19 @@ func MaybeRunSandboxChild() {
 			sandboxFail(err)
 		}
 	}
+	if p.LockDev {
+		if err := lockDevices(); err != nil {
+			sandboxFail(err)
+		}
+	}
 	if !p.NoConfine {
+		if err := dropCapabilities(); err != nil {
+			sandboxFail(err)
+		}
 		if err := restrict(p); err != nil {
+			sandboxFail(err)
+		}
+		if err := installSetIDWall(); err != nil {
 			sandboxFail(err)
 		}
 	}

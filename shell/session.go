@@ -347,6 +347,7 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 			}
 			pol.Mount = m
 		}
+		pol.LockDev = s.ns != nil
 		kept(&pol)
 		extra = append(extra, s.helper)
 		helped(&pol)

@@ -28,3 +28,12 @@ var traps = withTraps(map[uintptr]trap{
 	unix.SYS_UTIMES:    tPath(Meta, 0, true),
 	unix.SYS_FUTIMESAT: tAt(Meta, 0, 1, true),
 })
+
+// setIDCalls are the generic calls that take a mode and amd64's older
+// path forms.
+var setIDCalls = append([]modeCall{
+	{unix.SYS_CHMOD, none, 1},
+	{unix.SYS_CREAT, none, 1},
+	{unix.SYS_OPEN, 1, 2},
+	{unix.SYS_MKNOD, none, 1},
+}, genericSetID...)

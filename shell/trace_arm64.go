@@ -11,3 +11,6 @@ const (
 
 // traps: arm64 has only the generic calls (trace_generic.go).
 var traps = genericTraps
+
+// setIDCalls: arm64 has only the generic calls.
+var setIDCalls = genericSetID

@@ -55,3 +55,14 @@ func withTraps(more map[uintptr]trap) map[uintptr]trap {
 	}
 	return out
 }
+
+// genericSetID are the calls on every architecture with a trap table that
+// take a file mode (setid_linux.go): the chmods on a descriptor or beneath
+// one, the creating open and mknod.
+var genericSetID = []modeCall{
+	{unix.SYS_FCHMOD, none, 1},
+	{unix.SYS_FCHMODAT, none, 2},
+	{unix.SYS_FCHMODAT2, none, 2},
+	{unix.SYS_OPENAT, 2, 3},
+	{unix.SYS_MKNODAT, none, 2},
+}

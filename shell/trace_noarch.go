@@ -10,6 +10,7 @@ const (
 )
 
 var (
-	traps   map[uintptr]trap
-	refused []uintptr
+	traps      map[uintptr]trap
+	refused    []uintptr
+	setIDCalls []modeCall
 )

@@ -104,6 +104,8 @@ func FindRG(deny []string) RGFound {
 	}, confine.Policy{All: true, AllBut: deny})
 	var bin, want string
 	switch {
+	case errors.Is(err, confine.ErrTimedOut):
+		return fail("rg --version did not end within %v; every process it started was killed", probeTimeout)
 	case errors.Is(err, confine.ErrVetoed):
 		return fail("it executes %s, which lies in an allowed directory; it is not run", traced.Images[len(traced.Images)-1])
 	case errors.Is(err, confine.ErrNoTrace):
@@ -285,6 +287,7 @@ func runVersion(bin string, libs []string) (string, error) {
 	cmd.Env = rgEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.WaitDelay = time.Second // a process it left holding the output is not waited for
 	if err := confine.Start(cmd, confine.Policy{Exec: libs}); err != nil {
 		return "", err
 	}

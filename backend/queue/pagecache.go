@@ -24,18 +24,24 @@ import (
 // page always searches afresh and keeps what it found. A result is kept
 // only when the search ran to its end unstopped, for TTL at most, within
 // a byte budget shared by the server (the least recently used go first).
-// It is dropped when anything may have changed it: a tool that writes was
-// called (Changed), or a search path or a directory holding a file of the
-// result is newer than the result (a file created, removed or replaced
-// there, as editors and tools save). A file another program rewrites in
-// place, in a directory nothing else changed in, is seen once the result
-// expires; stat'ing every file of the result would cost a later page of
-// 40,000 lines a tenth of the first search. So a page served from a kept
-// result says so, with the result's age and how to search afresh
-// (Kept, KeptNote): it never passes for the tree as it is now.
+// Before a page is served from it, it is asked what a new search's index
+// asks of a file it skips: is it as it was when read? The result is
+// dropped when anything may have changed it: a tool that writes was
+// called (Changed), a search path or a directory holding a file of the
+// result is newer than the search (a file created, removed or replaced
+// there, as editors and tools save), or a file of the result is (its
+// change or modification time: a file another program rewrote in place,
+// in a directory nothing else changed in, was served as it had been,
+// with no word of it, until the result expired). One lstat per file of
+// the result, a few milliseconds for a page of 40,000 lines. What no
+// stat of the result can see is a file outside it that came to match by
+// a rewrite in place (or, in a glob result kept in part, came to rank
+// among the first): a page served from a kept result says so, with the
+// result's age and how to search afresh (Kept, KeptNote).
 type Pages struct {
 	ttl    time.Duration
-	budget int // bytes kept over all results
+	budget int           // bytes kept over all results
+	slack  time.Duration // mtimeSlack; tests shorten it
 
 	mu    sync.Mutex
 	lru   *list.List // of *pageEntry, most recent first
@@ -72,6 +78,7 @@ type pageEntry struct {
 	at    time.Time
 	bytes int
 	paths []string // the search paths and the directories of the result, checked for newer mtimes
+	// files and globs are the result; each file's times are checked too.
 	files []backend.KeptFile
 	globs []backend.File // in no order, as a search passes them
 	// skipped is what the search counted as TooLong, replayed with it.
@@ -132,7 +139,7 @@ func NewPages(ttl time.Duration, budget int) *Pages {
 	if budget <= 0 {
 		budget = DefaultPagesBudget
 	}
-	return &Pages{ttl: ttl, budget: budget, lru: list.New(), byKey: map[pageKey]*list.Element{}}
+	return &Pages{ttl: ttl, budget: budget, slack: mtimeSlack, lru: list.New(), byKey: map[pageKey]*list.Element{}}
 }
 
 // Searcher wraps s so that its results are kept and replayed.
@@ -347,7 +354,7 @@ func (p *Pages) get(ctx context.Context, key pageKey) *pageEntry {
 	}
 	p.lru.MoveToFront(el)
 	p.mu.Unlock()
-	if !e.unchanged() {
+	if !e.unchanged(p.slack) {
 		p.mu.Lock()
 		if el, ok := p.byKey[key]; ok && el.Value == e {
 			p.removeLocked(el)
@@ -358,17 +365,38 @@ func (p *Pages) get(ctx context.Context, key pageKey) *pageEntry {
 	return e
 }
 
-// mtimeSlack is how far before a search a modification time still counts
-// as possibly after it: file systems keep coarse times (the kernel's tick,
-// whole seconds, FAT's two).
+// mtimeSlack is how far before a search a modification or change time
+// still counts as possibly after it: file systems keep coarse times (the
+// kernel's tick, whole seconds, FAT's two). A result is kept for pages
+// only of files left alone that long before its search.
 const mtimeSlack = 2 * time.Second
 
 // unchanged reports that no search path and no directory of the result
-// has a modification time after the result was recorded.
-func (e *pageEntry) unchanged() bool {
-	since := e.at.Add(-mtimeSlack)
+// has a modification time after the result was recorded, and no file of
+// the result a modification or change time (a write in place, a
+// truncation, a new mode or link) after it, nor is gone.
+func (e *pageEntry) unchanged(slack time.Duration) bool {
+	since := e.at.Add(-slack)
 	for _, p := range e.paths {
 		if fi, err := os.Stat(p); err != nil || !fi.ModTime().Before(since) {
+			return false
+		}
+	}
+	older := func(path string) bool {
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.ModTime().Before(since) {
+			return false
+		}
+		ct, ok := changeTime(fi)
+		return !ok || ct.Before(since)
+	}
+	for i := range e.files {
+		if !older(e.files[i].Path) {
+			return false
+		}
+	}
+	for i := range e.globs {
+		if !older(e.globs[i].Path) {
 			return false
 		}
 	}

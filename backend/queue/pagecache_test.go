@@ -65,7 +65,21 @@ func pagedTree(t *testing.T, n int) (string, *countingSearcher) {
 			t.Fatal(err)
 		}
 	}
+	// Their change times are now: let them fall further behind than the
+	// test's slack, as a tree edited before a search is.
+	time.Sleep(2 * testSlack)
 	return dir, s
+}
+
+// testSlack is the page cache's slack in these tests: a change after a
+// search has a later time than this before it, whatever the tick.
+const testSlack = 100 * time.Millisecond
+
+// newTestPages is NewPages with testSlack.
+func newTestPages(ttl time.Duration, budget int) *Pages {
+	p := NewPages(ttl, budget)
+	p.slack = testSlack
+	return p
 }
 
 // TestLaterPagesComeFromTheKeptResult pins issue 25's "pages that cost a
@@ -74,7 +88,7 @@ func pagedTree(t *testing.T, n int) (string, *countingSearcher) {
 // (Changed) and a changed file each make the next search fresh.
 func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 	dir, inner := pagedTree(t, 30)
-	pages := NewPages(0, 0)
+	pages := newTestPages(0, 0)
 	s := pages.Searcher(inner)
 	ctx := WithOwner(context.Background(), "session")
 	q := backend.GrepQuery{Pattern: "match", Paths: []string{dir}, Mode: backend.Content}
@@ -137,7 +151,7 @@ func TestLaterPagesComeFromTheKeptResult(t *testing.T) {
 // a sink that is not a Collector gets the result replayed file by file.
 func TestKeptPagesEqualFreshPages(t *testing.T) {
 	dir, inner := pagedTree(t, 25)
-	s := NewPages(0, 0).Searcher(inner)
+	s := newTestPages(0, 0).Searcher(inner)
 	ctx := WithOwner(context.Background(), "equal")
 	for _, mode := range []backend.Mode{backend.Content, backend.Count, backend.FilesWithMatches} {
 		q := backend.GrepQuery{Pattern: "match", Paths: []string{dir}, Mode: mode}
@@ -183,7 +197,7 @@ func (discard) End(int) bool                { return true }
 func TestKeptPagesKeepTheSkippedCount(t *testing.T) {
 	dir, inner := pagedTree(t, 30)
 	inner.tooLong = 3
-	s := NewPages(0, 0).Searcher(inner)
+	s := newTestPages(0, 0).Searcher(inner)
 	ctx := WithOwner(context.Background(), "session")
 	q := backend.GrepQuery{Pattern: "match", Paths: []string{dir}}
 	for _, off := range []int{0, 10} {
@@ -219,7 +233,7 @@ func TestKeptPagesKeepTheSkippedCount(t *testing.T) {
 // file created in the result's directory drops it.
 func TestAGlobTooBigToKeepWholeKeepsItsFirstPages(t *testing.T) {
 	dir, inner := pagedTree(t, 200)
-	s := NewPages(0, 40*(len(inner.files[0])+pageOverhead)).Searcher(inner) // 20 files' worth a result
+	s := newTestPages(0, 40*(len(inner.files[0])+pageOverhead)).Searcher(inner) // 20 files' worth a result
 	ctx := WithOwner(context.Background(), "session")
 	desc := func(a, b backend.File) bool { return a.Path > b.Path } // not the order the searcher lists in
 	glob := func(c context.Context, keep int) (got []string, total int) {
@@ -290,7 +304,7 @@ func TestAGlobOverManyDirectoriesIsStillKept(t *testing.T) {
 		dirs += len(filepath.Dir(f)) + dirOverhead
 	}
 	// Room for every directory and 20 files: kept in part.
-	s := NewPages(0, 2*(dirs+20*(len(inner.files[0])+pageOverhead))).Searcher(inner)
+	s := newTestPages(0, 2*(dirs+20*(len(inner.files[0])+pageOverhead))).Searcher(inner)
 	ctx := WithOwner(context.Background(), "session")
 	asc := func(a, b backend.File) bool { return a.Path < b.Path } // the order the searcher lists in
 	glob := func(c context.Context, keep int) (total int) {
@@ -354,5 +368,51 @@ func TestLastDirIsFilepathDir(t *testing.T) {
 		if !maps.Equal(r.dirs, want) {
 			t.Fatalf("globRecorder: %d directories, want %d", len(r.dirs), len(want))
 		}
+	}
+}
+
+// TestALaterPageSeesAFileRewrittenInPlace: a file of the kept result
+// rewritten in place (the same inode, its directory untouched, even its
+// modification time put back, as tar -m or rsync -t leave it) drops the
+// result before a later page is served from it, for grep and glob: the
+// page cache asks of each file what the index asks of a file it skips.
+// Only the directories were asked, and the page showed the old line as
+// current.
+func TestALaterPageSeesAFileRewrittenInPlace(t *testing.T) {
+	dir, inner := pagedTree(t, 30)
+	s := newTestPages(0, 0).Searcher(inner)
+	ctx := WithOwner(context.Background(), "session")
+	q := backend.GrepQuery{Pattern: "match", Paths: []string{dir}, Mode: backend.Content}
+	g := backend.GlobQuery{Pattern: "*", Paths: []string{dir}}
+	search := func(later bool) {
+		c, off := ctx, 0
+		if later {
+			c, off = backend.LaterPage(ctx), 20
+		}
+		if _, err := backend.Run(ctx, s, q, off, 10); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Glob(c, g, func(backend.File) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search(false)
+	search(true)
+	if inner.searches != 2 {
+		t.Fatalf("%d searches, want 2: the later pages come from the kept results", inner.searches)
+	}
+	fi, err := os.Stat(inner.files[25])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inner.files[25], []byte("match, rewritten\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(inner.files[25], fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	search(true)
+	if inner.searches != 4 {
+		t.Fatalf("%d searches, want 4: a later page after a file of the result was rewritten in place came from the kept result", inner.searches)
 	}
 }
