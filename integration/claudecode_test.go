@@ -289,16 +289,25 @@ func (s *claudeModel) received() []string {
 	return append([]string(nil), s.seen...)
 }
 
-func (s *claudeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// messagesRequest reads a Messages API request; the other endpoints
+// Claude Code calls (a token count) are answered here, and ok is false.
+func messagesRequest(w http.ResponseWriter, r *http.Request) (req claudeRequest, ok bool) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	if !strings.HasPrefix(r.URL.Path, "/v1/messages") || strings.HasSuffix(r.URL.Path, "count_tokens") {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"input_tokens":10}`)
-		return
+		return req, false
 	}
-	var req claudeRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
+		return req, false
+	}
+	return req, true
+}
+
+func (s *claudeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req, ok := messagesRequest(w, r)
+	if !ok {
 		return
 	}
 	if _, ok := req.tool("ToolSearch"); !ok {
