@@ -15,6 +15,7 @@ import (
 	"github.com/fsmcp/fsmcp/hooks"
 	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/journal"
+	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 const hooksUsage = `Usage: fsmcp hooks install|uninstall|status HOST [--project|--user]
@@ -188,7 +189,7 @@ func journalHostCall(host, dir string, in hookInput) string {
 	o := &runOpts{dir: dir}
 	d, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return "not journaled: " + sandboxCause(err)
+		return "not journaled: " + escape.Name(dir) + ": " + sandbox.Cause(err).Error()
 	}
 	o.dir = d
 	j, err := openRunJournal(o)
@@ -255,10 +256,3 @@ func runHostShell(host, dir string, args []string, stderr io.Writer) int {
 	return runCommand(append(run, "--", sh, "-c", script), stderr)
 }
 
-func sandboxCause(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Path + ": " + pe.Err.Error()
-	}
-	return err.Error()
-}
