@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -255,4 +254,3 @@ func runHostShell(host, dir string, args []string, stderr io.Writer) int {
 	}
 	return runCommand(append(run, "--", sh, "-c", script), stderr)
 }
-
