@@ -222,7 +222,11 @@ func (p *Path) Target() (*Path, error) {
 		}
 		var rel string
 		if filepath.IsAbs(link) {
-			r, ok := within(cur.Root.Path, filepath.Clean(link))
+			abs, err := sysPath(link)
+			if err != nil {
+				return nil, &OutsideError{Path: p.Abs}
+			}
+			r, ok := within(cur.Root.Path, abs)
 			if !ok {
 				return nil, &OutsideError{Path: p.Abs}
 			}
@@ -319,10 +323,14 @@ func (p *Path) Chtimes(atime, mtime time.Time) error {
 func (p *Path) LinkInside(target string) bool {
 	var rel string
 	if filepath.IsAbs(target) {
-		r, ok := within(p.Root.Path, filepath.Clean(target))
+		abs, err := sysPath(target)
+		if err != nil {
+			return false
+		}
+		r, ok := within(p.Root.Path, abs)
 		if !ok {
 			for _, n := range p.Root.names {
-				if r, ok = within(n, filepath.Clean(target)); ok {
+				if r, ok = within(n, abs); ok {
 					break
 				}
 			}
