@@ -249,6 +249,13 @@ func (p *Path) Target() (*Path, error) {
 // a new one gets perm. A symlink is written through to its target, which
 // must be inside the root.
 func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
+	return p.WriteFileOver(data, perm, nil)
+}
+
+// WriteFileOver is WriteFile for a caller that holds the file it replaces
+// open (for its lock): held, if not nil, is let go of where the system
+// cannot replace an open file (Temp.CommitOver).
+func (p *Path) WriteFileOver(data []byte, perm fs.FileMode, held io.Closer) error {
 	t, err := p.Target()
 	if err != nil {
 		return err
@@ -282,7 +289,7 @@ func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
 	if err := f.Chmod(perm); err != nil { // the umask may have narrowed it
 		return describe(p.Abs, err)
 	}
-	return tf.Commit(true)
+	return tf.CommitOver(held)
 }
 
 func randomSuffix() string {
