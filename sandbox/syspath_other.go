@@ -12,3 +12,6 @@ func sysPath(p string) (string, error) {
 	}
 	return filepath.Clean(p), nil
 }
+
+// TrimDevicePrefix is p: Unix paths have no device prefixes.
+func TrimDevicePrefix(p string) string { return p }

@@ -45,6 +45,18 @@ func sysPath(p string) (string, error) {
 	return filepath.Clean(full), nil
 }
 
+// TrimDevicePrefix is p without a \\?\ or \\.\ prefix (or //?/, \??\)
+// before a drive letter or UNC\, and any other p as it is: for text that
+// is not yet a path (a glob pattern), where the prefix's ? would read as a
+// wildcard.
+func TrimDevicePrefix(p string) string {
+	q, err := dropDevicePrefix(p)
+	if err != nil {
+		return p
+	}
+	return q
+}
+
 // dropDevicePrefix drops a \\?\ or \\.\ prefix (or the same with /, or
 // the NT form \??\) that stands before a drive letter or UNC\, and
 // refuses any other device path.

@@ -156,3 +156,15 @@ func (c *Call) Reaches(abs string) bool {
 	_, err := c.Sandbox.RealPath(abs)
 	return err == nil
 }
+
+// GlobPattern is a client's glob pattern (fs_glob's, a search's or a
+// listing's filter) as doublestar and the backends read it: on Windows a
+// backslash is the path separator, as ripgrep takes it there, not an
+// escape, and a \\?\ prefix before a drive is dropped as from any path
+// (its ? would be a wildcard). Elsewhere the pattern is as given.
+func GlobPattern(pattern string) string {
+	if filepath.Separator != '\\' {
+		return pattern
+	}
+	return filepath.ToSlash(sandbox.TrimDevicePrefix(pattern))
+}

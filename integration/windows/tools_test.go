@@ -193,3 +193,32 @@ func noLitter(t *testing.T, dir string) {
 		return nil
 	})
 }
+
+// TestGlobPatternsTakeWindowsSeparators: a backslash in a pattern is the
+// path separator on Windows (as ripgrep takes it there), in fs_glob's
+// pattern, absolute or relative, \\?\ prefix or not, in fs_grep's glob
+// and in fs_list's filter.
+func TestGlobPatternsTakeWindowsSeparators(t *testing.T) {
+	each(t, func(t *testing.T, connect func(args ...string) *mcp.ClientSession) {
+		tr := newTree(t)
+		cs := connect(tr.root)
+		b := tr.path(`sub\b.txt`)
+		for _, args := range []map[string]any{
+			{"pattern": tr.root + `\**\b.txt`},
+			{"pattern": filepath.ToSlash(tr.root) + `/**/b.txt`},
+			{"pattern": `\\?\` + tr.root + `\**\b.txt`},
+			{"pattern": `sub\*.txt`, "path": tr.root},
+			{"pattern": `**\b.txt`},
+		} {
+			if out := ok(t, cs, "fs_glob", args); !strings.Contains(out, b) || strings.Contains(out, "a.txt") {
+				t.Errorf("fs_glob %v = %q, want %s alone", args, out, b)
+			}
+		}
+		if out := ok(t, cs, "fs_grep", map[string]any{"pattern": needle, "glob": `sub\*.txt`}); !strings.Contains(out, b) || strings.Contains(out, "a.txt") {
+			t.Errorf("fs_grep with glob sub\\*.txt = %q, want %s alone", out, b)
+		}
+		if out := ok(t, cs, "fs_list", map[string]any{"path": tr.root, "depth": 2, "filter": `sub\*.txt`}); !strings.Contains(out, `b.txt`) || strings.Contains(out, "a.txt") {
+			t.Errorf("fs_list with filter sub\\*.txt = %q", out)
+		}
+	})
+}

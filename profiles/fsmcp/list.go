@@ -42,7 +42,7 @@ func List() toolkit.Tool {
 			return nil, err
 		}
 		l, err := files.List(ctx, p, files.ListOptions{
-			Depth: in.Depth, Filter: in.Filter, IncludeIgnored: in.IncludeIgnored, Max: c.Limits.MaxResults,
+			Depth: in.Depth, Filter: toolkit.GlobPattern(in.Filter), IncludeIgnored: in.IncludeIgnored, Max: c.Limits.MaxResults,
 		})
 		if err != nil {
 			if ctx.Err() != nil {
