@@ -38,7 +38,7 @@ func sysPath(p string) (string, error) {
 	if err := plainNames(p, q); err != nil {
 		return "", err
 	}
-	full, err := syscall.FullPath(q)
+	full, err := syscall.FullPath(filepath.FromSlash(q))
 	if err != nil {
 		return "", fault.Errorf(fault.Invalid, p, "%s is not a path Windows can open: %v", p, err)
 	}

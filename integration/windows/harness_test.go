@@ -121,7 +121,15 @@ func command(args ...string) *exec.Cmd {
 
 func connectStdio(t *testing.T, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return connectStdioIn(t, "", args...)
+}
+
+// connectStdioIn is connectStdio with the server started in dir (its
+// current drive and directory), or in the test's own where dir is "".
+func connectStdioIn(t *testing.T, dir string, args ...string) *mcp.ClientSession {
+	t.Helper()
 	cmd := command(args...)
+	cmd.Dir = dir
 	cmd.Stderr = &testLog{t: t, prefix: "fsmcp: "}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only bounds a hang
 	defer cancel()
