@@ -128,8 +128,16 @@ func connectStdio(t *testing.T, args ...string) *mcp.ClientSession {
 // current drive and directory), or in the test's own where dir is "".
 func connectStdioIn(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return connectStdioEnv(t, dir, nil, args...)
+}
+
+// connectStdioEnv is connectStdioIn with env added to the server's
+// environment.
+func connectStdioEnv(t *testing.T, dir string, env []string, args ...string) *mcp.ClientSession {
+	t.Helper()
 	cmd := command(args...)
 	cmd.Dir = dir
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = &testLog{t: t, prefix: "fsmcp: "}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // only bounds a hang
 	defer cancel()
