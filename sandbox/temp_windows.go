@@ -45,11 +45,17 @@ func (t *Temp) Commit(replace bool) error { return t.commit(replace, nil) }
 // a POSIX-semantics rename, which FAT32 and exFAT drives, many SMB
 // shares and Wine lack (Go tries it first, then the classic rename,
 // which refuses an open target): where the rename is refused, held is
-// let go of and the rename tried once more. The caller's in-process lock
-// still keeps fsmcp's own writers out meanwhile; another program that
-// opens the file in between makes the second rename fail, and nothing
-// changes.
+// let go of and the rename tried again (replaceTries). The caller's
+// in-process lock still keeps fsmcp's own writers out meanwhile.
 func (t *Temp) CommitOver(held io.Closer) error { return t.commit(true, held) }
+
+// replaceTries bounds the renames of a refused replace, a few
+// milliseconds apart, doubling (about 0.6 s in all): a program that has
+// the file open only for a moment (a virus scanner, a search indexer,
+// fsmcp's own index build) no longer blocks it where the classic rename
+// is all there is. One that keeps it open makes the last try fail, and
+// nothing changes.
+const replaceTries = 7
 
 func (t *Temp) commit(replace bool, held io.Closer) error {
 	defer t.Discard()
@@ -63,8 +69,15 @@ func (t *Temp) commit(replace bool, held io.Closer) error {
 	var err error
 	if replace {
 		err = t.tmp.Rename(t.final)
-		if err != nil && held != nil && fault.KindOf(err) == fault.Permission {
-			held.Close()
+		wait := 10 * time.Millisecond
+		for try := 1; try < replaceTries && fault.KindOf(err) == fault.Permission; try++ {
+			if held != nil {
+				held.Close()
+			} else {
+				time.Sleep(wait)
+				wait *= 2
+			}
+			held = nil
 			err = t.tmp.Rename(t.final)
 		}
 		if fault.KindOf(err) == fault.Permission {
