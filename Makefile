@@ -161,7 +161,7 @@ windows-tests:
 ## then runs the TestWinPath unit tests and integration/windows (fsmcp.exe through the go-sdk client
 ## over stdio and HTTP) as Windows programs; tests that meet Wine's own gaps are skipped with the reason
 WINE_PREFIX ?= $(CURDIR)/bin/wine
-WINE_UNIT   ?= ./sandbox/ ./toolkit/ ./profiles/fsmcp/
+WINE_UNIT   ?= ./sandbox/ ./toolkit/ ./fallback/
 WINE_ENV     = WINEPREFIX=$(WINE_PREFIX) FSMCP_EXE=$(CURDIR)/bin/windows/fsmcp.exe CGO_ENABLED=0 GOOS=windows GOARCH=amd64
 .PHONY: test-windows
 test-windows:
