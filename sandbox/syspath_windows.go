@@ -42,6 +42,16 @@ func sysPath(p string) (string, error) {
 	if err != nil {
 		return "", fault.Errorf(fault.Invalid, p, "%s is not a path Windows can open: %v", p, err)
 	}
+	// Windows resolves . and .. first and then drops one trailing dot of
+	// a name in the middle, so "..." there becomes a name "..", which it
+	// does not resolve again and no file can have; cleaning the result
+	// would take it as the parent. Refused instead of guessed at.
+	vol := filepath.VolumeName(full)
+	for _, name := range strings.Split(full[len(vol):], `\`) {
+		if name == "." || name == ".." {
+			return "", fault.Errorf(fault.Invalid, p, "%s holds a name of dots that Windows shortens to %s in the middle of a path, which names no file", p, name)
+		}
+	}
 	return filepath.Clean(full), nil
 }
 

@@ -41,6 +41,8 @@ func TestWinPathAsWindowsOpensIt(t *testing.T) {
 		{in: `\\?\C:\ws\...`, want: `C:\ws`},
 		{in: `C:\ws\..`, want: `C:\`},
 		{in: `\\?\C:\ws\..\x`, want: `C:\x`},
+		{in: `C:\ws\sub\...\x`, refusal: "shortens to .. in the middle"},
+		{in: `C:\ws\.. \x`, want: `C:\ws\.. \x`},
 		{in: `C:\ws\a.txt:x`, refusal: "alternate data stream"},
 		{in: `C:\ws\a.txt::$DATA`, refusal: "alternate data stream"},
 		{in: `C:\ws:x\a.txt`, refusal: "alternate data stream"},

@@ -208,6 +208,19 @@ func guardsSeeTheRoot(t *testing.T, connect func(args ...string) *mcp.ClientSess
 			t.Errorf("fs_stat(%s) = %q, want the root directory", p, out)
 		}
 	}
+	// The guard against copying or moving a directory into itself.
+	sub := tr.path("sub")
+	for _, c := range []struct{ dst, want string }{
+		{sub + `\. `, "onto itself"},
+		{sub + `\...`, "onto itself"},
+		{`\\?\` + sub + `\.. `, "onto itself"},
+		{sub + `\deeper\..\. `, "onto itself"},
+		{sub + `\. \inner`, "into itself"},
+		{sub + `\...\inner`, "shortens to .."},
+	} {
+		refused(t, cs, "fs_copy", map[string]any{"source": sub, "destination": c.dst, "overwrite": true}, c.want)
+		refused(t, cs, "fs_move", map[string]any{"source": sub, "destination": c.dst, "overwrite": true}, c.want)
+	}
 	for _, rel := range []string{"a.txt", `sub\b.txt`, "crlf.txt"} {
 		if !exists(tr.path(rel)) {
 			t.Errorf("journal %s: %s is gone", journal, rel)
