@@ -3,12 +3,14 @@
 package windows
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -311,5 +313,45 @@ func TestDotNamesStayInside(t *testing.T) {
 	}
 	if after := snapshot(t, tr.base, tr.root); after != before {
 		t.Errorf("outside changed:\n%s\n%s", before, after)
+	}
+}
+
+// TestNarrowingTakesWindowsSpellings: over HTTP, where _meta.allowed_dirs
+// only narrows the DIRs (over stdio it adds to them, as in fsMCP), a call
+// narrowed to a directory spelled with trailing dots and spaces or \\?\
+// is narrowed to that very directory; one that leaves the root is
+// refused.
+func TestNarrowingTakesWindowsSpellings(t *testing.T) {
+	tr := newTree(t)
+	cs := connectHTTP(t, tr.root)
+	b, a := tr.path(`sub\b.txt`), tr.path("a.txt")
+	read := func(dir, file string) (string, bool) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fs_read", Arguments: map[string]any{"file_path": file}, Meta: mcp.Meta{"allowed_dirs": []any{dir}}})
+		if err != nil {
+			t.Fatalf("fs_read(%s) narrowed to %s: %v", file, dir, err)
+		}
+		var out string
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				out += tc.Text
+			}
+		}
+		return out, res.IsError
+	}
+	for _, dir := range []string{tr.path(`sub\. `), tr.path(`sub\...`), `\\?\` + tr.path("sub"), `\\?\` + tr.path(`sub\.. `), filepath.ToSlash(tr.path("sub"))} {
+		if out, isErr := read(dir, b); isErr || !strings.Contains(out, needle) {
+			t.Errorf("narrowed to %s, fs_read(%s) = %v %q", dir, b, isErr, out)
+		}
+		if out, isErr := read(dir, a); !isErr || !strings.Contains(out, outsideWords) {
+			t.Errorf("narrowed to %s, fs_read(%s) = %v %q, want it outside", dir, a, isErr, out)
+		}
+	}
+	for _, dir := range []string{tr.root + `\..\outside`, `\\?\` + tr.root + `\..\outside`, tr.outside + `. `, tr.evil, uncOf(tr.outside)} {
+		if out, isErr := read(dir, filepath.Join(tr.outside, "secret.txt")); !isErr || strings.Contains(out, "top secret") {
+			t.Errorf("narrowed to %s: %v %q, want a refusal", dir, isErr, out)
+		}
 	}
 }

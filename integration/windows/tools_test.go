@@ -75,6 +75,17 @@ func TestDefaultToolsTakeEverySpelling(t *testing.T) {
 				if exists(tr.path(`copies\`+name)) || !exists(tr.path(`moved\`+name)) {
 					t.Errorf("fs_move %s to %s did not move it", cp, mv)
 				}
+				tsv := spellings(tr.path(`catalogs\` + name + ".tsv"))[how]
+				os.MkdirAll(tr.path("catalogs"), 0o755)
+				if out := ok(t, cs, "fs_catalog", map[string]any{"target_dir": sub[how], "output_file": tsv}); !strings.Contains(out, "Catalog created") {
+					t.Errorf("fs_catalog(%s, %s) = %q", sub[how], tsv, out)
+				}
+				if got := read(t, tr.path(`catalogs\`+name+".tsv")); !strings.Contains(got, "b.txt") {
+					t.Errorf("the catalog of %s: %q", sub[how], got)
+				}
+				if out := ok(t, cs, "fs_history", map[string]any{"path": sub[how]}); !strings.Contains(strings.ToLower(out), name) {
+					t.Errorf("fs_history(%s) = %q, want the change to %s", sub[how], out, name)
+				}
 			})
 		}
 		noLitter(t, tr.root)
