@@ -233,3 +233,35 @@ func TestGlobPatternsTakeWindowsSeparators(t *testing.T) {
 		}
 	})
 }
+
+// TestDeleteBySpellings: fs_delete removes a file and a tree named by
+// every spelling; with the journal on they go into it and fs_undo brings
+// them back, with the journal off they are removed for good.
+func TestDeleteBySpellings(t *testing.T) {
+	for _, journal := range []string{"on", "off"} {
+		t.Run("journal "+journal, func(t *testing.T) {
+			skipUnderWine(t, "fs_delete removes through os.Root: "+wineRemove)
+			tr := newTree(t)
+			cs := connectStdio(t, "--journal", journal, tr.root)
+			for i, how := range sortedKeys(spellings(tr.root)) {
+				file, dir := tr.path(fmt.Sprintf("del-%d.txt", i)), tr.path(fmt.Sprintf(`deldir-%d\inner`, i))
+				write(t, file, "x")
+				write(t, filepath.Join(dir, "f.txt"), "y")
+				ok(t, cs, "fs_delete", map[string]any{"path": spellings(file)[how]})
+				ok(t, cs, "fs_delete", map[string]any{"path": spellings(filepath.Dir(dir))[how], "recursive": true})
+				if exists(file) || exists(filepath.Dir(dir)) {
+					t.Errorf("%s: fs_delete left %s or %s", how, file, filepath.Dir(dir))
+				}
+			}
+			if journal == "on" {
+				ok(t, cs, "fs_undo", map[string]any{"since": "1h"})
+				for i := range len(spellings(tr.root)) {
+					if got := read(t, tr.path(fmt.Sprintf(`deldir-%d\inner\f.txt`, i))); got != "y" {
+						t.Errorf("fs_undo brought back %q", got)
+					}
+				}
+			}
+			noLitter(t, tr.root)
+		})
+	}
+}
