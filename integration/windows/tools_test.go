@@ -75,6 +75,13 @@ func TestDefaultToolsTakeEverySpelling(t *testing.T) {
 				if exists(tr.path(`copies\`+name)) || !exists(tr.path(`moved\`+name)) {
 					t.Errorf("fs_move %s to %s did not move it", cp, mv)
 				}
+				write(t, tr.path(`over\`+name), "old")
+				write(t, tr.path(`over\moved-`+name), "old")
+				ok(t, cs, "fs_copy", map[string]any{"source": target, "destination": spellings(tr.path(`over\` + name))[how], "overwrite": true})
+				ok(t, cs, "fs_move", map[string]any{"source": spellings(tr.path(`over\` + name))[how], "destination": spellings(tr.path(`over\moved-` + name))[how], "overwrite": true})
+				if got := read(t, tr.path(`over\moved-`+name)); got != "y\n" || exists(tr.path(`over\`+name)) {
+					t.Errorf("fs_copy and fs_move over existing files by %s left %q", how, got)
+				}
 				tsv := spellings(tr.path(`catalogs\` + name + ".tsv"))[how]
 				os.MkdirAll(tr.path("catalogs"), 0o755)
 				if out := ok(t, cs, "fs_catalog", map[string]any{"target_dir": sub[how], "output_file": tsv}); !strings.Contains(out, "Catalog created") {
