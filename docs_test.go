@@ -180,3 +180,58 @@ func writeTool(t *testing.T, b *strings.Builder, tab *toolkit.Table, tool toolki
 	}
 	b.WriteString("\n")
 }
+
+// TestToolsTableNamesEveryParameter fails when docs/tools.md's table of
+// fsmcp's tools leaves out a parameter a tool's schema has (written
+// `name`, `name?` or `name: ...` in the tool's row), or names a tool the
+// profile does not serve.
+func TestToolsTableNamesEveryParameter(t *testing.T) {
+	b, err := os.ReadFile("docs/tools.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "| `fs_") {
+			continue
+		}
+		cells := strings.SplitN(line, " | ", 3)
+		if len(cells) == 3 {
+			rows[strings.Trim(cells[0], "| `")] = cells[1]
+		}
+	}
+	tables, err := profiles.Lookup(profiles.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, tab := range append(tables, fsmcp.JournalTable()) {
+		for _, tool := range tab.Tools {
+			name := tool.Def.Name
+			served[name] = true
+			row, ok := rows[name]
+			if !ok {
+				t.Errorf("docs/tools.md has no row for %s", name)
+				continue
+			}
+			raw, err := json.Marshal(tool.Def.InputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var schema struct {
+				Properties map[string]any `json:"properties"`
+			}
+			json.Unmarshal(raw, &schema)
+			for p := range schema.Properties {
+				if !strings.Contains(row, "`"+p+"`") && !strings.Contains(row, "`"+p+"?`") && !strings.Contains(row, "`"+p+":") {
+					t.Errorf("docs/tools.md's row for %s does not name its parameter %s", name, p)
+				}
+			}
+		}
+	}
+	for name := range rows {
+		if !served[name] {
+			t.Errorf("docs/tools.md has a row for %s, which the profile does not serve", name)
+		}
+	}
+}

@@ -132,7 +132,7 @@ func listDir(st *workerState, fd int, _ string) ([]dirent, error) {
 	if !ok {
 		return nil, fs.ErrClosed
 	}
-	f, err := os.Open(dir)
+	f, err := openShared(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ package fallback
 
 import (
 	"io"
-	"os"
 )
 
 // readFile returns the contents of name in directory dirfd, in st.buf
@@ -19,7 +18,7 @@ func readFile(st *workerState, dirfd int, name string, _ bool) (data []byte, unm
 	if _, err := lstatPlain(path, false); err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Open(path)
+	f, err := openShared(path)
 	if err != nil {
 		return nil, nil, err
 	}

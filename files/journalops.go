@@ -24,17 +24,19 @@ var _ journal.Ops = JournalOps{}
 // owner, mode and times before it takes p's name, so nothing is ever
 // changed through a name that might have been swapped meanwhile.
 func (JournalOps) RestoreFile(ctx context.Context, p *sandbox.Path, r io.Reader, size int64, a journal.Attrs) error {
-	return underLocks(ctx, p, "restore", func() error {
+	return underLocks(ctx, p, "restore", func(held io.Closer) error {
 		// Journaled under the lock: what an edit left just before is
 		// what the undo's own entry keeps.
 		if err := journal.Replaced(ctx, p); err != nil {
 			return err
 		}
-		return restoreFile(p, r, size, a)
+		return restoreFile(p, r, size, a, held)
 	})
 }
 
-func restoreFile(p *sandbox.Path, r io.Reader, size int64, a journal.Attrs) error {
+// restoreFile puts the restored content in place; held, if not nil, is
+// the file it replaces, held open for its lock (sandbox.Temp.CommitOver).
+func restoreFile(p *sandbox.Path, r io.Reader, size int64, a journal.Attrs, held io.Closer) error {
 	if err := p.Dir().MkdirAll(0o755); err != nil {
 		return err
 	}
@@ -55,7 +57,7 @@ func restoreFile(p *sandbox.Path, r io.Reader, size int64, a journal.Attrs) erro
 	if ownerErr != nil && !isOwnerError(ownerErr) {
 		return ownerErr
 	}
-	if err := tf.Commit(true); err != nil {
+	if err := tf.CommitOver(held); err != nil {
 		return err
 	}
 	return ownerErr

@@ -92,7 +92,7 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 			if err != nil {
 				return err
 			}
-			return land(ctx, t, out)
+			return land(ctx, t, out, nil)
 		}
 		return err
 	}
@@ -110,14 +110,14 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 		f.Close()
 		return busy(p, err)
 	}
-	// From here f and the key lock belong to the file lock: release
+	// From here f and the key lock belong to the file lock: Release
 	// closes f and drops the key lock, now or, when ctx ends first, once
 	// the pending lock has been had.
-	release, err := lockFile(ctx, f, unlockKey)
+	lf, err := lockFile(ctx, f, unlockKey)
 	if err != nil {
 		return fmt.Errorf("cannot change %s: %w", p.Abs, err)
 	}
-	defer release()
+	defer lf.Release()
 	if now, err := t.Stat(); err != nil || !os.SameFile(now, fi) {
 		return errReplaced
 	}
@@ -137,15 +137,17 @@ func modifyOnce(ctx context.Context, p, t *sandbox.Path, limit int64, h how, fn 
 	if !h.noRead && bytes.Equal(out, old) {
 		return nil
 	}
-	return land(ctx, t, out)
+	return land(ctx, t, out, lf)
 }
 
-// land writes out over t once the change journal has what t held.
-func land(ctx context.Context, t *sandbox.Path, out []byte) error {
+// land writes out over t once the change journal has what t held; held,
+// if not nil, is t's file held open for its lock
+// (sandbox.Path.WriteFileOver).
+func land(ctx context.Context, t *sandbox.Path, out []byte, held io.Closer) error {
 	if err := journal.Replaced(ctx, t); err != nil {
 		return err
 	}
-	return t.WriteFile(out, 0o644)
+	return t.WriteFileOver(out, 0o644, held)
 }
 
 // busy says the call ended while another change of the file was under way.
@@ -291,11 +293,11 @@ func lock(ctx context.Context, key any) (unlock func(), err error) {
 
 // lockFile takes the exclusive cross-process lock on f, waiting while
 // another process holds it until ctx ends. It owns f and after (run once
-// the lock is dropped) from the call on: release unlocks, closes f and
-// runs after; on an error they are done at once, or, while a lock request
-// is still pending in the system, as soon as it returns. A file system
-// without file locks gets the in-process lock only.
-func lockFile(ctx context.Context, f *os.File, after func()) (release func(), err error) {
+// the lock is dropped) from the call on: the held's Release unlocks,
+// closes f and runs after; on an error they are done at once, or, while
+// a lock request is still pending in the system, as soon as it returns.
+// A file system without file locks gets the in-process lock only.
+func lockFile(ctx context.Context, f *os.File, after func()) (*held, error) {
 	done := func(locked bool) {
 		if locked {
 			filelock.Unlock(f)
@@ -309,7 +311,7 @@ func lockFile(ctx context.Context, f *os.File, after func()) (release func(), er
 		return nil, err
 	}
 	if ok {
-		return func() { done(true) }, nil
+		return &held{f: f, after: after}, nil
 	}
 	got := make(chan error, 1)
 	go func() { got <- filelock.Lock(f) }()
@@ -319,11 +321,35 @@ func lockFile(ctx context.Context, f *os.File, after func()) (release func(), er
 			done(false)
 			return nil, err
 		}
-		return func() { done(true) }, nil
+		return &held{f: f, after: after}, nil
 	case <-ctx.Done():
 		go func() { done(<-got == nil) }()
 		return nil, fmt.Errorf("another program holds a lock on it, and the call ended before it was released (%w)", context.Cause(ctx))
 	}
+}
+
+// held is a file kept open for its cross-process lock while it is
+// changed. Close lets go of the handle (and so of the lock) early, which
+// Windows needs to replace a file where it has no POSIX-semantics rename
+// (sandbox.Temp.CommitOver); Release lets go of it and runs after, the
+// in-process lock's release, which Close leaves held.
+type held struct {
+	f     *os.File
+	after func()
+	once  sync.Once
+}
+
+func (h *held) Close() error {
+	h.once.Do(func() {
+		filelock.Unlock(h.f)
+		h.f.Close()
+	})
+	return nil
+}
+
+func (h *held) Release() {
+	h.Close()
+	h.after()
 }
 
 // removeLocked removes the regular file p names under the locks every
@@ -331,14 +357,14 @@ func lockFile(ctx context.Context, f *os.File, after func()) (release func(), er
 // removal cannot land after it and bring the file back, and one waiting
 // for the lock finds the file gone.
 func removeLocked(ctx context.Context, p *sandbox.Path) error {
-	return underLocks(ctx, p, "delete", func() error { return takeOrRemove(ctx, p) })
+	return underLocks(ctx, p, "delete", func(io.Closer) error { return takeOrRemove(ctx, p) })
 }
 
 // underLocks runs change (which replaces or removes what p names) under
 // the locks Modify takes: the name's in-process lock and, when p is a
 // regular file, the lock of its identity and its cross-process file
 // lock, with the name checked to still lead to that file.
-func underLocks(ctx context.Context, p *sandbox.Path, verb string, change func() error) error {
+func underLocks(ctx context.Context, p *sandbox.Path, verb string, change func(held io.Closer) error) error {
 	for range maxEditRetries {
 		unlock, err := lock(ctx, p.Root.Path+"\x00"+p.Rel)
 		if err != nil {
@@ -353,31 +379,31 @@ func underLocks(ctx context.Context, p *sandbox.Path, verb string, change func()
 	return fmt.Errorf("cannot %s %s: it keeps being replaced by another writer; try again", verb, p.Abs)
 }
 
-func lockedOnce(ctx context.Context, p *sandbox.Path, verb string, change func() error) error {
+func lockedOnce(ctx context.Context, p *sandbox.Path, verb string, change func(held io.Closer) error) error {
 	f, err := p.OpenFile(os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		// Not there, or not openable (no read permission): by name.
-		return change()
+		return change(nil)
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return change()
+		return change(nil)
 	}
 	unlockKey, err := lock(ctx, fileKey(f, fi, p))
 	if err != nil {
 		f.Close()
 		return busy(p, err)
 	}
-	release, err := lockFile(ctx, f, unlockKey)
+	h, err := lockFile(ctx, f, unlockKey)
 	if err != nil {
 		return fmt.Errorf("cannot %s %s: %w", verb, p.Abs, err)
 	}
-	defer release()
+	defer h.Release()
 	if now, err := p.Lstat(); err != nil || !os.SameFile(now, fi) {
 		return errReplaced
 	}
-	return change()
+	return change(h)
 }
 
 // takeOrRemove removes p: into the change journal where it can be moved

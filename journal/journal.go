@@ -33,6 +33,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -62,10 +63,18 @@ type Config struct {
 var ErrInside = errors.New("the change journal lies inside an allowed directory")
 
 // DefaultDir is $XDG_STATE_HOME/fsmcp/journal, else
-// ~/.local/state/fsmcp/journal.
+// ~/.local/state/fsmcp/journal; on Windows, where programs keep such
+// state in %LOCALAPPDATA% (as os.UserCacheDir, where the index cache
+// goes), %LOCALAPPDATA%\fsmcp\journal.
 func DefaultDir(getenv func(string) string) (string, error) {
 	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "fsmcp", "journal"), nil
+	}
+	if runtime.GOOS == "windows" {
+		if d := getenv("LOCALAPPDATA"); d != "" && filepath.IsAbs(d) {
+			return filepath.Join(d, "fsmcp", "journal"), nil
+		}
+		return "", errors.New("cannot find a state directory for the change journal: %LOCALAPPDATA% is not set; set XDG_STATE_HOME or pass --journal off")
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {

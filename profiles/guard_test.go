@@ -142,8 +142,9 @@ var pathCalls = map[string][]string{
 	"os": {"Open", "OpenFile", "Create", "ReadFile", "WriteFile", "ReadDir", "Stat", "Lstat", "Mkdir", "MkdirAll",
 		"Remove", "RemoveAll", "Rename", "Symlink", "Link", "Readlink", "Chmod", "Chown", "Lchown", "Chtimes",
 		"Truncate", "DirFS", "OpenRoot", "OpenInRoot", "MkdirTemp", "CreateTemp"},
-	"path/filepath": {"Walk", "WalkDir", "Glob", "EvalSymlinks"},
-	"io/ioutil":     {"ReadFile", "WriteFile", "ReadDir"},
+	"path/filepath":            {"Walk", "WalkDir", "Glob", "EvalSymlinks"},
+	"io/ioutil":                {"ReadFile", "WriteFile", "ReadDir"},
+	"golang.org/x/sys/windows": {"CreateFile"},
 }
 
 // pathCallAllowed are the by-path calls that never see a client's path
@@ -243,10 +244,9 @@ var pathCallAllowed = map[string]string{
 	"backend/ignore/rules.go AncestorIgnoreFiles os.Lstat":     "ignore files above a resolved root",
 	"backend/ignore/rules.go entryExists os.Lstat":             "ignore files below a resolved root",
 	"backend/regular_windows.go RegularAt os.Lstat":            "Windows has no openat",
-	"fallback/open_windows.go listDir os.Open":                 "Windows has no openat",
+	"fallback/shared_windows.go openShared windows.CreateFile": "Windows has no openat: the native walker's files and directories (listDir, readFile), each checked by lstatPlain first, opened sharing deletion as ripgrep opens them",
 	"fallback/open_windows.go lstatPlain os.Lstat":             "Windows has no openat",
 	"fallback/open_windows.go openBeneath os.Stat":             "Windows has no openat",
-	"fallback/readfile_windows.go readFile os.Open":            "Windows has no openat",
 	"fallback/walk.go walk os.Lstat":                           "a resolved search root",
 	"watch/shared.go sameDirByName filepath.EvalSymlinks":      "the name check behind the inode check, where /proc is missing",
 	"watch/shared.go sameDirByName os.Stat":                    "the name check behind the inode check, where /proc is missing",

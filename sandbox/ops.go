@@ -222,7 +222,11 @@ func (p *Path) Target() (*Path, error) {
 		}
 		var rel string
 		if filepath.IsAbs(link) {
-			r, ok := within(cur.Root.Path, filepath.Clean(link))
+			abs, err := sysPath(link)
+			if err != nil {
+				return nil, &OutsideError{Path: p.Abs}
+			}
+			r, ok := within(cur.Root.Path, abs)
 			if !ok {
 				return nil, &OutsideError{Path: p.Abs}
 			}
@@ -245,6 +249,13 @@ func (p *Path) Target() (*Path, error) {
 // a new one gets perm. A symlink is written through to its target, which
 // must be inside the root.
 func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
+	return p.WriteFileOver(data, perm, nil)
+}
+
+// WriteFileOver is WriteFile for a caller that holds the file it replaces
+// open (for its lock): held, if not nil, is let go of where the system
+// cannot replace an open file (Temp.CommitOver).
+func (p *Path) WriteFileOver(data []byte, perm fs.FileMode, held io.Closer) error {
 	t, err := p.Target()
 	if err != nil {
 		return err
@@ -278,7 +289,7 @@ func (p *Path) WriteFile(data []byte, perm fs.FileMode) error {
 	if err := f.Chmod(perm); err != nil { // the umask may have narrowed it
 		return describe(p.Abs, err)
 	}
-	return tf.Commit(true)
+	return tf.CommitOver(held)
 }
 
 func randomSuffix() string {
@@ -319,10 +330,14 @@ func (p *Path) Chtimes(atime, mtime time.Time) error {
 func (p *Path) LinkInside(target string) bool {
 	var rel string
 	if filepath.IsAbs(target) {
-		r, ok := within(p.Root.Path, filepath.Clean(target))
+		abs, err := sysPath(target)
+		if err != nil {
+			return false
+		}
+		r, ok := within(p.Root.Path, abs)
 		if !ok {
 			for _, n := range p.Root.names {
-				if r, ok = within(n, filepath.Clean(target)); ok {
+				if r, ok = within(n, abs); ok {
 					break
 				}
 			}

@@ -138,6 +138,9 @@ func openRoot(dir string) (*Root, error) {
 		return nil, fmt.Errorf("allowed directory %q: %w", dir, ErrNUL)
 	}
 	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = sysPath(abs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("allowed directory %s: %w", dir, err)
 	}
@@ -348,12 +351,15 @@ type Path struct {
 	Root *Root
 	// Rel is the slash-separated path below the root ("." for the root).
 	Rel string
-	// Abs is the cleaned absolute path as the client spelled it.
+	// Abs is the cleaned absolute path as the client spelled it (as the
+	// system will open it: sysPath).
 	Abs string
 }
 
 // Resolve checks a client path and finds the root that holds it. It does no
-// I/O; the operations on Path do theirs through the root.
+// I/O; the operations on Path do theirs through the root. The path is
+// compared as the system will open it (sysPath: on Windows without a
+// \\?\ prefix, with the trailing dots and spaces Win32 strips gone).
 func (s *Sandbox) Resolve(p string) (*Path, error) {
 	if p == "" {
 		return nil, ErrEmpty
@@ -361,10 +367,10 @@ func (s *Sandbox) Resolve(p string) (*Path, error) {
 	if strings.ContainsRune(p, 0) {
 		return nil, ErrNUL
 	}
-	if !filepath.IsAbs(p) {
-		return nil, ErrNotAbsolute
+	clean, err := sysPath(p)
+	if err != nil {
+		return nil, err
 	}
-	clean := filepath.Clean(p)
 	var best *Path
 	bestLen := -1
 	for _, r := range s.roots {
@@ -414,7 +420,7 @@ func (s *Sandbox) RealPath(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	real, err := filepath.EvalSymlinks(filepath.Clean(p))
+	real, err := filepath.EvalSymlinks(rp.Abs)
 	if err != nil {
 		// A link out of the root is refused as such, even when its target
 		// is missing: "not found" would tell what exists outside.

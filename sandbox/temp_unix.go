@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -103,6 +104,11 @@ func (t *Temp) Commit(replace bool) error {
 	t.name = ""
 	return unix.Fsync(dfd) // the new name itself survives a power loss
 }
+
+// CommitOver is Commit(true) for a caller that holds the file it
+// replaces open (for its lock). A Unix rename replaces an open file, so
+// held stays open here (see the Windows version).
+func (t *Temp) CommitOver(held io.Closer) error { return t.Commit(true) }
 
 func (t *Temp) noReplace(err error) error {
 	if errors.Is(err, unix.EEXIST) {

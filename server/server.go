@@ -83,7 +83,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 	opts := &mcp.ServerOptions{
 		Logger:       quiet(log),
 		Capabilities: &mcp.ServerCapabilities{},
-		Instructions: toolkit.Instructions(cfg.Profiles, sb.Roots()),
+		Instructions: toolkit.Instructions(cfg.Profiles, sb.Roots(), deps),
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
 			deps.FetchRoots(req.Session)
 		},

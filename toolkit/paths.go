@@ -1,7 +1,9 @@
 package toolkit
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -38,9 +40,15 @@ const (
 // RelativeOnly); the sandbox checks the rest (empty, NUL, relative,
 // outside). Without roots a relative path is left as it is, which the
 // sandbox refuses as not absolute.
+//
+// On Windows two more kinds of path are not relative, as Node's path
+// module (the originals') takes them: a path rooted on no drive (\ws\a,
+// /ws/a) is on the current drive, and a path on a drive with no \ after
+// the colon (C:ws\a) is relative to that drive's current directory, the
+// root itself when the root is on that drive.
 func (r PathRule) Apply(sb *sandbox.Sandbox, path string) (string, error) {
 	if r == RelativeOnly {
-		if filepath.IsAbs(path) {
+		if filepath.IsAbs(path) || rooted(path) || filepath.VolumeName(path) != "" {
 			return "", sandbox.ErrNotRelative
 		}
 		if path == "" {
@@ -50,18 +58,45 @@ func (r PathRule) Apply(sb *sandbox.Sandbox, path string) (string, error) {
 	if r == Absolute || path == "" || filepath.IsAbs(path) {
 		return path, nil
 	}
+	if rooted(path) {
+		if abs, err := filepath.Abs(filepath.FromSlash(path)); err == nil {
+			return abs, nil
+		}
+	}
 	roots := sb.Roots()
 	if len(roots) == 0 {
 		return path, nil
 	}
 	if r == RelativeToContainingRoot {
 		for _, root := range roots {
-			if cand := filepath.Join(root, path); sb.Contains(cand) {
+			if cand := joinRelative(root, path); sb.Contains(cand) {
 				return cand, nil
 			}
 		}
 	}
-	return filepath.Join(roots[0], path), nil
+	return joinRelative(roots[0], path), nil
+}
+
+// rooted reports whether path is rooted on no drive (Windows: \ws, /ws).
+func rooted(path string) bool {
+	return path != "" && os.IsPathSeparator(path[0]) && !filepath.IsAbs(path)
+}
+
+// joinRelative is the relative path under root; a path on a drive with
+// no \ after the colon (Windows: C:ws) is under root when root is on that
+// drive, else on that drive's current directory.
+func joinRelative(root, path string) string {
+	vol := filepath.VolumeName(path)
+	if vol == "" {
+		return filepath.Join(root, path)
+	}
+	if strings.EqualFold(vol, filepath.VolumeName(root)) {
+		return filepath.Join(root, path[len(vol):])
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // Path is a client's path under the table's rule, as Apply makes it,
@@ -155,4 +190,16 @@ func (c *Call) SearchPaths(path string) ([]string, error) {
 func (c *Call) Reaches(abs string) bool {
 	_, err := c.Sandbox.RealPath(abs)
 	return err == nil
+}
+
+// GlobPattern is a client's glob pattern (fs_glob's, a search's or a
+// listing's filter) as doublestar and the backends read it: on Windows a
+// backslash is the path separator, as ripgrep takes it there, not an
+// escape, and a \\?\ prefix before a drive is dropped as from any path
+// (its ? would be a wildcard). Elsewhere the pattern is as given.
+func GlobPattern(pattern string) string {
+	if filepath.Separator != '\\' {
+		return pattern
+	}
+	return filepath.ToSlash(sandbox.TrimDevicePrefix(pattern))
 }

@@ -41,11 +41,18 @@ func (tab *Table) refusal(err error, sb *sandbox.Sandbox) error {
 }
 
 // Instructions is the first served table's instructions for roots ("":
-// none has any).
-func Instructions(tables []*Table, roots []string) string {
+// none has any), told whether a tool that runs commands is served under
+// env.
+func Instructions(tables []*Table, roots []string, env *Env) string {
+	shell := false
+	for _, t := range tables {
+		for _, tool := range t.Tools {
+			shell = shell || tool.NeedsShell && env.Serves(tool)
+		}
+	}
 	for _, t := range tables {
 		if t.Instructions != nil {
-			return t.Instructions(roots)
+			return t.Instructions(roots, shell)
 		}
 	}
 	return ""

@@ -94,7 +94,7 @@ func Register(s *mcp.Server, env *Env, tables []*Table) error {
 			unknown = tab.UnknownTool
 		}
 		for _, t := range tab.Tools {
-			if refusedReadOnly(readOnly, t.ReadOnly()) || t.NeedsShell && env.ShellOff() {
+			if !env.Serves(t) {
 				continue
 			}
 			served[t.Def.Name] = true
@@ -144,6 +144,12 @@ func Register(s *mcp.Server, env *Env, tables []*Table) error {
 // refusedReadOnly is --read-only's one rule, for tools and direct methods
 // alike: an operation that may change anything is not served.
 func refusedReadOnly(readOnly, opReadOnly bool) bool { return readOnly && !opReadOnly }
+
+// Serves reports whether a table's tool t is served under env: not a
+// writer under --read-only, not one that runs commands with the shell off.
+func (env *Env) Serves(t Tool) bool {
+	return !refusedReadOnly(env.ReadOnly, t.ReadOnly()) && !(t.NeedsShell && env.ShellOff())
+}
 
 // reshapeInitialize applies the tables' Initialize shapes, in order, to the
 // initialize and server/discover answers; an initialize the plain front

@@ -31,10 +31,11 @@ type Table struct {
 	// roots). Off for drop-ins whose original words refusals its own way.
 	NameRoots bool
 	// Instructions, when set, is the initialize answer's instructions for
-	// the server's configured roots (none: the client gives them). nil
-	// sends none, as the drop-ins' originals do. With several tables the
-	// first wins.
-	Instructions func(roots []string) string
+	// the server's configured roots (none: the client gives them), and
+	// whether a tool that runs commands (NeedsShell) is served. nil sends
+	// none, as the drop-ins' originals do. With several tables the first
+	// wins.
+	Instructions func(roots []string, shell bool) string
 	// Initialize reshapes the initialize answer (and the 2026-07-28
 	// protocol's server/discover answer): res is *mcp.InitializeResult or
 	// *mcp.DiscoverResult, or already another table's wrapper when several

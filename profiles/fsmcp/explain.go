@@ -31,6 +31,9 @@ func explain(c *toolkit.Call, err error) error {
 		if rel == "" || len(roots) == 0 {
 			return err
 		}
+		if hint := driveHint(rel, roots[0]); hint != "" {
+			return &explained{err, fmt.Sprintf("%v; %s", err, hint)}
+		}
 		msg := fmt.Sprintf("%v; under %s that is %s", err, roots[0], filepath.Join(roots[0], rel))
 		if len(roots) > 1 {
 			msg = fmt.Sprintf("%v; the allowed directories are %s: under %s that is %s", err, strings.Join(roots, ", "), roots[0], filepath.Join(roots[0], rel))
@@ -42,6 +45,22 @@ func explain(c *toolkit.Call, err error) error {
 		}
 	}
 	return err
+}
+
+// driveHint is what to say of the two Windows paths that are neither
+// relative nor absolute (none elsewhere): C:ws\a.txt, relative to drive
+// C:'s current directory, which fsmcp has none of, wants a \ after the
+// colon; \ws\a.txt or /ws/a.txt names no drive, so the hint puts it on
+// the drive of root, the first allowed directory.
+func driveHint(rel, root string) string {
+	if vol := filepath.VolumeName(rel); vol != "" {
+		return fmt.Sprintf("%s has a drive but no \\ after the colon, so Windows would take it from that drive's current directory; with the \\ it is %s", rel, filepath.Join(vol+string(filepath.Separator), rel[len(vol):]))
+	}
+	if rel[0] == filepath.Separator || rel[0] == '/' {
+		vol := filepath.VolumeName(root)
+		return fmt.Sprintf("%s names no drive; on the drive of %s that is %s", rel, root, filepath.Join(vol+string(filepath.Separator), rel))
+	}
+	return ""
 }
 
 // explained is an error with more words; its kind and path stay readable.

@@ -34,14 +34,14 @@ func Glob() toolkit.Tool {
 			"At most 1000 paths per call; when there are more, a last note gives the total and the offset of the next page (offset, head_limit). No match: No files found.",
 		Annotations: toolkit.ReadOnly("Find files by name"),
 	}, func(ctx context.Context, c *toolkit.Call, in globIn) (*mcp.CallToolResult, error) {
-		pattern, path := in.Pattern, in.Path
+		pattern, path := toolkit.GlobPattern(in.Pattern), in.Path
 		if pattern == "" {
 			return nil, toolkit.InvalidParams("pattern is required")
 		}
 		if filepath.IsAbs(pattern) {
 			// An absolute pattern: its static part is the path.
 			base, rest := doublestar.SplitPattern(pattern)
-			if path != "" && path != base {
+			if path != "" && filepath.Clean(path) != filepath.Clean(base) {
 				return nil, errors.New("give either an absolute pattern or a path, not both")
 			}
 			pattern, path = rest, base

@@ -73,7 +73,7 @@ func Grep() toolkit.Tool {
 			Mode: mode, Progress: c.ProgressFunc(ctx),
 		}
 		if in.Glob != "" {
-			q.Globs = []string{in.Glob}
+			q.Globs = []string{toolkit.GlobPattern(in.Glob)}
 		}
 		if in.Type != "" {
 			q.Types = []string{in.Type}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +31,7 @@ func List() toolkit.Tool {
 	return toolkit.Bind(&mcp.Tool{
 		Name: "fs_list",
 		Description: "List a directory: one line per entry with its type, size in bytes, modification time and path relative to the directory " +
-			"(directories end in /, symlinks show their target and are not followed). depth descends into subdirectories; " +
+			"(directories end in " + sep + ", symlinks show their target and are not followed). depth descends into subdirectories; " +
 			".git and gitignored directories are skipped unless include_ignored. At most 1000 entries per call; a last note says how many were left out.",
 		Annotations: toolkit.ReadOnly("List directory"),
 	}, func(ctx context.Context, c *toolkit.Call, in listIn) (*mcp.CallToolResult, error) {
@@ -42,7 +43,7 @@ func List() toolkit.Tool {
 			return nil, err
 		}
 		l, err := files.List(ctx, p, files.ListOptions{
-			Depth: in.Depth, Filter: in.Filter, IncludeIgnored: in.IncludeIgnored, Max: c.Limits.MaxResults,
+			Depth: in.Depth, Filter: toolkit.GlobPattern(in.Filter), IncludeIgnored: in.IncludeIgnored, Max: c.Limits.MaxResults,
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -68,10 +69,10 @@ func formatListing(l *files.Listing, filter string, out toolkit.Budget) string {
 		if e.Type == files.TypeFile {
 			size = strconv.FormatInt(e.Size, 10)
 		}
-		name := escape.Name(e.Rel) // a name cannot forge a line
+		name := escape.Name(filepath.FromSlash(e.Rel)) // a name cannot forge a line
 		switch e.Type {
 		case files.TypeDir:
-			name += "/"
+			name += sep
 		case files.TypeSymlink:
 			name += " -> " + escape.Name(e.Link)
 		}
@@ -100,21 +101,26 @@ func formatListing(l *files.Listing, filter string, out toolkit.Budget) string {
 		if n > len(shown) {
 			more = fmt.Sprintf(" and %d more", n-len(shown))
 		}
-		fmt.Fprintf(&b, "(skipped %d gitignored director%s: %s/%s; pass include_ignored=true to list them)\n",
-			n, plural(n, "y", "ies"), strings.Join(escapeAll(shown), "/, "), more)
+		fmt.Fprintf(&b, "(skipped %d gitignored director%s: %s%s%s; pass include_ignored=true to list them)\n",
+			n, plural(n, "y", "ies"), strings.Join(escapeAll(shown), sep+", "), sep, more)
 	}
 	if n := len(l.Unreadable); n > 0 {
 		shown := l.Unreadable[:min(n, maxIgnoredShown)]
-		fmt.Fprintf(&b, "(could not read %d director%s: %s/)\n", n, plural(n, "y", "ies"), strings.Join(escapeAll(shown), "/, "))
+		fmt.Fprintf(&b, "(could not read %d director%s: %s%s)\n", n, plural(n, "y", "ies"), strings.Join(escapeAll(shown), sep+", "), sep)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// escapeAll is escape.Name of each name.
+// sep is what fs_list puts between the names of a relative path and after
+// a directory's: the system's separator, as every other tool prints paths
+// (\ on Windows).
+const sep = string(filepath.Separator)
+
+// escapeAll is escape.Name of each slash path, in the system's form.
 func escapeAll(names []string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
-		out[i] = escape.Name(n)
+		out[i] = escape.Name(filepath.FromSlash(n))
 	}
 	return out
 }

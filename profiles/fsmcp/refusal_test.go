@@ -95,6 +95,27 @@ func TestRefusalNamesNarrowedRoots(t *testing.T) {
 	}
 }
 
+// TestInstructionsNameTheShellOnlyWhereServed: fs_bash and what it reaches
+// (/usr) are in the instructions only when fs_bash is served: not with
+// --shell off, nor under --read-only, nor on Windows, where it is off.
+func TestInstructionsNameTheShellOnlyWhereServed(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		set   func(*server.Config)
+		shell bool
+	}{
+		{"shell on", func(c *server.Config) { c.Shell = "on" }, true},
+		{"shell off", func(c *server.Config) { c.Shell = "off" }, false},
+		{"read-only", func(c *server.Config) { c.Shell = "on"; c.ReadOnly = true }, false},
+	} {
+		e := testenv.New(t, testenv.WithServer(c.set))
+		got := e.CS.InitializeResult().Instructions
+		if strings.Contains(got, "fs_bash") != c.shell || strings.Contains(got, "/usr") != c.shell || !strings.Contains(got, "Pass absolute paths") {
+			t.Errorf("%s: instructions = %q", c.name, got)
+		}
+	}
+}
+
 // TestInstructionsNameRoots: the initialize answer tells the agent its
 // roots (fsmcp_nodir.txtar: how to give them when it was started without).
 func TestInstructionsNameRoots(t *testing.T) {

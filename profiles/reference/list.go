@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf16"
@@ -182,7 +182,7 @@ func searchFiles(ctx context.Context, c *toolkit.Call, in searchIn) (*mcp.CallTo
 	var found []string
 	results := c.ResultCap()
 	err = files.WalkNames(ctx, p, 0, func(rel string, isDir bool) bool {
-		full := path.Join(p.Abs, rel)
+		full := filepath.Join(p.Abs, filepath.FromSlash(rel))
 		// Like the official search, skip what resolves outside the
 		// roots or nowhere (dangling links), and what is excluded.
 		if !c.Reaches(full) {

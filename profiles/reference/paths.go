@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 
 	"github.com/fsmcp/fsmcp/fault"
@@ -15,8 +16,12 @@ import (
 )
 
 // windowsPath is a drive path, which the official server refuses on a
-// POSIX host rather than take it as a relative name.
+// POSIX host rather than take it as a relative name; on Windows it is
+// the usual absolute path.
 var windowsPath = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
+
+// posixHost is whether drive paths are refused (every system but Windows).
+const posixHost = runtime.GOOS != "windows"
 
 // validate is the official server's validatePath over fsmcp's sandbox: "~"
 // expanded, then the table's rule (toolkit.RelativeToContainingRoot: a
@@ -28,7 +33,7 @@ var windowsPath = regexp.MustCompile(`^[A-Za-z]:([\\/]|$)`)
 // exists.
 func validate(c *toolkit.Call, requested string) (*sandbox.Path, error) {
 	expanded := sandbox.ExpandHome(requested)
-	if windowsPath.MatchString(expanded) {
+	if posixHost && windowsPath.MatchString(expanded) {
 		return nil, fmt.Errorf("Access denied - Windows-style path received on a POSIX host: %s", requested)
 	}
 	p, err := c.ResolveReal(expanded)

@@ -17,7 +17,8 @@ import (
 // testdata/path-validation-cases.json) against fsmcp's sandbox. Each case's
 // directories and path are placed under a temporary base (the allowed
 // directories must exist for fsmcp); Windows drive and UNC cases do not
-// apply on a POSIX host.
+// apply on a POSIX host (on Windows, sandbox's TestWinPathOfficialCases
+// and integration/windows run them: make test-windows).
 func TestOfficialPathValidationCases(t *testing.T) {
 	raw, err := os.ReadFile("testdata/path-validation-cases.json")
 	if err != nil {
