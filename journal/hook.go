@@ -33,6 +33,7 @@ const hookDir = "hooks"
 type hookOpen struct {
 	ID      string `json:"id"`
 	Seg     int    `json:"seg"`
+	Off     int64  `json:"off"` // its records lie at or after this byte of the log
 	Session string `json:"session"`
 }
 
@@ -83,7 +84,7 @@ func (st *Step) Leave() []string {
 	}
 	st.dirs.close()
 	st.set.pin(st.home, map[int]bool{st.seg: true}, false)
-	b, _ := json.Marshal(hookOpen{ID: st.id, Seg: st.seg, Session: st.label})
+	b, _ := json.Marshal(hookOpen{ID: st.id, Seg: st.seg, Off: st.hookOff, Session: st.label})
 	st.home.fs.Mkdir(hookDir, 0o700)
 	if err := st.home.fs.WriteFile(hookPath(st.hookCall), b, 0o600); err != nil {
 		st.lose("the journal could not be written: " + err.Error())
@@ -154,7 +155,7 @@ func (s *Set) EndStaleHooks(base, session string, keep string) {
 // are now, and whether it changed anything.
 func (st *Store) endOpen(h hookOpen) {
 	var es []*Entry
-	if st.readSegment(h.Seg, map[string]*Entry{}, &es) != nil {
+	if st.readSegmentFrom(h.Seg, h.Off, map[string]*Entry{}, &es) != nil {
 		return
 	}
 	for _, e := range es {

@@ -78,6 +78,7 @@ type Step struct {
 	timed     []finalAt // the directories whose times it recorded
 	full      bool      // it reached the bound of one change: it records no more
 	hookCall  string    // a host's call, ended by another process (hook.go)
+	hookOff   int64     // the log's size when it began: its records lie after
 	opRec     record    // writeOp's record and op, reused
 	opBuf     Op
 	dirs      dirCache
@@ -198,8 +199,11 @@ func (st *Step) begin(store *Store) error {
 		owner = store.claim(st.seg)
 		st.logRef, err = store.acquireLog(st.seg)
 	}
-	if st.hookCall != "" {
+	if st.hookCall != "" && err == nil {
 		owner = hookOwner() // another process ends it (hook.go)
+		if fi, err := st.logRef.f.Stat(); err == nil {
+			st.hookOff = fi.Size() // where it reads the step back from
+		}
 	}
 	store.mu.Unlock()
 	if err != nil {

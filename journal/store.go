@@ -375,11 +375,21 @@ func (st *Store) Entries() ([]*Entry, error) {
 
 // readSegment adds segment n's entries to out (byID: those read so far).
 func (st *Store) readSegment(n int, byID map[string]*Entry, out *[]*Entry) error {
+	return st.readSegmentFrom(n, 0, byID, out)
+}
+
+// readSegmentFrom is readSegment of the records at or after byte off (a
+// line boundary): the entries that begin there.
+func (st *Store) readSegmentFrom(n int, off int64, byID map[string]*Entry, out *[]*Entry) error {
 	f, err := st.fs.Open(segPath(n, logName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
+		return err
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		f.Close()
 		return err
 	}
 	sc := bufio.NewScanner(f)
