@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,6 +17,7 @@ type Sessions struct {
 	values  map[*mcp.ServerSession]map[string]closer
 	closed  bool
 	closing sync.WaitGroup // sessions that ended and are still closing their values
+	retired int64          // values retired so far: each gets a key of its own
 
 	// handles: state kept for a protocol without sessions (handles.go).
 	handles    map[string]*handle
@@ -85,7 +85,8 @@ func (s *Sessions) retire(ss *mcp.ServerSession, key string) {
 	vals := s.values[ss]
 	if v, ok := vals[key]; ok {
 		delete(vals, key)
-		vals[retiredPrefix+randomKey()] = v
+		s.retired++
+		vals[retiredPrefix+strconv.FormatInt(s.retired, 10)] = v
 	}
 }
 
@@ -131,7 +132,3 @@ func (s *Sessions) Close() {
 	}
 	s.closing.Wait()
 }
-
-var retiredCount atomic.Int64
-
-func randomKey() string { return strconv.FormatInt(retiredCount.Add(1), 10) }
