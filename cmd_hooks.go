@@ -18,11 +18,12 @@ import (
 )
 
 const hooksUsage = `Usage: fsmcp hooks install|uninstall|status HOST [--project|--user]
-HOST is claude-code. --project (the default) writes the project's own
-uncommitted settings (Claude Code: .claude/settings.local.json in the
-enclosing git work tree, else the working directory); --user the user's.
-From then on every command of the host's shell tool and every edit of
-its own file tools is journaled: fsmcp history DIR, fsmcp undo DIR.
+HOST is claude-code, codex or gemini. --project (the default) writes the
+project's own settings (in the enclosing git work tree, else the working
+directory: Claude Code's .claude/settings.local.json, Codex's .codex/,
+Gemini CLI's .gemini/settings.json); --user the user's. From then on the
+host's own file edits, and its shell commands (Claude Code, Codex; not
+Gemini CLI's), are journaled: fsmcp history DIR, fsmcp undo DIR.
 `
 
 // runHooks serves "fsmcp hooks install|uninstall|status HOST".
@@ -50,12 +51,15 @@ func runHooks(args []string, stdout, stderr io.Writer) int {
 	}
 	switch verb {
 	case "install":
-		path, err := hooks.Install(p)
+		path, notes, err := hooks.Install(p)
 		if err != nil {
 			fmt.Fprintf(stderr, "fsmcp hooks install: %v\n", err)
 			return exitError
 		}
 		fmt.Fprintf(stdout, "installed fsmcp's hooks for %s in %s\n", host, escape.Name(path))
+		for _, n := range notes {
+			fmt.Fprintf(stdout, "but: %s\n", n)
+		}
 	case "uninstall":
 		path, found, err := hooks.Uninstall(p)
 		if err != nil {
@@ -128,6 +132,7 @@ type hookInput struct {
 	Input     struct {
 		FilePath     string `json:"file_path"`
 		NotebookPath string `json:"notebook_path"`
+		Command      string `json:"command"` // Codex's apply_patch: the patch
 	} `json:"tool_input"`
 }
 
@@ -147,6 +152,9 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	dir := fs.String("dir", "", "")
 	asShell := fs.Bool("shell", false, "")
+	state := fs.String("state-home", "", "")
+	bash := fs.String("bash", "", "")
+	login := fs.Bool("login", false, "")
 	if err := fs.Parse(args[1:]); err != nil {
 		fmt.Fprintf(stderr, "fsmcp hook: %v\n", err)
 		return exitUsage
@@ -154,11 +162,14 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *asShell {
 		return runHostShell(host, *dir, fs.Args(), stderr)
 	}
+	if *bash != "" {
+		return runHostBash(host, *dir, *state, *bash, *login, fs.Args(), stderr)
+	}
 	var in hookInput
 	if err := json.NewDecoder(io.LimitReader(stdin, maxHookInput)).Decode(&in); err != nil {
 		return hookSays(stdout, host, "not journaled: the hook's input is not JSON: "+err.Error())
 	}
-	if why := journalHostCall(host, *dir, in); why != "" {
+	if why := journalHostCall(host, *dir, *state, in); why != "" {
 		return hookSays(stdout, host, why)
 	}
 	return exitOK
@@ -172,20 +183,41 @@ func hookSays(stdout io.Writer, host, msg string) int {
 }
 
 // journalHostCall journals one host call through its hooks: before an
-// edit tool's call, what the file holds; after it (succeeded or failed),
+// edit tool's call, what its files hold; after it (succeeded or failed),
 // what it left. It returns why it could not, or "".
-func journalHostCall(host, dir string, in hookInput) string {
-	file := in.Input.FilePath
-	if file == "" {
-		file = in.Input.NotebookPath
+func journalHostCall(host, dir, state string, in hookInput) string {
+	if host == "gemini" && in.Tool == "run_shell_command" {
+		if in.Event == "BeforeTool" {
+			return "not journaled: Gemini CLI's shell commands (it runs them itself and checks the command a hook would return, not the one the model wrote); its write_file and replace are"
+		}
+		return ""
 	}
-	if in.Cwd == "" || in.ToolUseID == "" {
+	var files []string
+	switch {
+	case in.Input.FilePath != "":
+		files = []string{in.Input.FilePath}
+	case in.Input.NotebookPath != "":
+		files = []string{in.Input.NotebookPath}
+	case host == "codex" && in.Tool == "apply_patch":
+		files = patchFiles(in.Input.Command)
+	}
+	call := in.ToolUseID
+	if call == "" && host == "gemini" && len(files) == 1 {
+		// Gemini CLI gives its hooks no call id; its file tools run one
+		// at a time, so the tool and its file name the call.
+		f := files[0]
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(in.Cwd, f)
+		}
+		call = in.Tool + "\x00" + f
+	}
+	if in.Cwd == "" || call == "" {
 		return ""
 	}
 	if dir == "" {
 		dir = workTree(in.Cwd)
 	}
-	o := &runOpts{dir: dir}
+	o := &runOpts{dir: dir, stateHome: state}
 	d, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return "not journaled: " + escape.Name(dir) + ": " + sandbox.Cause(err).Error()
@@ -197,25 +229,33 @@ func journalHostCall(host, dir string, in hookInput) string {
 	}
 	defer j.close()
 	label := j.set.Label(in.Session, host)
-	call := host + "\x00" + in.Session + "\x00" + in.ToolUseID
+	call = host + "\x00" + in.Session + "\x00" + call
 	switch in.Event {
 	case "PreToolUse", "BeforeTool":
 		j.set.EndStaleHooks(o.dir, label, call)
-		if file == "" {
-			return ""
+		var kept []string
+		for _, f := range files {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(in.Cwd, f)
+			}
+			if _, err := j.sb.Resolve(f); err == nil {
+				kept = append(kept, f)
+			}
 		}
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(in.Cwd, file)
-		}
-		p, err := j.sb.Resolve(file)
-		if err != nil {
+		if len(kept) == 0 {
 			return "" // outside DIR: not this journal's
 		}
 		st := j.set.BeginHook(journal.Actor{Tool: in.Tool, Session: in.Session, Client: host}, j.sb.Roots(), call)
 		ctx := journal.With(context.Background(), st)
-		if err := journal.Keep(ctx, p); err != nil {
-			st.Leave()
-			return "not journaled: " + err.Error()
+		for _, f := range kept {
+			p, err := j.sb.Resolve(f)
+			if err == nil {
+				err = journal.Keep(ctx, p)
+			}
+			if err != nil {
+				st.Leave()
+				return "not journaled: " + err.Error()
+			}
 		}
 		if notes := st.Leave(); len(notes) > 0 {
 			return strings.Join(notes, " ")
@@ -224,6 +264,21 @@ func journalHostCall(host, dir string, in hookInput) string {
 		j.set.EndHook(o.dir, call)
 	}
 	return ""
+}
+
+// patchFiles are the files a Codex patch names: each it adds, updates,
+// deletes, or moves one to.
+func patchFiles(patch string) []string {
+	var out []string
+	for _, l := range strings.Split(patch, "\n") {
+		l = strings.TrimRight(l, "\r")
+		for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if f, ok := strings.CutPrefix(l, p); ok && strings.TrimSpace(f) != "" {
+				out = append(out, strings.TrimSpace(f))
+			}
+		}
+	}
+	return out
 }
 
 // claudeBashScript matches the script Claude Code runs for a command of
@@ -253,4 +308,97 @@ func runHostShell(host, dir string, args []string, stderr io.Writer) int {
 		run = append(run, "--dir", dir)
 	}
 	return runCommand(append(run, "--", sh, "-c", script), stderr)
+}
+
+// codexSnapshotExec is the last line of the script Codex runs a command
+// through when it has a shell snapshot: the command, as its shell's -c
+// script.
+var codexSnapshotExec = regexp.MustCompile(`\nexec ('[^']*') -l?c (.*)\n?$`)
+
+// hostTool is the name a host gives its shell tool, which history shows.
+var hostTool = map[string]string{"codex": "exec_command", "claude-code": "Bash"}
+
+// runHostBash runs a host's shell command journaled: the host's bash read
+// fsmcp's BASH_ENV script, which hands the -c script it was given to
+// this, to run again under fsmcp run (the same shell, $0 and arguments;
+// a login shell as one). History shows the model's command.
+func runHostBash(host, dir, state, script string, login bool, args []string, stderr io.Writer) int {
+	if len(args) < 2 {
+		fmt.Fprintf(stderr, "fsmcp hook %s --bash: want the shell and its $0 after --\n", host)
+		return exitUsage
+	}
+	text := script
+	if m := codexSnapshotExec.FindStringSubmatch(script); m != nil && strings.Contains(script, "__CODEX_SNAPSHOT_") {
+		if w := shellWords(m[2]); len(w) == 1 {
+			text = w[0]
+		}
+	}
+	flag := "-c"
+	if login {
+		flag = "-lc"
+	}
+	run := []string{"--host", host, "--label", hostTool[host], "--text", text}
+	if dir != "" {
+		run = append(run, "--dir", dir)
+	}
+	if state != "" {
+		run = append(run, "--state-home", state)
+	}
+	argv := append([]string{args[0], flag, script}, args[1:]...)
+	return runCommand(append(append(run, "--"), argv...), stderr)
+}
+
+// shellWords splits s as a POSIX shell splits words: 'quoted', "quoted"
+// (its \\ \" \$ \` and \newline escapes), and \ outside quotes. It
+// returns nil for what it cannot read (an unclosed quote, an expansion).
+func shellWords(s string) []string {
+	var out []string
+	var w strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				out = append(out, w.String())
+				w.Reset()
+				in = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i, in = i+1+j, true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '$' || s[i] == '`' {
+					return nil
+				}
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\\"$`\n", s[i+1]) >= 0 {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil
+			}
+			in = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			w.WriteByte(s[i])
+			in = true
+		case strings.IndexByte("$`;&|<>()", c) >= 0:
+			return nil
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, w.String())
+	}
+	return out
 }

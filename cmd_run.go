@@ -32,6 +32,9 @@ type runOpts struct {
 	argv    []string
 	bgFd    int    // the background's supervisor: the listener's descriptor
 	text    string // the command as history shows it (the background's)
+	// stateHome, where set, is the XDG_STATE_HOME the journal is under
+	// (a host's hook names it, whatever environment the host gives it).
+	stateHome string
 }
 
 // parseRun reads fsmcp run's flags, up to "--" and the command.
@@ -45,6 +48,7 @@ func parseRun(args []string) (*runOpts, error) {
 	fs.StringVar(&o.session, "session", "", "")
 	fs.IntVar(&o.bgFd, "background-fd", 0, "")
 	fs.StringVar(&o.text, "text", "", "")
+	fs.StringVar(&o.stateHome, "state-home", "", "")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -94,6 +98,11 @@ func hostSession(host string) string {
 	switch host {
 	case "claude-code":
 		return os.Getenv("CLAUDE_CODE_SESSION_ID")
+	case "codex":
+		if id := os.Getenv("CODEX_THREAD_ID"); id != "" {
+			return id
+		}
+		return os.Getenv("CODEX_SESSION_ID")
 	}
 	return ""
 }
@@ -126,7 +135,16 @@ func (j *runJournalSet) close() {
 // and labels sessions with the journal's own key.
 func openRunJournal(o *runOpts) (*runJournalSet, error) {
 	opts := &options{}
-	if err := opts.parseJournal("on", "", "", os.Getenv); err != nil {
+	getenv := os.Getenv
+	if o.stateHome != "" {
+		getenv = func(k string) string {
+			if k == "XDG_STATE_HOME" {
+				return o.stateHome
+			}
+			return os.Getenv(k)
+		}
+	}
+	if err := opts.parseJournal("on", "", "", getenv); err != nil {
 		return nil, err
 	}
 	if opts.journalOff {

@@ -178,7 +178,7 @@ func handOn(t *shell.Traced, o *runOpts) error {
 		return err
 	}
 	defer null.Close()
-	args := []string{"run", "--background-fd", "3", "--dir", o.dir, "--label", o.label, "--host", o.host, "--session", o.session, "--text", o.text}
+	args := []string{"run", "--background-fd", "3", "--dir", o.dir, "--label", o.label, "--host", o.host, "--session", o.session, "--text", o.text, "--state-home", o.stateHome}
 	bg := &exec.Cmd{Path: self, Args: append([]string{self}, args...), Stdin: null, Stdout: null, Stderr: null,
 		ExtraFiles: []*os.File{l}, Env: os.Environ(), SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if err := bg.Start(); err != nil {

@@ -71,17 +71,10 @@ func (c claudeCode) install(p Plan, d *doc) error {
 		return fmt.Errorf("%s is set already (to %s), and Claude Code runs commands through one prefix only: remove it, or run fsmcp run from your own prefix", prefixVar, old)
 	}
 	env[prefixVar] = script
-	if _, err := c.strip(d); err != nil {
+	if _, _, err := stripGroups(d, claudeEvents, c.ours); err != nil {
 		return err
 	}
-	hooks, _ := object(d.v, "hooks")
-	for _, ev := range claudeEvents {
-		groups, _ := list(hooks, ev)
-		hooks[ev] = append(groups, map[string]any{
-			"matcher": editTools,
-			"hooks":   []any{map[string]any{"type": "command", "command": hookCommand(p)}},
-		})
-	}
+	addGroups(d, claudeEvents, editTools, hookCommand(p), nil)
 	return nil
 }
 
@@ -90,59 +83,8 @@ func (claudeCode) oursScript(p Plan, prefix string) bool {
 	return strings.HasPrefix(filepath.Base(prefix), "claude-code-shell") && filepath.Dir(prefix) == filepath.Join(p.State, "hooks")
 }
 
-// strip takes fsmcp's hook commands out of d's hooks (a group left with
-// none goes, and an event left with no group); it reports whether there
-// were any.
-func (c claudeCode) strip(d *doc) (bool, error) {
-	hooks, ok := object(d.v, "hooks")
-	if !ok {
-		return false, fmt.Errorf("its \"hooks\" is not an object")
-	}
-	found := false
-	for _, ev := range claudeEvents {
-		groups, ok := list(hooks, ev)
-		if !ok {
-			return false, fmt.Errorf("its \"hooks\".%q is not a list", ev)
-		}
-		var kept []any
-		for _, g := range groups {
-			gm, ok := g.(map[string]any)
-			if !ok {
-				kept = append(kept, g)
-				continue
-			}
-			hs, _ := gm["hooks"].([]any)
-			var left []any
-			for _, h := range hs {
-				if hm, ok := h.(map[string]any); ok {
-					if cmd, _ := hm["command"].(string); c.ours(cmd) {
-						found = true
-						continue
-					}
-				}
-				left = append(left, h)
-			}
-			if len(left) == len(hs) {
-				kept = append(kept, g)
-			} else if len(left) > 0 {
-				gm["hooks"] = left
-				kept = append(kept, gm)
-			}
-		}
-		if len(kept) == 0 {
-			delete(hooks, ev)
-		} else {
-			hooks[ev] = kept
-		}
-	}
-	if len(hooks) == 0 {
-		delete(d.v, "hooks")
-	}
-	return found, nil
-}
-
 func (c claudeCode) uninstall(p Plan, d *doc) bool {
-	found, _ := c.strip(d)
+	found, _, _ := stripGroups(d, claudeEvents, c.ours)
 	if env, ok := d.v["env"].(map[string]any); ok {
 		if old, _ := env[prefixVar].(string); old != "" && c.oursScript(p, old) {
 			delete(env, prefixVar)

@@ -36,10 +36,24 @@ type host interface {
 	files(p Plan) map[string]string
 }
 
-var hosts = map[string]host{"claude-code": claudeCode{}}
+// tomlHost is a host whose hooks need TOML settings beside the JSON one
+// (Codex's config.toml).
+type tomlHost interface {
+	// editTOML makes those edits, given the settings before and after
+	// the install or uninstall; it returns the files to write and what
+	// the user must know.
+	editTOML(p Plan, before, after *doc, install bool) ([]*tomlDoc, []string, error)
+}
+
+// statusHost says more about an install than whether it is there.
+type statusHost interface {
+	status(p Plan, d *doc) []string
+}
+
+var hosts = map[string]host{"claude-code": claudeCode{}, "codex": codex{}, "gemini": gemini{}}
 
 // Hosts are the hosts fsmcp installs hooks into.
-func Hosts() []string { return []string{"claude-code"} }
+func Hosts() []string { return []string{"claude-code", "codex", "gemini"} }
 
 func hostOf(p Plan) (host, error) {
 	h, ok := hosts[p.Host]
@@ -50,26 +64,43 @@ func hostOf(p Plan) (host, error) {
 }
 
 // Install writes fsmcp's hooks into the host's settings; it returns the
-// file it wrote.
-func Install(p Plan) (string, error) {
+// file it wrote, and what the user must know (what keeps the host from
+// running them yet).
+func Install(p Plan) (string, []string, error) {
 	h, err := hostOf(p)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	path := h.settings(p)
 	d, err := readDoc(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
+	before := copyDoc(d)
 	if err := h.install(p, d); err != nil {
-		return "", fmt.Errorf("%s: %v; nothing was written", path, err)
+		return "", nil, fmt.Errorf("%s: %v; nothing was written", path, err)
+	}
+	var more []*tomlDoc
+	var notes []string
+	if th, ok := h.(tomlHost); ok {
+		if more, notes, err = th.editTOML(p, before, d, true); err != nil {
+			return "", nil, err
+		}
 	}
 	for f, content := range h.files(p) {
 		if err := writeFile(f, []byte(content), 0o755); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
-	return path, d.write()
+	if err := d.write(); err != nil {
+		return "", nil, err
+	}
+	for _, t := range more {
+		if err := t.write(); err != nil {
+			return "", nil, err
+		}
+	}
+	return path, notes, nil
 }
 
 // Uninstall takes fsmcp's hooks out of the host's settings, leaving the
@@ -84,11 +115,23 @@ func Uninstall(p Plan) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
+	before := copyDoc(d)
 	if !h.uninstall(p, d) {
 		return path, false, nil
 	}
+	var more []*tomlDoc
+	if th, ok := h.(tomlHost); ok {
+		if more, _, err = th.editTOML(p, before, d, false); err != nil {
+			return "", false, err
+		}
+	}
 	if err := d.write(); err != nil {
 		return "", false, err
+	}
+	for _, t := range more {
+		if err := t.write(); err != nil {
+			return "", false, err
+		}
 	}
 	for f := range h.files(p) {
 		os.Remove(f)
@@ -114,6 +157,11 @@ func Status(p Plan) (string, error) {
 	}
 	if _, err := os.Stat(runs); errors.Is(err, os.ErrNotExist) {
 		return fmt.Sprintf("%s: installed in %s, but %s is missing: the host runs its commands unjournaled (install again)", p.Host, path, runs), nil
+	}
+	if sh, ok := h.(statusHost); ok {
+		if notes := sh.status(p, d); len(notes) > 0 {
+			return fmt.Sprintf("%s: installed in %s (runs %s), but %s", p.Host, path, runs, strings.Join(notes, "; ")), nil
+		}
 	}
 	return fmt.Sprintf("%s: installed in %s (runs %s)", p.Host, path, runs), nil
 }
@@ -142,6 +190,11 @@ func hookCommand(p Plan) string {
 	c := quote(p.Binary) + " hook " + p.Host
 	if p.Project != "" {
 		c += " --dir " + quote(p.Project)
+	}
+	if p.Host != "claude-code" {
+		// Where the journal is, whatever environment the host gives its
+		// hooks and commands (Gemini CLI in CI passes only a few names).
+		c += " --state-home " + quote(filepath.Dir(p.State))
 	}
 	return c
 }
