@@ -121,8 +121,10 @@ func trustKey(hooksFile, ev string, group int) string {
 func trustHash(ev, matcher, command string) string {
 	id := map[string]any{
 		"event_name": codexEventKeys[ev],
-		"matcher":    matcher,
 		"hooks":      []any{map[string]any{"type": "command", "command": command, "timeout": 600, "async": false}},
+	}
+	if matcher != "" {
+		id["matcher"] = matcher
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -158,7 +160,7 @@ func (c codex) editTOML(p Plan, before, after *doc, install bool) ([]*tomlDoc, [
 	// Codex trusts a hook by its place: fsmcp's trust goes with fsmcp's
 	// groups, and the user's groups that moved up take their trust along.
 	for _, ev := range codexEvents {
-		if i := groupIndex(before, ev, c.ours); i >= 0 {
+		if i := groupIndex(before, ev, c.ours); i >= 0 && (!install || i != groupIndex(after, ev, c.ours)) {
 			if _, err := user.del(stateTable(trustKey(hooksFile, ev, i)), "trusted_hash"); err != nil {
 				return nil, nil, err
 			}
