@@ -178,6 +178,8 @@ var pathCallAllowed = map[string]string{
 	"hooks/hooks.go Status os.Stat":                 "the script a host's settings name, to say whether it is there",
 	"hooks/hooks.go Uninstall os.Remove":            "fsmcp's own hook script, in its state directory",
 	"hooks/settings.go readDoc os.ReadFile":         "a host's settings file",
+	"hooks/toml.go readTOML os.Stat":                "a host's TOML settings file (Codex's config.toml)",
+	"hooks/toml.go readTOML os.ReadFile":            "a host's TOML settings file (Codex's config.toml)",
 	"hooks/settings.go readDoc os.Stat":             "a host's settings file",
 	"hooks/settings.go writeFile os.CreateTemp":     "a host's settings file, or fsmcp's hook script, written whole",
 	"hooks/settings.go writeFile os.MkdirAll":       "a host's settings directory, or fsmcp's hooks directory",
