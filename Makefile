@@ -96,10 +96,11 @@ conformance: build $(CLIENTS)/node_modules/.package-lock.json
 
 ## clients: the Inspector CLI, mcp-remote, TypeScript SDK 1.0 and 1.10 connect and call tools
 ## (integration/clients_test.go), Claude Code, Codex and Gemini CLI with a scripted model
-## (claudecode_test.go, codex_test.go, gemini_test.go), then the mcp-go client, then the
-## conformance suite
+## (claudecode_test.go, codex_test.go, gemini_test.go, and their own tools through fsmcp's
+## hooks: claudehooks_linux_test.go, codexhooks_linux_test.go, geminihooks_linux_test.go),
+## then the mcp-go client, then the conformance suite
 clients: $(CLIENTS)/node_modules/.package-lock.json
-	$(GO) test -count=1 -run 'TestOldClients|TestInspectorCLI|TestMCPRemote|TestClaudeCode|TestCodex|TestGeminiCLI' ./integration/
+	$(GO) test -count=1 -run 'TestOldClients|TestInspectorCLI|TestMCPRemote|TestClaudeCode|TestCodex|TestGeminiCLI|TestCodexSessionUndoneThroughHooks|TestGeminiCLISessionUndoneThroughHooks' ./integration/
 	cd integration/mcpgo && $(GO) test -count=1 -timeout 30m ./...
 	@$(MAKE) --no-print-directory conformance
 
