@@ -31,7 +31,9 @@ import (
 func TestCodexSessionUndoneThroughHooks(t *testing.T) {
 	codex := hostBinary(t, "codex")
 	m := modes(t)[0]
-	sh := func(root, cmd string) [2]any { return [2]any{"exec_command", map[string]any{"cmd": cmd, "workdir": root}} }
+	sh := func(root, cmd string) [2]any {
+		return [2]any{"exec_command", map[string]any{"cmd": cmd, "workdir": root}}
+	}
 	calls := func(root string) [][2]any {
 		return [][2]any{
 			sh(root, "cd tree && sed -i 's/a/A/' a.txt && pwd"),
