@@ -313,7 +313,7 @@ func runHostShell(host, dir string, args []string, stderr io.Writer) int {
 // codexSnapshotExec is the last line of the script Codex runs a command
 // through when it has a shell snapshot: the command, as its shell's -c
 // script.
-var codexSnapshotExec = regexp.MustCompile(`\nexec ('[^']*') -l?c (.*)\n?$`)
+var codexSnapshotExec = regexp.MustCompile(`(?s)\nexec ('[^'\n]*') -l?c (.*?)\n?$`)
 
 // hostTool is the name a host gives its shell tool, which history shows.
 var hostTool = map[string]string{"codex": "exec_command", "claude-code": "Bash"}
