@@ -116,7 +116,7 @@ func TestCodexSessionUndoneThroughHooks(t *testing.T) {
 	if len(labels) != 1 {
 		t.Fatalf("history names %d sessions, want the one Codex session:\n%s", len(labels), hist)
 	}
-	for _, want := range []string{"exec_command", "apply_patch", "sed -i", "git checkout", "many_1.txt", "new.txt", "suid.sh", "notes.md"} {
+	for _, want := range []string{"exec_command", "apply_patch", "$ cd tree && sed -i", "$ git checkout", "many_1.txt", "new.txt", "suid.sh", "$ cd tree && cat > notes.md <<'EOF'"} {
 		if !strings.Contains(hist, want) {
 			t.Errorf("history lacks %q:\n%s", want, hist)
 		}
