@@ -79,3 +79,62 @@ func hookRows(bin string, runs int) {
 	many, manyPlain := median(t["many"]), median(t["manyPlain"])
 	fmt.Printf("hooks: Claude Code Bash making 2,000 files: through the prefix %.0f ms, bash -c %.0f ms (%.2fx)\n", ms(many), ms(manyPlain), float64(many)/float64(manyPlain))
 }
+
+// codexHookRows are the same rows for Codex: its apply_patch's hooks
+// (each a process, a JSON on stdin as Codex sends it), and a command run
+// as Codex runs it (bash -c) with fsmcp's BASH_ENV, against bash -c
+// without it.
+func codexHookRows(bin string, runs int) {
+	dir, err := os.MkdirTemp("", "fsmcp-bench-codex-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: codex hooks:", err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	root := filepath.Join(dir, "root")
+	os.MkdirAll(root, 0o755)
+	state := filepath.Join(dir, "state")
+	env := append(os.Environ(), "XDG_STATE_HOME="+state, "CODEX_HOME="+filepath.Join(dir, "codex"), "CODEX_THREAD_ID=bench")
+	install := exec.Command(bin, "hooks", "install", "codex", "--user")
+	install.Dir, install.Env = root, env
+	if out, err := install.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: codex hooks: install: %v\n%s", err, out)
+		return
+	}
+	bashEnv := "BASH_ENV=" + filepath.Join(state, "fsmcp", "hooks", "codex-bash-env")
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte(strings.Repeat("a line of a small source file, about sixty bytes long.....\n", 68)), 0o644)
+	timed := func(stdin string, extra []string, name string, args ...string) time.Duration {
+		c := exec.Command(name, args...)
+		c.Dir, c.Env = root, append(env, extra...)
+		c.Stdin = strings.NewReader(stdin)
+		t0 := time.Now()
+		if out, err := c.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: codex hooks: %s: %v\n%s", name, err, out)
+		}
+		return time.Since(t0)
+	}
+	event := func(ev string, i int) string {
+		return fmt.Sprintf(`{"session_id":"bench","cwd":%q,"hook_event_name":%q,"tool_name":"apply_patch","tool_use_id":"call_%d","tool_input":{"command":"*** Begin Patch\n*** Update File: f.txt\n@@\n-a\n+b\n*** End Patch\n"}}`, root, ev, i)
+	}
+	make2000 := `mkdir -p m && cd m && for i in $(seq 2000); do echo $i > f$i; done; cd .. && rm -rf m`
+	t := map[string][]time.Duration{}
+	for i := range runs + 1 {
+		pre := timed(event("PreToolUse", i), nil, bin, "hook", "codex")
+		post := timed(event("PostToolUse", i), nil, bin, "hook", "codex")
+		hooked := timed("", []string{bashEnv}, "/bin/bash", "-c", "echo hi")
+		plain := timed("", nil, "/bin/bash", "-c", "echo hi")
+		many := timed("", []string{bashEnv}, "/bin/bash", "-c", make2000)
+		manyPlain := timed("", nil, "/bin/bash", "-c", make2000)
+		if i == 0 {
+			continue // warm-up
+		}
+		for k, d := range map[string]time.Duration{"pre": pre, "post": post, "hooked": hooked, "plain": plain, "many": many, "manyPlain": manyPlain} {
+			t[k] = append(t[k], d)
+		}
+	}
+	fmt.Printf("hooks: Codex apply_patch (medians of %d): PreToolUse hook %.1f ms, PostToolUse hook %.1f ms (process start included)\n", runs, ms(median(t["pre"])), ms(median(t["post"])))
+	hooked, plain := median(t["hooked"]), median(t["plain"])
+	fmt.Printf("hooks: Codex exec_command 'echo hi': with fsmcp's BASH_ENV %.1f ms, bash -c %.1f ms: +%.1f ms\n", ms(hooked), ms(plain), ms(hooked-plain))
+	many, manyPlain := median(t["many"]), median(t["manyPlain"])
+	fmt.Printf("hooks: Codex exec_command making 2,000 files: with fsmcp's BASH_ENV %.0f ms, bash -c %.0f ms (%.2fx)\n", ms(many), ms(manyPlain), float64(many)/float64(manyPlain))
+}

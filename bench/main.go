@@ -76,7 +76,7 @@ func main() {
 	editMB := flag.Int("edit", 200, "MiB of the file fs_edit changes for the edit row (0: no edit row)")
 	journalN := flag.Int("journal", 50, "small fs_write and fs_edit calls timed with the change journal on and off (0: no journal rows)")
 	journalShell := flag.Int("journal-shell", 7, "runs of each fs_bash journal row (0: none)")
-	hookRuns := flag.Int("hooks", 15, "runs of each hooks row: what fsmcp's Claude Code hooks add to the host's Edit and Bash (0: none)")
+	hookRuns := flag.Int("hooks", 15, "runs of each hooks row: what fsmcp's hooks add to Claude Code's Edit and Bash and to Codex's apply_patch and exec_command (0: none)")
 	journalOnly := flag.String("journal-only", "", "run only the fs_bash journal rows whose name contains this (e.g. \"tar x\")")
 	journalGit := flag.String("journal-git", "", "the tree of the git checkout row: linux (the default where Debian's linux-source-6.12 is installed), goroot, a directory, or - for none")
 	journalBig := flag.Int("journal-big", 10, "GiB the big-write journal row writes (0: no such row)")
@@ -279,6 +279,7 @@ func main() {
 	}
 	if *hookRuns > 0 {
 		hookRows(bin, *hookRuns)
+		codexHookRows(bin, *hookRuns)
 	}
 }
 
