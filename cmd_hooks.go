@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -22,8 +24,8 @@ HOST is claude-code, codex or gemini. --project (the default) writes the
 project's own settings (in the enclosing git work tree, else the working
 directory: Claude Code's .claude/settings.local.json, Codex's .codex/,
 Gemini CLI's .gemini/settings.json); --user the user's. From then on the
-host's own file edits, and its shell commands (Claude Code, Codex; not
-Gemini CLI's), are journaled: fsmcp history DIR, fsmcp undo DIR.
+host's own file edits and shell commands (Gemini CLI's through a --user
+install) are journaled: fsmcp history DIR, fsmcp undo DIR.
 `
 
 // runHooks serves "fsmcp hooks install|uninstall|status HOST".
@@ -58,7 +60,7 @@ func runHooks(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "installed fsmcp's hooks for %s in %s\n", host, escape.Name(path))
 		for _, n := range notes {
-			fmt.Fprintf(stdout, "but: %s\n", n)
+			fmt.Fprintf(stdout, "note: %s\n", n)
 		}
 	case "uninstall":
 		path, found, err := hooks.Uninstall(p)
@@ -188,7 +190,7 @@ func hookSays(stdout io.Writer, host, msg string) int {
 func journalHostCall(host, dir, state string, in hookInput) string {
 	if host == "gemini" && in.Tool == "run_shell_command" {
 		if in.Event == "BeforeTool" {
-			return "not journaled: Gemini CLI's shell commands (it runs them itself and checks the command a hook would return, not the one the model wrote); its write_file and replace are"
+			return geminiShell(state, in)
 		}
 		return ""
 	}
@@ -266,6 +268,46 @@ func journalHostCall(host, dir, state string, in hookInput) string {
 	return ""
 }
 
+// geminiShell is what the hook before a Gemini CLI shell command says:
+// nothing where the command's bash gets fsmcp's BASH_ENV (the hook's
+// environment is the command's, sanitized alike), leaving the session's
+// id for the command's journal; else that it is not journaled.
+func geminiShell(state string, in hookInput) string {
+	dir, err := stateDir(state)
+	if err != nil || os.Getenv("BASH_ENV") != filepath.Join(dir, "hooks", "gemini-bash-env") {
+		return "not journaled: Gemini CLI gave this command no BASH_ENV of fsmcp's (fsmcp hooks install gemini --user sets it in ~/.gemini/.env, which a project's own .env, an untrusted folder or CI keep out)"
+	}
+	if in.Session != "" {
+		p := geminiSessionFile(dir, in.Input.Command)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte(in.Session), 0o600)
+	}
+	return ""
+}
+
+// geminiSessionFile is where the hook before a Gemini CLI shell command
+// leaves the session's id for that command's journal, by the command.
+func geminiSessionFile(stateDir, command string) string {
+	sum := sha256.Sum256([]byte(strings.TrimSpace(command)))
+	return filepath.Join(stateDir, "hooks", "gemini-sessions", hex.EncodeToString(sum[:16]))
+}
+
+// stateDir is fsmcp's state directory: under state, where a hook names
+// it, else where the journal's default is.
+func stateDir(state string) (string, error) {
+	getenv := os.Getenv
+	if state != "" {
+		getenv = func(k string) string {
+			if k == "XDG_STATE_HOME" {
+				return state
+			}
+			return os.Getenv(k)
+		}
+	}
+	d, err := journal.DefaultDir(getenv)
+	return filepath.Dir(d), err
+}
+
 // patchFiles are the files a Codex patch names: each it adds, updates,
 // deletes, or moves one to.
 func patchFiles(patch string) []string {
@@ -316,7 +358,11 @@ func runHostShell(host, dir string, args []string, stderr io.Writer) int {
 var codexSnapshotExec = regexp.MustCompile(`(?s)\nexec ('[^'\n]*') -l?c (.*?)\n?$`)
 
 // hostTool is the name a host gives its shell tool, which history shows.
-var hostTool = map[string]string{"codex": "exec_command", "claude-code": "Bash"}
+var hostTool = map[string]string{"codex": "exec_command", "claude-code": "Bash", "gemini": "run_shell_command"}
+
+// geminiShellScript is the -c script Gemini CLI runs a command as: the
+// command in a subshell that collects what it leaves running.
+var geminiShellScript = regexp.MustCompile(`(?s)\n\(\n  trap 'jobs -p > "\$_bgpids_file"' EXIT\n(.*)\n\)\n__code=\$\?\nexit \$__code$`)
 
 // runHostBash runs a host's shell command journaled: the host's bash read
 // fsmcp's BASH_ENV script, which hands the -c script it was given to
@@ -327,10 +373,20 @@ func runHostBash(host, dir, state, script string, login bool, args []string, std
 		fmt.Fprintf(stderr, "fsmcp hook %s --bash: want the shell and its $0 after --\n", host)
 		return exitUsage
 	}
-	text := script
-	if m := codexSnapshotExec.FindStringSubmatch(script); m != nil && strings.Contains(script, "__CODEX_SNAPSHOT_") {
+	text, session := script, ""
+	if m := codexSnapshotExec.FindStringSubmatch(script); host == "codex" && m != nil && strings.Contains(script, "__CODEX_SNAPSHOT_") {
 		if w := shellWords(m[2]); len(w) == 1 {
 			text = w[0]
+		}
+	}
+	if m := geminiShellScript.FindStringSubmatch(script); host == "gemini" && m != nil {
+		text = m[1]
+		if dir, err := stateDir(state); err == nil {
+			p := geminiSessionFile(dir, text)
+			if b, err := os.ReadFile(p); err == nil && len(b) < 4096 {
+				session = string(b)
+				os.Remove(p)
+			}
 		}
 	}
 	flag := "-c"
@@ -343,6 +399,9 @@ func runHostBash(host, dir, state, script string, login bool, args []string, std
 	}
 	if state != "" {
 		run = append(run, "--state-home", state)
+	}
+	if session != "" {
+		run = append(run, "--session", session)
 	}
 	argv := append([]string{args[0], flag, script}, args[1:]...)
 	return runCommand(append(append(run, "--"), argv...), stderr)

@@ -61,21 +61,27 @@ func (codex) settings(p Plan) string { return filepath.Join(codexDir(p), "hooks.
 func (codex) bashScript(p Plan) string { return scriptName(p, "codex-bash-env") }
 
 func (c codex) files(p Plan) map[string]string {
-	return map[string]string{c.bashScript(p): bashEnvScript(p, "codex")}
+	return map[string]string{c.bashScript(p): bashEnvScript(p, "codex", "")}
 }
 
 // bashEnvScript is the script a host's shell reads through BASH_ENV:
 // the shell's -c script runs again under fsmcp hook HOST --bash, which
 // journals it. Its own shells, and scripts a command runs, see neither
-// BASH_ENV nor this.
-func bashEnvScript(p Plan, host string) string {
+// BASH_ENV nor this. mark, where set, is what a -c script of the host's
+// shell tool holds (other shells the host starts, its hooks', run as
+// they are).
+func bashEnvScript(p Plan, host, mark string) string {
 	bin := quote(p.Binary)
+	cond := `[ -z "${FSMCP_TRACED-}" ] && [ -n "${BASH_EXECUTION_STRING-}" ]`
+	if mark != "" {
+		cond += ` && case "$BASH_EXECUTION_STRING" in *` + quote(mark) + `*) true;; *) false;; esac`
+	}
 	return fmt.Sprintf(`# Written by fsmcp hooks install %[1]s: %[1]s runs each shell command with
 # BASH_ENV set to this file, after its own checks, and bash reads it
 # first: fsmcp runs the command journaled, so fsmcp undo can take it
 # back. fsmcp hooks uninstall %[1]s removes it.
-unset BASH_ENV
-if [ -z "${FSMCP_TRACED-}" ] && [ -n "${BASH_EXECUTION_STRING-}" ]; then
+if `+cond+`; then
+	unset BASH_ENV
 	if [ -x %[2]s ]; then
 		__fsmcp_login=
 		shopt -q login_shell 2>/dev/null && __fsmcp_login=--login
@@ -136,10 +142,10 @@ func trustHash(ev, matcher, command string) string {
 
 func stateTable(key string) []string { return []string{"hooks", "state", key} }
 
-// editTOML writes what Codex's config.toml files need beside hooks.json:
+// editMore writes what Codex's config.toml files need beside hooks.json:
 // the trust of fsmcp's hooks (the user's config.toml), and BASH_ENV
 // (the config.toml of the same folder as hooks.json).
-func (c codex) editTOML(p Plan, before, after *doc, install bool) ([]*tomlDoc, []string, error) {
+func (c codex) editMore(p Plan, before, after *doc, install bool) ([]writer, []string, error) {
 	userPath := filepath.Join(codexHome(p), "config.toml")
 	user, err := readTOML(userPath)
 	if err != nil {
@@ -200,9 +206,9 @@ func (c codex) editTOML(p Plan, before, after *doc, install bool) ([]*tomlDoc, [
 		}
 	}
 	if env == user {
-		return []*tomlDoc{user}, notes, nil
+		return []writer{user}, notes, nil
 	}
-	return []*tomlDoc{user, env}, notes, nil
+	return []writer{user, env}, notes, nil
 }
 
 // oursScript reports whether a BASH_ENV is one of fsmcp's scripts.

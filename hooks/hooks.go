@@ -36,14 +36,18 @@ type host interface {
 	files(p Plan) map[string]string
 }
 
-// tomlHost is a host whose hooks need TOML settings beside the JSON one
-// (Codex's config.toml).
-type tomlHost interface {
-	// editTOML makes those edits, given the settings before and after
+// moreHost is a host whose hooks need settings beside the JSON ones
+// (Codex's config.toml, Gemini CLI's .env).
+type moreHost interface {
+	// editMore makes those edits, given the settings before and after
 	// the install or uninstall; it returns the files to write and what
 	// the user must know.
-	editTOML(p Plan, before, after *doc, install bool) ([]*tomlDoc, []string, error)
+	editMore(p Plan, before, after *doc, install bool) ([]writer, []string, error)
 }
+
+// A writer is a settings file edited, to be written once every edit of
+// an install is known to be good.
+type writer interface{ write() error }
 
 // statusHost says more about an install than whether it is there.
 type statusHost interface {
@@ -80,10 +84,10 @@ func Install(p Plan) (string, []string, error) {
 	if err := h.install(p, d); err != nil {
 		return "", nil, fmt.Errorf("%s: %v; nothing was written", path, err)
 	}
-	var more []*tomlDoc
+	var more []writer
 	var notes []string
-	if th, ok := h.(tomlHost); ok {
-		if more, notes, err = th.editTOML(p, before, d, true); err != nil {
+	if mh, ok := h.(moreHost); ok {
+		if more, notes, err = mh.editMore(p, before, d, true); err != nil {
 			return "", nil, err
 		}
 	}
@@ -119,9 +123,9 @@ func Uninstall(p Plan) (string, bool, error) {
 	if !h.uninstall(p, d) {
 		return path, false, nil
 	}
-	var more []*tomlDoc
-	if th, ok := h.(tomlHost); ok {
-		if more, _, err = th.editTOML(p, before, d, false); err != nil {
+	var more []writer
+	if mh, ok := h.(moreHost); ok {
+		if more, _, err = mh.editMore(p, before, d, false); err != nil {
 			return "", false, err
 		}
 	}

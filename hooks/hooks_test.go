@@ -280,3 +280,60 @@ func TestGeminiInstallMerges(t *testing.T) {
 		t.Errorf("a file that is not JSON: %v", err)
 	}
 }
+
+// A user install gives Gemini CLI's shell BASH_ENV through
+// ~/.gemini/.env: merged into the one there (the API key kept), taken
+// out again on uninstall (a file it made goes); one that sets BASH_ENV
+// already is refused; where making the file would hide the user's ~/.env
+// it is not made, and the install says so.
+func TestGeminiDotenv(t *testing.T) {
+	p := testPlan(t, "gemini", false)
+	env := filepath.Join(p.Home, ".gemini", ".env")
+	script := filepath.Join(p.State, "hooks", "gemini-bash-env")
+	put(t, env, "GEMINI_API_KEY=secret")
+	_, notes, err := Install(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, env); got != "GEMINI_API_KEY=secret\nBASH_ENV='"+script+"'\n" {
+		t.Errorf(".env after install: %q", got)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "journaled where it reads") {
+		t.Errorf("install says %q", notes)
+	}
+	if b := read(t, script); !strings.Contains(b, "_bgpids_file=") || !strings.Contains(b, "hook gemini --state-home") {
+		t.Errorf("the BASH_ENV script:\n%s", b)
+	}
+	Install(p)
+	if strings.Count(read(t, env), "BASH_ENV") != 1 {
+		t.Errorf(".env after two installs: %q", read(t, env))
+	}
+	if _, _, err := Uninstall(p); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, env); got != "GEMINI_API_KEY=secret\n" {
+		t.Errorf(".env after uninstall: %q", got)
+	}
+	os.Remove(env)
+	if _, _, err := Install(p); err != nil {
+		t.Fatal(err)
+	}
+	Uninstall(p)
+	if _, err := os.Stat(env); err == nil {
+		t.Error("the .env the install made is left")
+	}
+
+	put(t, env, "BASH_ENV=/home/me/mine\n")
+	if _, _, err := Install(p); err == nil || !strings.Contains(err.Error(), "nothing was written") || read(t, env) != "BASH_ENV=/home/me/mine\n" {
+		t.Errorf("a BASH_ENV of the user's: %v", err)
+	}
+	os.Remove(env)
+	put(t, filepath.Join(p.Home, ".env"), "MINE=1\n")
+	_, notes, err = Install(p)
+	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "would hide your") {
+		t.Errorf("with a ~/.env: %v %q", err, notes)
+	}
+	if _, err := os.Stat(env); err == nil {
+		t.Error("~/.gemini/.env made over a ~/.env")
+	}
+}

@@ -17,16 +17,20 @@ import (
 
 // TestGeminiCLISessionUndoneThroughHooks (issue 46): the real Gemini CLI
 // (pinned in clients/), driven by a scripted model, runs a session of its
-// own write_file and replace (relative and absolute paths, a new file, an
-// overwrite, a set-uid file, a replace that fails) and run_shell_command
-// (a failing command, a $(...) it blocks, a command a deny rule of the
-// user's policy refuses). Gemini CLI checks the command a BeforeTool hook
-// returns, not the model's, so fsmcp rewrites none: its shell commands
-// are not journaled, and its hook says so to the user. Once without
-// fsmcp's hooks, once with them: every tool result the model is sent is
-// the same (no "modified by a hook" note: no input is returned); with the
-// hooks every edit is in the project's history under one session label,
-// and fsmcp undo DIR --session LABEL gives the tree back byte for byte.
+// own run_shell_command (cd, sed -i, rm -rf of a directory, mv, a
+// heredoc, git checkout -- ., a loop making 300 files, a background
+// process, a failing command, a $(...) it blocks, a command a deny rule
+// of the user's policy refuses) and write_file and replace (relative and
+// absolute paths, a new file, an overwrite, a set-uid file, a replace
+// that fails). Gemini CLI checks the command a BeforeTool hook returns,
+// not the model's, so fsmcp rewrites none: fsmcp hooks install gemini
+// --user puts BASH_ENV in ~/.gemini/.env, which its shell reads before
+// each command. Once without fsmcp's hooks, once with them: every tool
+// result the model is sent is the same (no "modified by a hook" note: no
+// input is returned); with the hooks every change is in the project's
+// history under one session label, and fsmcp undo DIR --session LABEL
+// gives the tree back byte for byte. Where Gemini CLI gives a command no
+// BASH_ENV of fsmcp's, its hook says the command is not journaled.
 func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 	gemini := hostBinary(t, "gemini")
 	node := clientsNode(t)
@@ -36,8 +40,15 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 	}
 	calls := func(root string) [][2]any {
 		return [][2]any{
+			shell("cd tree && sed -i 's/a/A/' a.txt && pwd"),
+			shell("cd tree && rm -rf empty && mv ../f.txt f-moved.txt && ls"),
+			shell("cd tree && cat > notes.md <<'EOF'\nline with 'quotes', \"double\" and ünï\nEOF\necho done"),
+			shell("git checkout -- . && git status --short | head -3"),
+			shell("cd tree && for i in {1..300}; do echo $i > many_$i.txt; done; ls | wc -l"),
+			shell("(sleep 0.3; echo bg > tree/bg.txt) >/dev/null 2>&1 &"),
+			shell("sleep 1; cat tree/bg.txt"),
 			{"write_file", map[string]any{"file_path": "new.txt", "content": "new\n"}},
-			{"replace", map[string]any{"file_path": filepath.Join(root, "tree", "a.txt"), "old_string": "changed", "new_string": "replaced", "instruction": "step"}},
+			{"replace", map[string]any{"file_path": filepath.Join(root, "tree", "a.txt"), "old_string": "a", "new_string": "replaced", "instruction": "step"}},
 			{"replace", map[string]any{"file_path": "suid.sh", "old_string": "not there", "new_string": "x", "instruction": "step"}},
 			{"write_file", map[string]any{"file_path": filepath.Join(root, "f.txt"), "content": "overwritten\n"}},
 			shell("echo out; echo err >&2; exit 3"),
@@ -99,11 +110,11 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 			t.Errorf("call %d: the model was sent\n%q\nwithout the hooks, and with them\n%q", i+1, a, b)
 		}
 	}
-	if !strings.Contains(hooked[4], "3") || !strings.Contains(strings.ToLower(hooked[5]), "substitution") || !strings.Contains(strings.ToLower(hooked[6]), "polic") {
-		t.Errorf("the failing, the $(...) and the denied command answered %q, %q and %q", hooked[4], hooked[5], hooked[6])
+	if !strings.Contains(hooked[11], "3") || !strings.Contains(strings.ToLower(hooked[12]), "substitution") || !strings.Contains(strings.ToLower(hooked[13]), "polic") {
+		t.Errorf("the failing, the $(...) and the denied command answered %q, %q and %q", hooked[11], hooked[12], hooked[13])
 	}
-	if n := strings.Count(out, "fsmcp: not journaled: Gemini CLI's shell commands"); n < 1 {
-		t.Errorf("Gemini CLI showed no line saying its shell commands are not journaled:\n%s", out)
+	if strings.Contains(out, "not journaled") {
+		t.Errorf("Gemini CLI showed a call not journaled:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(root, "denied.txt")); err == nil {
 		t.Error("the command the deny rule refuses ran")
@@ -126,6 +137,14 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 	if len(labels) != 1 {
 		t.Fatalf("history names %d sessions, want the one Gemini CLI session:\n%s", len(labels), hist)
 	}
+	for _, want := range []string{"run_shell_command  session", "$ cd tree && sed -i", "$ git checkout -- .", "many_1.txt", "f-moved.txt", "$ cd tree && cat > notes.md <<'EOF'", "bg.txt"} {
+		if !strings.Contains(hist, want) {
+			t.Errorf("history lacks %q:\n%s", want, hist)
+		}
+	}
+	if strings.Contains(hist, "denied.txt") || strings.Contains(hist, "echo $(echo sub)") {
+		t.Errorf("history lists a refused call:\n%s", hist)
+	}
 	if n := strings.Count(hist, "  write_file  "); n != 2 {
 		t.Errorf("history lists %d write_file calls, want 2:\n%s", n, hist)
 	}
@@ -137,6 +156,12 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 		label = l
 	}
 	t.Logf("fsmcp undo %s --session %s:\n%s", root, label, fsmcp("undo", root, "--session", label))
+	hook := exec.Command(binary, "hook", "gemini", "--state-home", state)
+	hook.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "BASH_ENV=")
+	hook.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":"s","cwd":%q,"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"echo hi"}}`, root))
+	if b, err := hook.Output(); err != nil || !strings.Contains(string(b), `"systemMessage":"fsmcp: not journaled: Gemini CLI gave this command no BASH_ENV`) || strings.Contains(string(b), "tool_input") {
+		t.Errorf("the hook before a command given no BASH_ENV answered %v %s", err, b)
+	}
 	after := treeStateSkip(root, skip)
 	for p, want := range before {
 		if got := after[p]; got != want {
@@ -165,9 +190,9 @@ func (s *geminiScript) results() []string {
 	return append([]string(nil), s.seen...)
 }
 
-// geminiPGID is the process group Gemini CLI names in a shell result,
-// new each run.
-var geminiPGID = regexp.MustCompile(`PGID: [0-9]+`)
+// geminiPGID is the process group and background processes Gemini CLI
+// names in a shell result, new each run.
+var geminiPGID = regexp.MustCompile(`(PGID|PIDs): [0-9]+`)
 
 func (s *geminiScript) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
@@ -198,7 +223,7 @@ func (s *geminiScript) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, c := range req.Contents {
 		for _, p := range c.Parts {
 			if p.FunctionResponse != nil {
-				res := geminiPGID.ReplaceAllString(string(p.FunctionResponse.Response), "PGID: N")
+				res := geminiPGID.ReplaceAllString(string(p.FunctionResponse.Response), "$1: N")
 				results = append(results, p.FunctionResponse.Name+" "+res)
 			}
 		}
