@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -211,6 +212,25 @@ func (c codex) editMore(p Plan, before, after *doc, install bool) ([]writer, []s
 	return []writer{user, env}, notes, nil
 }
 
+// codexShell is the shell Codex runs commands with: the user's own
+// where Codex knows it (zsh, sh, PowerShell), else bash (zsh on macOS);
+// PowerShell on Windows.
+func codexShell(p Plan) string {
+	if runtime.GOOS == "windows" {
+		return "PowerShell"
+	}
+	switch sh := filepath.Base(p.Getenv("SHELL")); sh {
+	case "zsh", "sh", "bash":
+		return sh
+	case "pwsh", "powershell":
+		return "PowerShell"
+	}
+	if runtime.GOOS == "darwin" {
+		return "zsh"
+	}
+	return "bash"
+}
+
 // oursScript reports whether a BASH_ENV is one of fsmcp's scripts.
 func (codex) oursScript(p Plan, path string) bool {
 	return strings.HasPrefix(filepath.Base(path), "codex-bash-env") && filepath.Dir(path) == filepath.Join(p.State, "hooks")
@@ -219,6 +239,9 @@ func (codex) oursScript(p Plan, path string) bool {
 // check says what keeps Codex from running fsmcp's hooks as installed.
 func (c codex) check(p Plan, user *tomlDoc) []string {
 	var out []string
+	if sh := codexShell(p); sh != "bash" {
+		out = append(out, fmt.Sprintf("Codex runs your commands with %s, which reads no BASH_ENV: its shell commands are not journaled (its apply_patch is)", sh))
+	}
 	if p.Project != "" {
 		if lvl, _ := user.get([]string{"projects", p.Project}, "trust_level").(string); lvl != "trusted" {
 			out = append(out, fmt.Sprintf("Codex reads %s only in a trusted project, and %s is not trusted yet: trust it when Codex asks, or add [projects.%s] trust_level = \"trusted\" to %s; until then nothing Codex does there is journaled", codexDir(p), p.Project, tomlString(p.Project), user.path))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,12 @@ func testPlan(t *testing.T, host string, project bool) Plan {
 	t.Helper()
 	home := t.TempDir()
 	p := Plan{Host: host, Home: home, Binary: "/opt/fsmcp/bin/fsmcp", State: filepath.Join(home, ".local", "state", "fsmcp"),
-		Getenv: func(string) string { return "" }}
+		Getenv: func(k string) string {
+			if k == "SHELL" {
+				return "/bin/bash"
+			}
+			return ""
+		}}
 	if project {
 		p.Project = filepath.Join(home, "proj")
 	}
@@ -113,7 +119,7 @@ func TestCodexInstallMergesAndUninstalls(t *testing.T) {
 	if len(pre) != 2 || pre[0].(map[string]any)["matcher"] != "Bash" || v["other"] != 1.0 {
 		t.Errorf("hooks.json: the user's hook is not first, or a setting went:\n%s", onceHooks)
 	}
-	if s, _ := Status(p); !strings.Contains(s, "installed in") || strings.Contains(s, "but") {
+	if s, _ := Status(p); !strings.Contains(s, "installed in") || strings.Contains(s, "but") && runtime.GOOS != "windows" {
 		t.Errorf("status: %s", s)
 	}
 	if _, found, err := Uninstall(p); err != nil || !found {
@@ -231,7 +237,7 @@ func TestCodexProjectAndUserAtOnce(t *testing.T) {
 	if _, _, err := Uninstall(p); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := Status(u); strings.Contains(s, "not installed") || strings.Contains(s, "but") {
+	if s, _ := Status(u); strings.Contains(s, "not installed") || strings.Contains(s, "but") && runtime.GOOS != "windows" {
 		t.Errorf("the user's install after the project's went: %s", s)
 	}
 	if strings.Contains(read(t, cfg), p.Project) {
@@ -335,5 +341,25 @@ func TestGeminiDotenv(t *testing.T) {
 	}
 	if _, err := os.Stat(env); err == nil {
 		t.Error("~/.gemini/.env made over a ~/.env")
+	}
+}
+
+// Where Codex runs commands with a shell that reads no BASH_ENV (a user
+// whose shell is zsh), the install and the status say its shell commands
+// are not journaled.
+func TestCodexSaysWhenItsShellReadsNoBashEnv(t *testing.T) {
+	p := testPlan(t, "codex", false)
+	p.Getenv = func(k string) string {
+		if k == "SHELL" {
+			return "/usr/bin/zsh"
+		}
+		return ""
+	}
+	_, notes, err := Install(p)
+	if err != nil || len(notes) != 1 || !strings.Contains(notes[0], "with zsh, which reads no BASH_ENV") {
+		t.Errorf("install: %v %q", err, notes)
+	}
+	if s, _ := Status(p); !strings.Contains(s, "not journaled") {
+		t.Errorf("status: %s", s)
 	}
 }
