@@ -244,8 +244,8 @@ func journalHostCall(host, dir, state string, in hookInput) string {
 				kept = append(kept, f)
 			}
 		}
-		if len(kept) == 0 {
-			return "" // outside DIR: not this journal's
+		if len(kept) == 0 || j.set.HookBegun(o.dir, call) {
+			return "" // outside DIR: not this journal's; or begun by the host's other hook of fsmcp's
 		}
 		st := j.set.BeginHook(journal.Actor{Tool: in.Tool, Session: in.Session, Client: host}, j.sb.Roots(), call)
 		ctx := journal.With(context.Background(), st)

@@ -123,6 +123,30 @@ func (s *Set) EndHook(base, call string) bool {
 	return true
 }
 
+// HookBegun reports whether a hook before the host's call has just begun
+// its step in DIR base's journal (a host that runs both a project's and
+// the user's hooks calls fsmcp's twice, at once); an older one is a call
+// of the same name the host never called back for, ended as stale.
+func (s *Set) HookBegun(base, call string) bool {
+	st, err := s.Store(base)
+	if err != nil {
+		return false
+	}
+	fi, err := st.fs.Stat(hookPath(call))
+	if err != nil {
+		return false
+	}
+	if time.Since(fi.ModTime()) < hookTwin {
+		return true
+	}
+	s.EndHook(base, call)
+	return false
+}
+
+// hookTwin is how soon after one hook the host's other hook of fsmcp's
+// for the same call comes.
+const hookTwin = 10 * time.Second
+
 // EndStaleHooks ends the hook steps of session (a label) left open by
 // calls the host never called back for (a call its rules then refused):
 // they changed nothing, so they leave no entry.
