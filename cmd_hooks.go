@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/fsmcp/fsmcp/hooks"
 	"github.com/fsmcp/fsmcp/internal/escape"
@@ -192,6 +193,11 @@ func journalHostCall(host, dir, state string, in hookInput) string {
 		if in.Event == "BeforeTool" {
 			return geminiShell(state, in)
 		}
+		// After the call: the session's id, left for a command Gemini
+		// CLI then blocked (its $(...) refusal), goes.
+		if dir, err := stateDir(state); err == nil {
+			os.Remove(geminiSessionFile(dir, in.Input.Command))
+		}
 		return ""
 	}
 	var files []string
@@ -281,8 +287,25 @@ func geminiShell(state string, in hookInput) string {
 		p := geminiSessionFile(dir, in.Input.Command)
 		os.MkdirAll(filepath.Dir(p), 0o700)
 		os.WriteFile(p, []byte(in.Session), 0o600)
+		sweepSessionFiles(filepath.Dir(p))
 	}
 	return ""
+}
+
+// sessionFileAge is how long the session's id waits for its command: a
+// command a rule then refused never takes it (Gemini CLI calls no hook
+// after a call its policy denies), and the user may take long to approve
+// one.
+const sessionFileAge = 15 * time.Minute
+
+// sweepSessionFiles takes out the session files older than that.
+func sweepSessionFiles(dir string) {
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > sessionFileAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // geminiSessionFile is where the hook before a Gemini CLI shell command

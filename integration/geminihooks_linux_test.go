@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -118,6 +120,16 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "denied.txt")); err == nil {
 		t.Error("the command the deny rule refuses ran")
+	}
+	// The session's id left for a command goes with it, or after the call
+	// (a $(...) Gemini CLI blocks); the one for a command its policy
+	// denied (no hook comes after) waits until old.
+	sum := sha256.Sum256([]byte("touch denied.txt"))
+	left, _ := os.ReadDir(filepath.Join(state, "fsmcp", "hooks", "gemini-sessions"))
+	for _, e := range left {
+		if e.Name() != hex.EncodeToString(sum[:16]) {
+			t.Errorf("the hooks left a session file behind: %s", e.Name())
+		}
 	}
 
 	fsmcp := func(a ...string) string {
