@@ -318,16 +318,7 @@ func geminiSessionFile(stateDir, command string) string {
 // stateDir is fsmcp's state directory: under state, where a hook names
 // it, else where the journal's default is.
 func stateDir(state string) (string, error) {
-	getenv := os.Getenv
-	if state != "" {
-		getenv = func(k string) string {
-			if k == "XDG_STATE_HOME" {
-				return state
-			}
-			return os.Getenv(k)
-		}
-	}
-	d, err := journal.DefaultDir(getenv)
+	d, err := journal.DefaultDir(stateEnv(state))
 	return filepath.Dir(d), err
 }
 

@@ -107,6 +107,20 @@ func hostSession(host string) string {
 	return ""
 }
 
+// stateEnv is the environment as fsmcp reads it for its state
+// directory: XDG_STATE_HOME is state, where a host's hook names it.
+func stateEnv(state string) func(string) string {
+	if state == "" {
+		return os.Getenv
+	}
+	return func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return state
+		}
+		return os.Getenv(k)
+	}
+}
+
 // workTree is the git work tree dir lies in, or dir.
 func workTree(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
@@ -135,16 +149,7 @@ func (j *runJournalSet) close() {
 // and labels sessions with the journal's own key.
 func openRunJournal(o *runOpts) (*runJournalSet, error) {
 	opts := &options{}
-	getenv := os.Getenv
-	if o.stateHome != "" {
-		getenv = func(k string) string {
-			if k == "XDG_STATE_HOME" {
-				return o.stateHome
-			}
-			return os.Getenv(k)
-		}
-	}
-	if err := opts.parseJournal("on", "", "", getenv); err != nil {
+	if err := opts.parseJournal("on", "", "", stateEnv(o.stateHome)); err != nil {
 		return nil, err
 	}
 	if opts.journalOff {

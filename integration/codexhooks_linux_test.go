@@ -43,7 +43,7 @@ func TestCodexSessionUndoneThroughHooks(t *testing.T) {
 			sh(root, "git checkout -- . && git status --short | head -3"),
 			sh(root, "cd tree && for i in $(seq 1 300); do echo $i > many_$i.txt; done; ls | wc -l"),
 			sh(root, "(sleep 0.3; echo bg > tree/bg.txt) >/dev/null 2>&1 &"),
-			sh(root, "echo out; echo err >&2; exit 3"),
+			sh(root, "echo err >&2; exit 3"), // one stream: Codex reads stdout and stderr apart, their order racing
 			sh(root, "touch denied.txt"),
 			{"apply_patch", "*** Begin Patch\n*** Update File: tree/a.txt\n@@\n-not there\n+x\n*** End Patch\n"},
 			{"apply_patch", "*** Begin Patch\n*** Add File: new.txt\n+new\n*** Update File: suid.sh\n@@\n-echo hi\n+echo HI\n*** End Patch\n"},

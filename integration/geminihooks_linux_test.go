@@ -53,7 +53,7 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 			{"replace", map[string]any{"file_path": filepath.Join(root, "tree", "a.txt"), "old_string": "a", "new_string": "replaced", "instruction": "step"}},
 			{"replace", map[string]any{"file_path": "suid.sh", "old_string": "not there", "new_string": "x", "instruction": "step"}},
 			{"write_file", map[string]any{"file_path": filepath.Join(root, "f.txt"), "content": "overwritten\n"}},
-			shell("echo out; echo err >&2; exit 3"),
+			shell("echo err >&2; exit 3"), // one stream: stdout and stderr read apart race
 			shell("echo $(echo sub)"),
 			shell("touch denied.txt"),
 			{"replace", map[string]any{"file_path": "suid.sh", "old_string": "echo hi", "new_string": "echo HI", "instruction": "step"}},
