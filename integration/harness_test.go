@@ -250,11 +250,15 @@ func launchHTTP(t *testing.T, m mode, args ...string) (string, string, *exec.Cmd
 	})
 	urlc := make(chan string, 1)
 	var token string // written before the URL is sent
+	var said []string // what it said before it exited, read after urlc closes
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sent := false
 		for sc.Scan() {
 			line := sc.Text()
+			if !sent && len(said) < 50 {
+				said = append(said, line)
+			}
 			if m := bearerLine.FindStringSubmatch(line); m != nil && !sent {
 				token = m[1]
 			}
@@ -272,7 +276,8 @@ func launchHTTP(t *testing.T, m mode, args ...string) (string, string, *exec.Cmd
 	select {
 	case url, ok := <-urlc:
 		if !ok {
-			t.Fatal("fsmcp exited before serving http")
+			cmd.Wait()
+			t.Fatalf("fsmcp exited (%v) before serving http; it said:\n%s", cmd.ProcessState, strings.Join(said, "\n"))
 		}
 		return url, token, cmd
 	case <-time.After(time.Minute): // only bounds a hang
