@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/term"
 
@@ -126,7 +127,7 @@ func run(args []string, stderr *os.File) int {
 		opts.server.Journal = jr
 	}
 
-	searcher, stopIndex, err := withIndex(opts.index, opts.indexWatches, searcher, native, sb.Roots(), log)
+	searcher, stopIndex, err := withIndex(opts.index, opts.indexWatches, opts.indexCensus, searcher, native, sb.Roots(), log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: --index on: %v\n", err)
 		return exitUsage
@@ -220,12 +221,13 @@ func openAudit(path string) (*toolkit.Audit, error) {
 // asks (native serves the searches it narrows). The returned stop ends
 // the builds and unmaps the indexes. With --index on, a cache directory
 // the index may not use is a start-up error; auto goes on unindexed.
-// watches bounds the inotify watches it holds (0: its share).
-func withIndex(mode string, watches int64, searcher, native backend.Searcher, roots []string, log *slog.Logger) (backend.Searcher, func(), error) {
+// watches bounds the inotify watches it holds (0: its share); census
+// how long a write through a link made from outside may go unseen.
+func withIndex(mode string, watches int64, census time.Duration, searcher, native backend.Searcher, roots []string, log *slog.Logger) (backend.Searcher, func(), error) {
 	if mode == "off" || len(roots) == 0 {
 		return searcher, func() {}, nil
 	}
-	s, err := index.New(searcher, native, index.Options{Mode: mode, Roots: roots, MaxWatches: watches, Log: log})
+	s, err := index.New(searcher, native, index.Options{Mode: mode, Roots: roots, MaxWatches: watches, CensusBound: census, Log: log})
 	if err != nil {
 		if mode == "on" {
 			return nil, nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend/queue"
+	"github.com/fsmcp/fsmcp/index"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/profiles/fsmcp"
@@ -68,6 +69,10 @@ type options struct {
 	// watches it may hold (--index-watches; 0: its share of the user's).
 	index        string
 	indexWatches int64
+	// indexCensus bounds how long a write through a hard link made from
+	// outside the DIRs may go unseen by the index (--index-census; < 0:
+	// every search stats the files that could be so written).
+	indexCensus time.Duration
 	// maxSearches and searchWait bound the search queue (queue.New):
 	// searches at once, and how long one may wait for a turn.
 	maxSearches int
@@ -101,7 +106,7 @@ type rawFlags struct {
 	profile, shell, maxFileSize, maxOutput, timeout string
 	maxResults, maxSessions, maxSearches            string
 	searchWait, sessionIdle, logLevel               string
-	indexWatches                                    string
+	indexWatches, indexCensus                       string
 	journal, journalSize, journalAge                string
 	journalTools                                    bool
 }
@@ -123,6 +128,7 @@ func newFlagSet(o *options) (*flag.FlagSet, *rawFlags) {
 	fs.StringVar(&o.searchBackend, "search-backend", "auto", "")
 	fs.StringVar(&o.index, "index", "auto", "")
 	fs.StringVar(&f.indexWatches, "index-watches", "", "")
+	fs.StringVar(&f.indexCensus, "index-census", "", "")
 	fs.StringVar(&f.profile, "profile", "", "")
 	fs.StringVar(&f.shell, "shell", "", "")
 	fs.StringVar(&f.maxFileSize, "max-file-size", "", "")
@@ -289,6 +295,10 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.indexCensus, err = setting(f.indexCensus, getenv("FSMCP_INDEX_CENSUS"), "index-census", parseBound, index.DefaultCensusBound)
+	if err != nil {
+		return nil, err
+	}
 	if err := o.parseJournal(f.journal, f.journalSize, f.journalAge, getenv); err != nil {
 		return nil, err
 	}
@@ -379,6 +389,18 @@ func parseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d <= 0 {
 		return 0, fmt.Errorf("%q is not a duration (try 30s or 2m)", s)
+	}
+	return d, nil
+}
+
+// parseBound is a duration where 0 means none (-1).
+func parseBound(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration (try 10s, or 0)", s)
+	}
+	if d == 0 {
+		return -1, nil
 	}
 	return d, nil
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // dirWalker is the native scanner's directory walk (fallback.Native.Dirs).
@@ -63,8 +64,9 @@ func (s *Searcher) checkWith(ctx context.Context, r *rootIndex, ix *Index, fileW
 		}
 	}
 	group, ngroups := inodeGroups(ix)
+	checked := time.Now()
 	ps := &pruneState{ix: ix, w: w, known: knownDirs(ix), always: map[string]struct{}{},
-		external: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root),
+		externalDirs: map[string]struct{}{}, leftOut: map[string]struct{}{}, parents: parentPrint(r.root),
 		inodes: inodesOf(ix, group, ngroups), files: contentFilesOf(ix), group: group, inodeFiles: groupFilesOf(group, ngroups)}
 	if !w.reserveDirs(len(ps.known)) {
 		why := w.errShare().Error()
@@ -81,9 +83,9 @@ func (s *Searcher) checkWith(ctx context.Context, r *rootIndex, ix *Index, fileW
 		}
 	}
 	// watched: inodes that have a watch of their own (the first name met
-	// adds it); unwatched: those that could get none.
+	// adds it); unwatched: those that have none.
 	watched, unwatched := make([]uint64, (ngroups+63)/64), make([]uint64, (ngroups+63)/64)
-	var bare atomic.Int64 // files stat'ed by every search for want of a watch
+	var bare atomic.Int64 // files with a link outside the directory watches' sight that got no watch
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex // ps's sets
@@ -151,20 +153,21 @@ func (s *Searcher) checkWith(ctx context.Context, r *rootIndex, ix *Index, fileW
 			}
 			want, indexed := ix.fileMeta(id)
 			g := int(group[id])
-			// A file is trusted unstat'ed only while its inode has a watch
-			// of its own: a hard link to it can be made at any time from
-			// where no directory watch looks, and written through. Its
-			// first name met adds the watch, its other names share it.
+			// A file with a link the directory watches do not see (one
+			// made from outside the root, or from a directory the walk
+			// leaves out: more links than the index lists) gets a watch
+			// of its own, its first name met adds it and its other names
+			// share it. Any other file is seen changed through its names
+			// by the directory watches; a link made to it from outside
+			// later, and a write through that, by the census (census.go).
 			mu.Lock()
 			known, lacking := has(watched, g), has(unwatched, g)
 			mu.Unlock()
-			var now meta
-			var nlink uint64
-			var regular, inodeWatched bool
-			if known || lacking || !indexed || !fileWatches {
-				now, nlink, regular = fileAt(dirfd, name)
-				inodeWatched = known
-			} else {
+			now, nlink, regular := fileAt(dirfd, name)
+			inodeWatched := known
+			if regular && nlink > uint64(links[g]) && !known && !lacking && indexed && fileWatches {
+				// The watch first, then the metadata: a change before the
+				// watch shows in it, one after is an event.
 				now, nlink, regular, inodeWatched = w.addFile(dirfd, name, g)
 			}
 			if !regular || now != want {
@@ -178,11 +181,12 @@ func (s *Searcher) checkWith(ctx context.Context, r *rootIndex, ix *Index, fileW
 				set(unwatched, g)
 			}
 			if !inodeWatched && (indexed || nlink > uint64(links[g])) {
-				// Read by every search: stat'ed where its directory is read.
-				ps.external[frel] = struct{}{}
+				// Trusted while the census is fresh, else stat'ed.
 				ps.externalIDs = append(ps.externalIDs, int32(id))
-				addAncestors(ps.always, rel)
-				bare.Add(1)
+				addAncestors(ps.externalDirs, rel)
+				if nlink > uint64(links[g]) {
+					bare.Add(1)
+				}
 			}
 			mu.Unlock()
 		}
@@ -216,19 +220,23 @@ func (s *Searcher) checkWith(ctx context.Context, r *rootIndex, ix *Index, fileW
 		w.close()
 		return false, false
 	}
+	ps.census = newCensus(s.opts.CensusBound, checked)
 	if old := r.prune.Swap(ps); old != nil {
 		old.w.close()
 	}
+	go ps.census.run(ps, w.done)
 	w.mu.Lock()
 	dirWatches, filesWatched := len(w.wds), len(w.files)
 	w.mu.Unlock()
 	if n := bare.Load(); n > 0 {
 		// A server takes half of the limit: twice what this DIR needs
-		// lets every file have its own (about 1 KB of kernel memory each).
+		// lets every such file have its own (about 1 KB of kernel
+		// memory each).
 		want := 2 * (int64(dirWatches) + int64(filesWatched) + n)
-		s.opts.Log.Info("index: too few inotify watches for every file (fs.inotify.max_user_watches, or --index-watches); the files without one are stat'ed by every search, which a raised limit avoids", "root", r.root, "files", n, "raise_to", want)
+		s.opts.Log.Info("index: too few inotify watches for every file with a link from outside (fs.inotify.max_user_watches, or --index-watches); the census stats them instead", "root", r.root, "files", n, "raise_to", want)
 	}
-	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", dirWatches, "file_watches", filesWatched, "changed", differ.Load())
+	s.opts.Log.Info("index: following changes; narrowed searches read only what leads to a candidate", "root", r.root, "dirs", len(ps.known), "watches", dirWatches, "file_watches", filesWatched,
+		"census_files", len(ps.externalIDs), "census_bound", censusBoundText(s.opts.CensusBound), "changed", differ.Load())
 	return false, false
 }
 

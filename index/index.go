@@ -62,7 +62,12 @@ type Options struct {
 	// roots together (0: half of fs.inotify.max_user_watches, less a
 	// little); Linux only.
 	MaxWatches int64
-	Log        *slog.Logger
+	// CensusBound bounds how long a write through a hard link made from
+	// outside the root to a file without a watch of its own can go
+	// unseen (census.go; 0: DefaultCensusBound; < 0: every search stats
+	// each such file, as before the census); Linux only.
+	CensusBound time.Duration
+	Log         *slog.Logger
 }
 
 // DefaultSettle is Options.Settle's default.
@@ -113,6 +118,9 @@ func New(next, native backend.Searcher, opts Options) (*Searcher, error) {
 	}
 	if opts.MaxShare <= 0 {
 		opts.MaxShare = 8
+	}
+	if opts.CensusBound == 0 {
+		opts.CensusBound = DefaultCensusBound
 	}
 	base := opts.CacheDir
 	if base == "" {

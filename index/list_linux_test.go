@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fallback"
@@ -18,11 +19,19 @@ import (
 // renamed (into a name the ignore rules hide, too), written through a
 // hard link from outside the root, an ignore rule added and removed, a
 // directory made; under negative globs, types, -i and a search path
-// below the root. With no file watch to be had, every file is stat'ed
-// from the list instead (the sweep), and the answers are the same.
+// below the root. Files without a watch of their own (all but one with
+// a link from outside when the tree was checked, and every file where
+// no file watch is to be had) are trusted after a census pass, or
+// stat'ed from the list by every search (the sweep; CensusBound < 0), and
+// the answers are the same; the write through a link from outside is
+// checked after a census pass that began after it.
 func TestListPathIsExact(t *testing.T) {
-	for _, budget := range []int{-1, 0} {
-		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+	for _, c := range []struct {
+		budget int
+		census time.Duration
+	}{{-1, -1}, {0, -1}, {-1, time.Hour}, {0, time.Hour}} {
+		budget := c.budget
+		t.Run(fmt.Sprintf("budget=%d,census=%s", budget, c.census), func(t *testing.T) {
 			root := gitRoot(t)
 			files := map[string]string{
 				".gitignore":          "ignored/\n*.log\n",
@@ -44,7 +53,11 @@ func TestListPathIsExact(t *testing.T) {
 			writeTree(t, root, files)
 			settled()
 			ref := backend.Searcher(fallback.New())
-			s, err := New(ref, fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1})
+			early := filepath.Join(t.TempDir(), "early")
+			if err := os.Link(filepath.Join(root, "sub/deep/plain.c"), early); err != nil {
+				t.Fatal(err)
+			}
+			s, err := New(ref, fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: c.census})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +150,22 @@ func TestListPathIsExact(t *testing.T) {
 			}
 			f.WriteString("NEEDLE through a link from outside\n")
 			f.Close()
+			if c.census > 0 {
+				ps := s.roots[0].prune.Load()
+				ps.census.pass(ps)
+			}
 			check("a write through a hard link from outside")
+			f, err = os.OpenFile(early, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("NEEDLE through a link from outside made before the check\n")
+			f.Close()
+			if c.census > 0 && budget == 0 {
+				ps := s.roots[0].prune.Load()
+				ps.census.pass(ps) // no watch of its own
+			}
+			check("a write through a hard link from outside made before the check")
 			write("other/.gitignore", "y.c\n")
 			write("other/y.c", "NEEDLE now, but ignored\n")
 			check("an ignore rule added")

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
 )
@@ -33,14 +34,17 @@ type pruneState struct {
 	w     *watcher
 	known map[string]struct{} // directories holding a listed file, and their ancestors
 	// always: directories (and their ancestors) of files read by every
-	// search: not indexed, or with links outside the root, which the
-	// watcher cannot see written through (they are stat'ed).
-	always   map[string]struct{}
-	external map[string]struct{} // files with links outside the root
-	// externalIDs are external's files by number, ascending: a search
-	// reading candidates from the list stats them (sweep), none other.
+	// search, which the index holds no content of.
+	always map[string]struct{}
+	// externalIDs are the files without a watch of their own, by number,
+	// ascending: a write through a link made to one from outside reaches
+	// no watch. The census stats them in the background; a search that
+	// finds its last pass too old stats them itself (sweep, or a stat
+	// where its walk meets one), none other.
 	externalIDs  []int32
-	externalBits []uint64 // the same, a bit per file
+	externalBits []uint64            // the same, a bit per file
+	externalDirs map[string]struct{} // their directories, and above
+	census       *census
 	// unindexed are the listed files the index holds no content of (not
 	// UTF-8, too big, unreadable), ascending: every search reads them.
 	unindexed []int32
@@ -150,7 +154,11 @@ type queryPrune struct {
 	// list: the search reads its candidates from the index's list
 	// (candidates.List); visit leads only to changes, and the files
 	// without a watch of their own were stat'ed (sweep) into changed.
-	list      bool
+	list bool
+	// fresh: the census's last pass over the files without a watch of
+	// their own began within its bound, so they are trusted as the
+	// watched ones are; otherwise they are stat'ed.
+	fresh     bool
 	visit     map[string]struct{} // directories leading to a candidate or a change
 	changed   map[string]struct{}
 	subtrees  map[string]struct{}
@@ -161,6 +169,7 @@ type queryPrune struct {
 	swept     map[string]struct{}
 	sweepDone chan struct{}
 	sweepIDs  []int
+	listed    []uint64 // the candidates' files, a bit per file: never swept into the walk
 	merge     sync.Once
 }
 
@@ -187,6 +196,10 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, list bool) *queryPrun
 	if ps == nil || ps.w == nil {
 		return nil
 	}
+	// Whether the census's last pass is recent enough is decided before
+	// the overlay is read: what that pass found is in it.
+	now := time.Now()
+	fresh := ps.census.fresh(now)
 	ps.w.sync()
 	if ps.parents != parentPrint(ps.ix.root) {
 		return nil
@@ -195,24 +208,25 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, list bool) *queryPrun
 	if !ok {
 		return nil
 	}
-	qp := &queryPrune{ps: ps, restore: restore, list: list, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
+	qp := &queryPrune{ps: ps, restore: restore, list: list, fresh: fresh, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
 	ix := ps.ix
-	if list && hits != nil && len(ps.externalIDs) > 0 {
-		// No watch of their own: a write through a link from outside
-		// reaches no watch, so each is stat'ed, from the list, but for
-		// the candidates, which are read anyway.
-		listed := make([]uint64, (ix.nfiles+63)/64)
-		ps.files.each(hits, func(f int) { set(listed, f) })
-		ids := make([]int32, 0, len(ps.externalIDs))
-		for _, id := range ps.externalIDs {
-			if !has(listed, int(id)) {
-				ids = append(ids, id)
-			}
-		}
+	if !fresh && list && hits != nil && len(ps.externalIDs) > 0 {
+		// No watch of their own, and no recent census: each is stat'ed,
+		// from the list, while the candidates are read. The sweep covers
+		// them all, the candidates too, so it counts as a pass of the
+		// census; what it finds goes into the overlay for the searches
+		// after, and into this one's walk but for the candidates, which
+		// are read anyway.
+		qp.listed = make([]uint64, (ix.nfiles+63)/64)
+		ps.files.each(hits, func(f int) { set(qp.listed, f) })
 		qp.sweepDone = make(chan struct{})
 		go func() {
 			defer close(qp.sweepDone)
-			qp.sweepIDs = sweep(ix, ids)
+			qp.sweepIDs = sweep(ix, ps.externalIDs)
+			for _, id := range qp.sweepIDs {
+				ps.w.ov.changed(string(ix.nameBytes(id)), false)
+			}
+			ps.census.passed(now)
 		}()
 	}
 	qp.hasChange = len(changed) > 0 || len(subtrees) > 0 || len(inodes) > 0
@@ -304,6 +318,9 @@ func (qp *queryPrune) wait() {
 		ix := qp.ps.ix
 		qp.swept = make(map[string]struct{}, len(qp.sweepIDs))
 		for _, id := range qp.sweepIDs {
+			if has(qp.listed, id) {
+				continue // read from the list
+			}
 			rel := string(ix.nameBytes(id))
 			qp.swept[rel] = struct{}{}
 			addAncestors(qp.visit, dirOf(rel))
@@ -325,6 +342,9 @@ func (qp *queryPrune) keepDir(rel string) bool {
 	if _, ok := ps.always[rel]; ok && !qp.list {
 		return true
 	}
+	if _, ok := ps.externalDirs[rel]; ok && !qp.list && !qp.fresh {
+		return true
+	}
 	if _, ok := ps.known[rel]; !ok {
 		return true // nothing listed: new, empty or left out; cheap to read
 	}
@@ -339,7 +359,7 @@ func (qp *queryPrune) keepDir(rel string) bool {
 // file says whether the file rel, in a directory the walk reads, must be
 // read for what changed (read), and otherwise whether the index's record
 // of it can be trusted without a stat (trust): it is not below a changed
-// directory and has no link outside the root.
+// directory, and it has a watch of its own or the census is fresh.
 func (qp *queryPrune) file(rel string) (read, trust bool) {
 	qp.wait()
 	if qp.hasChange {
@@ -353,8 +373,13 @@ func (qp *queryPrune) file(rel string) (read, trust bool) {
 			return false, false
 		}
 	}
-	_, ext := qp.ps.external[rel]
-	return false, !ext
+	return false, qp.fresh || !qp.ps.external(rel)
+}
+
+// external reports whether the file rel has no watch of its own.
+func (ps *pruneState) external(rel string) bool {
+	id, ok := ps.ix.lookup(rel)
+	return ok && has(ps.externalBits, id)
 }
 
 // parentPrint describes the ignore files and .git entries in the

@@ -25,6 +25,11 @@ const sweepBatch = 1024
 // are stat'ed beside it: no directory is read, so a tree with more files
 // than inotify watches costs a stat per unwatched file, not a walk.
 func sweep(ix *Index, ids []int32) []int {
+	return sweepWith(ix, ids, max(4, 2*runtime.GOMAXPROCS(0)))
+}
+
+// sweepWith is sweep on at most workers goroutines (the census takes one).
+func sweepWith(ix *Index, ids []int32, workers int) []int {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -42,7 +47,7 @@ func sweep(ix *Index, ids []int32) []int {
 	var mu sync.Mutex
 	var out []int
 	var wg sync.WaitGroup
-	for range min(max(4, 2*runtime.GOMAXPROCS(0)), (len(ids)+sweepBatch-1)/sweepBatch) {
+	for range min(workers, (len(ids)+sweepBatch-1)/sweepBatch) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

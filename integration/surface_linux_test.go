@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -15,11 +16,15 @@ import (
 // tree, another process makes a hard link to a file of the root from
 // outside it (or from a directory the walk leaves out, which no watch
 // covers) and writes through that link: an append, and a same-size write
-// with the times put back. Neither reaches a directory watch, yet the
-// very next fs_grep finds each file, as rg does, with rg on PATH and
-// without.
+// with the times put back. Neither reaches a directory watch; the index's
+// census bounds how long it goes unseen (--index-census, 1s here): every
+// fs_grep that starts later than that after the link finds the file, as
+// rg does, with rg on PATH and without. A file that already had a link
+// from outside when the server started has a watch of its own, and a
+// write through that link is found by the very next fs_grep.
 func TestIndexSeesWritesThroughLinksFromOutside(t *testing.T) {
 	attack(t)
+	const bound = time.Second
 	for _, m := range modes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			files := map[string]string{".gitignore": "ignored/\n", ".git/HEAD": "ref: refs/heads/main\n", "ignored/keep.txt": "x\n"}
@@ -31,18 +36,39 @@ func TestIndexSeesWritesThroughLinksFromOutside(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := startIndexed(t, m, t.TempDir(), "--read-only", root)
+			early := filepath.Join(outside, "early")
+			if err := os.Link(filepath.Join(root, "d2/t8.txt"), early); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(indexSettle) // the link moved its change time: a clock to pass
+			srv := startIndexed(t, m, t.TempDir(), "--read-only", "--index-census", bound.String(), root)
 			if !strings.Contains(srv.log.String(), "index: following changes") {
 				t.Skip("SKIPPED: the index does not follow changes here (see the log); nothing is pruned")
+			}
+			if !strings.Contains(srv.log.String(), "file_watches=1 ") {
+				t.Fatalf("the file with a link from outside has no watch of its own (see the log)")
 			}
 			grep := func(pattern string) string {
 				return mustCall(t, srv.cs, "fs_grep", map[string]any{"pattern": pattern, "path": root})
 			}
 			// Warm the pruning: searches that narrow to nothing.
-			for _, p := range []string{"APPENDED_OUTSIDE", "SAMESIZE_OUTSIDE", "FROM_IGNORED"} {
+			for _, p := range []string{"APPENDED_OUTSIDE", "SAMESIZE_OUTSIDE", "FROM_IGNORED", "EARLY_LINK"} {
 				if out := grep(p); !strings.Contains(out, "No matches") {
 					t.Fatalf("before any change, fs_grep %s: %q", p, out)
 				}
+			}
+			// after waits out the bound from the link.
+			after := func(linked time.Time) { time.Sleep(time.Until(linked.Add(bound + 10*time.Millisecond))) }
+
+			// A link made before the server started: a watch of its own.
+			f, err := os.OpenFile(early, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("EARLY_LINK\n")
+			f.Close()
+			if out := grep("EARLY_LINK"); !strings.Contains(out, "d2/t8.txt") {
+				t.Errorf("an append through a link from outside made before the start: fs_grep answered %q", out)
 			}
 
 			// An append through a link made outside after the check.
@@ -50,14 +76,16 @@ func TestIndexSeesWritesThroughLinksFromOutside(t *testing.T) {
 			if err := os.Link(filepath.Join(root, "d1/t4.txt"), hl); err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.OpenFile(hl, os.O_WRONLY|os.O_APPEND, 0)
+			linked := time.Now()
+			f, err = os.OpenFile(hl, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			f.WriteString("APPENDED_OUTSIDE\n")
 			f.Close()
+			after(linked)
 			if out := grep("APPENDED_OUTSIDE"); !strings.Contains(out, "d1/t4.txt") {
-				t.Errorf("an append through a link from outside: fs_grep answered %q", out)
+				t.Errorf("an append through a link from outside, %s after the link: fs_grep answered %q", bound, out)
 			}
 
 			// A same-size write through another such link, its times put back.
@@ -70,13 +98,15 @@ func TestIndexSeesWritesThroughLinksFromOutside(t *testing.T) {
 			if err := os.Link(target, hl2); err != nil {
 				t.Fatal(err)
 			}
+			linked = time.Now()
 			same := "SAMESIZE_OUTSIDE\n"[:before.Size()]
 			if err := os.WriteFile(hl2, []byte(same), 0o644); err != nil { // truncates and writes: same inode
 				t.Fatal(err)
 			}
 			os.Chtimes(hl2, before.ModTime(), before.ModTime())
+			after(linked)
 			if out := grep("SAMESIZE"); !strings.Contains(out, "d2/t5.txt") {
-				t.Errorf("a same-size write through a link from outside, times put back: fs_grep answered %q", out)
+				t.Errorf("a same-size write through a link from outside, times put back, %s after the link: fs_grep answered %q", bound, out)
 			}
 
 			// A link from a directory the walk leaves out (ignored), inside the root.
@@ -84,14 +114,16 @@ func TestIndexSeesWritesThroughLinksFromOutside(t *testing.T) {
 			if err := os.Link(filepath.Join(root, "d0/t6.txt"), hl3); err != nil {
 				t.Fatal(err)
 			}
+			linked = time.Now()
 			f, err = os.OpenFile(hl3, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			f.WriteString("FROM_IGNORED\n")
 			f.Close()
+			after(linked)
 			if out := grep("FROM_IGNORED"); !strings.Contains(out, "d0/t6.txt") {
-				t.Errorf("an append through a link in an ignored directory: fs_grep answered %q", out)
+				t.Errorf("an append through a link in an ignored directory, %s after the link: fs_grep answered %q", bound, out)
 			}
 		})
 	}
