@@ -15,6 +15,7 @@ func (*overlay) snapshot() (files, subtrees map[string]struct{}, contents []int,
 	return nil, nil, nil, false
 }
 func (*overlay) size() (n int, lost bool) { return 0, false }
+func (*overlay) changed(string, bool)     {}
 
 // watchBudget bounds watches; there are none here.
 type watchBudget struct{ max int64 }
