@@ -16,6 +16,14 @@ type Recorder interface {
 	Returned()
 }
 
+// A LinkFree Recorder knows paths where no link can stand (below a
+// directory the command made, where it made none and moved nothing in):
+// a call there that would follow one is told to the recorder without the
+// tracer's look for one first.
+type LinkFree interface {
+	NoLinks(path string) bool
+}
+
 // A Finisher is a Recorder told when the last process of the command
 // has ended (or its session closed): no change follows, and what it
 // held for the background's changes can go.
@@ -63,6 +71,9 @@ type Event struct {
 	// RemoveDir: a removal that takes only a directory (rmdir, unlinkat
 	// with AT_REMOVEDIR), which fails on anything else.
 	RemoveDir bool
+	// MakeDir: a Create that makes a directory (mkdir), where nothing
+	// may be below it yet.
+	MakeDir bool
 	// Follow: a link at Path is followed (an open without O_NOFOLLOW, a
 	// chmod); the change lands on what it points to.
 	Follow bool

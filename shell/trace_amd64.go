@@ -17,7 +17,7 @@ var traps = withTraps(map[uintptr]trap{
 	unix.SYS_UNLINK:    tPath(Remove, 0, false),
 	unix.SYS_RMDIR:     rmdirTrap(tPath(Remove, 0, false)),
 	unix.SYS_RENAME:    second(tPath(Rename, 0, false), none, 1),
-	unix.SYS_MKDIR:     tPath(Create, 0, false),
+	unix.SYS_MKDIR:     mkdirTrap(tPath(Create, 0, false)),
 	unix.SYS_MKNOD:     tPath(Create, 0, false),
 	unix.SYS_SYMLINK:   tPath(Create, 1, false),
 	unix.SYS_LINK:      second(tPath(Create, 1, false), none, 0),

@@ -17,7 +17,7 @@ var genericTraps = map[uintptr]trap{
 	unix.SYS_UNLINKAT:     tAt(Remove, 0, 1, false),
 	unix.SYS_RENAMEAT:     second(tAt(Rename, 0, 1, false), 2, 3),
 	unix.SYS_RENAMEAT2:    withRenameFlags(second(tAt(Rename, 0, 1, false), 2, 3), 4),
-	unix.SYS_MKDIRAT:      tAt(Create, 0, 1, false),
+	unix.SYS_MKDIRAT:      mkdirTrap(tAt(Create, 0, 1, false)),
 	unix.SYS_MKNODAT:      tAt(Create, 0, 1, false),
 	unix.SYS_SYMLINKAT:    tAt(Create, 1, 2, false),
 	unix.SYS_LINKAT:       second(tAt(Create, 2, 3, false), 0, 1),

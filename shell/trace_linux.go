@@ -53,6 +53,7 @@ type trap struct {
 	atFlags     int  // the argument holding AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH
 	follow      bool
 	rmdir       bool // rmdir: only a directory goes
+	mkdir       bool // mkdir: a directory is made
 	// cmds: ioctl, the requests that change the file (the filter lets
 	// every other request go unstopped).
 	cmds []uint32
@@ -319,6 +320,7 @@ func superviseWith(listener int, rec Recorder, stop <-chan struct{}, pollFirst b
 	go watchEnd(listener, unix.Getpid(), unix.Gettid(), &ended, stop, done)
 	dirs := realDirs{}
 	procs := procDirs{}
+	linkFree, _ := rec.(LinkFree)
 	defer procs.close()
 	wake := -1
 	if pollFirst {
@@ -359,7 +361,9 @@ func superviseWith(listener int, rec Recorder, stop <-chan struct{}, pollFirst b
 			// fails (ENOTDIR) and changes nothing. Told to the recorder,
 			// the path as the walk went on would be another file's.
 			if !notDir && !toNotDir {
-				if ev.Follow {
+				if ev.Follow && linkFree != nil && linkFree.NoLinks(ev.Path) {
+					ev.Follow = false
+				} else if ev.Follow {
 					followLink(&ev)
 				}
 				dirs.after(ev, traps[uintptr(nt.Nr)])
@@ -409,7 +413,9 @@ func (r realDirs) path(pid int, p string) (_ string, notDir bool) {
 	real, ok := r[dir]
 	if !ok {
 		var viaProc bool
-		real, viaProc, notDir = realPath(pid, dir, true)
+		if real, ok, notDir = r.child(dir); !ok {
+			real, viaProc, notDir = realPath(pid, dir, true)
+		}
 		if notDir {
 			return p, true
 		}
@@ -421,6 +427,29 @@ func (r realDirs) path(pid int, p string) (_ string, notDir bool) {
 		return p, false
 	}
 	return filepath.Join(real, name), false
+}
+
+// child resolves dir from its parent's entry, one lstat instead of one
+// per name of it (a command making thousands of directories, each new to
+// the cache): ok is false where realPath must walk (no parent's entry, a
+// link, /proc or /dev).
+func (r realDirs) child(dir string) (real string, ok, notDir bool) {
+	parent, name := filepath.Dir(dir), filepath.Base(dir)
+	rp, cached := r[parent]
+	if !cached || parent == dir || name == ".." || name == "." || isProc(dir) || isProc(rp) {
+		return "", false, false
+	}
+	real = filepath.Join(rp, name)
+	fi, err := os.Lstat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return real, true, false // as realPath: the rest kept as it is
+	case err != nil || fi.Mode()&os.ModeSymlink != 0:
+		return "", false, false
+	case !fi.IsDir():
+		return real, true, true
+	}
+	return real, true, false
 }
 
 // realPath is p with every link in it followed as the kernel follows
@@ -537,7 +566,9 @@ func (r realDirs) after(ev Event, t trap) {
 	case ev.Change == Rename || ev.Change == Exchange:
 		r.forget(ev.Path)
 		r.forget(ev.To)
-	case ev.Change == Create && t.flags == none && !t.how && t.path2 == none:
+	case ev.Change == Create && t.flags == none && !t.how && t.path2 == none && !t.mkdir:
+		// A directory made where nothing was leaves every name below
+		// it as the cache has it (nothing there had a link to follow).
 		r.forget(ev.Path)
 	}
 }
@@ -601,9 +632,11 @@ func decode(nt *seccompNotif, procs procDirs) (Event, bool) {
 		if f&writeFlags == 0 {
 			return Event{}, false
 		}
-		ev.Follow = f&unix.O_NOFOLLOW == 0
+		ev.Follow = f&unix.O_NOFOLLOW == 0 && f&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL
 	}
-	if t.flags != none && nt.Args[t.flags]&unix.O_NOFOLLOW != 0 {
+	// O_CREAT|O_EXCL follows no final link either: a link there fails
+	// the call (EEXIST), wherever it points (tar x opens its files so).
+	if t.flags != none && (nt.Args[t.flags]&unix.O_NOFOLLOW != 0 || nt.Args[t.flags]&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL) {
 		ev.Follow = false
 	}
 	if t.atFlags != none && nt.Args[t.atFlags]&unix.AT_SYMLINK_NOFOLLOW != 0 {
@@ -643,6 +676,7 @@ func decode(nt *seccompNotif, procs procDirs) (Event, bool) {
 		ev.CrossMount = crossMount(pid, ev.Path, ev.To)
 	}
 	ev.RemoveDir = t.rmdir || ev.Change == Remove && uintptr(nt.Nr) == unix.SYS_UNLINKAT && nt.Args[2]&unix.AT_REMOVEDIR != 0
+	ev.MakeDir = t.mkdir
 	// Not checked with NOTIF_ID_VALID: were the caller gone and its pid
 	// taken by another process meanwhile, the path read would be another's
 	// and the journal would record one path more, nothing worse.
@@ -980,6 +1014,7 @@ func second(t trap, dir, path int) trap {
 }
 func withRenameFlags(t trap, arg int) trap { t.renameFlags = arg; return t }
 func rmdirTrap(t trap) trap                { t.rmdir = true; return t }
+func mkdirTrap(t trap) trap                { t.mkdir = true; return t }
 func withAtFlags(t trap, arg int) trap     { t.atFlags = arg; return t }
 func withCmds(t trap, cmds ...uint32) trap { t.cmds = cmds; return t }
 
