@@ -151,6 +151,15 @@ func everyChange() []change {
 		bash("rm -rf", "rm -rf tree"),
 		bash("mv", "mv tree renamed && mv f.txt renamed/f.txt"),
 		bash("a new file in new directories", "mkdir -p new/dir && echo hi > new/dir/file && ln -s file new/dir/link"),
+		// A directory the command made is recorded as a tree: the paths
+		// below it are not recorded one by one, until a name from
+		// elsewhere comes in or one of its own leaves.
+		bash("files in a directory the command made, and a write through a link made there", "mkdir -p m/a && for i in $(seq 1 30); do echo $i > m/a/$i; done && chmod 600 m/a/1 && touch -d 2001-01-01 m/a/2 && ln -s ../../f.txt m/a/l && echo through >> m/a/l && mv m/a/3 m/a/33"),
+		bash("a link moved between two directories the command made, written through", "mkdir m m2 && echo x > m/x && ln -s ../f.txt m2/s && mv m2/s m/s && echo via > m/s"),
+		bash("a file moved into a directory the command made, then written", "mkdir m && echo x > m/x && mv tree/a.txt m/ && echo more >> m/a.txt && chmod 600 m/a.txt"),
+		bash("a hard link into a directory the command made, written through", "mkdir m && echo x > m/x && ln f.txt m/h && echo more >> m/h"),
+		bash("a file of a new directory moved over an old one, the directory renamed", "mkdir m && echo n > m/x && mv m/x f.txt && echo y > m/y && mv m m3 && echo z > m3/z"),
+		bash("a directory the command made, removed and made again", "mkdir m && echo a > m/a && rm -rf m && mkdir m && echo b > m/b && cp -a tree m/t && tar cf - tree | tar xf - -C m"),
 		bash("chmod", "chmod 600 f.txt && chmod g-s tree && chmod u-s suid.sh"),
 		bash("truncate and >", "truncate -s 2 f.txt && : > tree/a.txt"),
 		bash("cp -a, touch, mkfifo", "cp -a tree tree3 && touch -d 2001-01-01 f.txt && mkfifo pipe"),
