@@ -1,6 +1,7 @@
 package index
 
 import (
+	"log/slog"
 	"sync/atomic"
 	"time"
 )
@@ -24,7 +25,7 @@ import (
 // search that starts more than the bound after the link was made.
 
 // DefaultCensusBound is Options.CensusBound's default.
-const DefaultCensusBound = 10 * time.Second
+const DefaultCensusBound = 30 * time.Second
 
 // censusIdle is how long the census goes on after the last search; the
 // first search after it stats the files itself (and wakes the census).
@@ -88,17 +89,19 @@ func (c *census) passed(start time.Time) {
 }
 
 // run makes passes over ps's files without a watch of their own until
-// done is closed: the next one starts half the bound after the last
-// began, or later where a pass takes more than a tenth of that (at most
-// a tenth of one core); while no search came for censusIdle, none runs.
+// done is closed. The first starts at once; each next one in time to end
+// before the bound runs out since the last began (twice the last pass's
+// length before it), but no sooner than five of its lengths after it (at
+// most a fifth of a core: on a tree too big for that, some searches stat
+// the files themselves). While no search came for censusIdle, none runs.
 // A file whose metadata moved goes into the overlay, read by every
 // search from then on.
-func (c *census) run(ps *pruneState, done <-chan struct{}) {
+func (c *census) run(ps *pruneState, done <-chan struct{}, log *slog.Logger) {
 	if c == nil || c.bound < 0 || len(ps.externalIDs) == 0 {
 		return
 	}
-	period := c.bound / 2
-	for {
+	var period time.Duration
+	for n := 0; ; n++ {
 		wait := time.Until(time.Unix(0, c.at.Load()).Add(period))
 		if wait > 0 {
 			t := time.NewTimer(wait)
@@ -116,9 +119,18 @@ func (c *census) run(ps *pruneState, done <-chan struct{}) {
 			case <-c.wake:
 			}
 		}
+		select {
+		case <-done:
+			return
+		default:
+		}
 		start := time.Now()
 		c.pass(ps)
-		period = max(c.bound/2, 10*time.Since(start))
+		took := time.Since(start)
+		period = max(c.bound-2*took, 5*took)
+		if n == 0 {
+			log.Info("index: the census's first pass", "root", ps.ix.root, "files", len(ps.externalIDs), "took", took.Round(time.Millisecond), "every", period.Round(time.Millisecond))
+		}
 	}
 }
 

@@ -224,7 +224,7 @@ func (s *Searcher) checkWith(ctx context.Context, r *rootIndex, ix *Index, fileW
 	if old := r.prune.Swap(ps); old != nil {
 		old.w.close()
 	}
-	go ps.census.run(ps, w.done)
+	go ps.census.run(ps, w.done, s.opts.Log)
 	w.mu.Lock()
 	dirWatches, filesWatched := len(w.wds), len(w.files)
 	w.mu.Unlock()
