@@ -45,6 +45,10 @@ func journalShellRows(bin string, runs int, gitTree string, bigGiB int, only str
 			command: func(r string, i int) string {
 				return fmt.Sprintf("mkdir %s/w%d && cd %s/w%d && for i in $(seq 2000); do echo $i > f$i; done", r, i, r, i)
 			}},
+		{name: fmt.Sprintf("an npm-install-like tree of %d small files (%d packages) written by tar x", npmFiles, npmPackages), runs: max(3, runs/2), setup: npmTar,
+			command: func(r string, i int) string {
+				return fmt.Sprintf("mkdir %s/n%d && tar xf %s/pkgs.tar -C %s/n%d", r, i, r, r, i)
+			}},
 		{name: "make -j2 -B of a 40-file C project", runs: runs, setup: cProject,
 			command: func(r string, i int) string { return "make -s -B -j2 -C " + r + "/proj" }},
 	}
@@ -98,6 +102,14 @@ func timeShellRow(bin string, row shellRow) {
 		}
 		cmd := exec.Command(bin, "--journal", mode, "--journal-size", "512MiB", "--index", "off", root)
 		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state-"+mode))
+		if journalUser != nil {
+			// The server, and so the command, as another user: its tar
+			// makes no fchown.
+			if err := asUser(cmd, dir, bin); err != nil {
+				fmt.Fprintln(os.Stderr, "bench: journal:", err)
+				return
+			}
+		}
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "fsmcp-bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "bench: journal: connect:", err)
@@ -246,4 +258,55 @@ func gitTreeFor(choice string) string {
 		return strings.TrimSpace(string(out))
 	}
 	return choice
+}
+
+// npmPackages and npmFiles shape the npm-install-like row's tree: many
+// packages of small files in a few levels of directories, as
+// node_modules holds them.
+const (
+	npmPackages = 600
+	npmFiles    = 30000
+)
+
+// npmTar writes root/pkgs.tar: npmFiles small files (100 bytes to 6 KiB,
+// the sizes of a package's JavaScript, JSON and Markdown) in npmPackages
+// packages, each with a package.json, a README, lib/ and lib/sub/
+// directories and a few scoped ones, as an install unpacks them. The
+// tree is the same on every run (its sizes from a fixed seed).
+func npmTar(root string) error {
+	src := filepath.Join(root, "node_modules")
+	rnd := uint64(0x9e3779b97f4a7c15)
+	next := func(n int) int { rnd ^= rnd << 13; rnd ^= rnd >> 7; rnd ^= rnd << 17; return int(rnd % uint64(n)) }
+	per := npmFiles / npmPackages
+	for p := range npmPackages {
+		pkg := fmt.Sprintf("pkg-%03d", p)
+		if p%10 == 0 {
+			pkg = fmt.Sprintf("@scope-%d/pkg-%03d", p/60, p)
+		}
+		for f := range per {
+			var rel string
+			switch {
+			case f == 0:
+				rel = "package.json"
+			case f == 1:
+				rel = "README.md"
+			case f%3 == 0:
+				rel = fmt.Sprintf("lib/sub/m%d.js", f)
+			default:
+				rel = fmt.Sprintf("lib/f%d.js", f)
+			}
+			path := filepath.Join(src, pkg, rel)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			body := strings.Repeat("module.exports = function () { return 1 }\n", 1+next(140))
+			if err := os.WriteFile(path, []byte(body[:min(len(body), 100+next(6044))]), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	if out, err := exec.Command("tar", "cf", filepath.Join(root, "pkgs.tar"), "-C", src, ".").CombinedOutput(); err != nil {
+		return fmt.Errorf("tar: %v\n%s", err, out)
+	}
+	return os.RemoveAll(src)
 }

@@ -78,12 +78,14 @@ func main() {
 	journalShell := flag.Int("journal-shell", 7, "runs of each fs_bash journal row (0: none)")
 	hookRuns := flag.Int("hooks", 15, "runs of each hooks row: what fsmcp's hooks add to Claude Code's Edit and Bash and to Codex's apply_patch and exec_command (0: none)")
 	journalOnly := flag.String("journal-only", "", "run only the fs_bash journal rows whose name contains this (e.g. \"tar x\")")
+	flag.Func("journal-user", "run the fs_bash journal rows' servers as this user (uid:gid; the bench runs as root): a user's tar makes no fchown", parseUser)
 	journalGit := flag.String("journal-git", "", "the tree of the git checkout row: linux (the default where Debian's linux-source-6.12 is installed), goroot, a directory, or - for none")
 	journalBig := flag.Int("journal-big", 10, "GiB the big-write journal row writes (0: no such row)")
 	paging := flag.Bool("paging", true, "time a later fs_grep and fs_glob page against the first on the largest tree (the last one given)")
 	pagingGrep := flag.String("paging-grep", "", "the paging row's fs_grep pattern (default: Errorf, kmalloc on the linux and mono trees; - for none)")
 	pagingGlob := flag.String("paging-glob", "", "the paging row's fs_glob pattern (default: **/*.go, **/*.c on the linux and mono trees; - for none)")
 	index := flag.String("index", "off", "the servers' --index: off, or on (wait for each root's index before timing)")
+	indexCache := flag.String("index-cache", "", "with -index on, serve from this index cache directory (XDG_CACHE_HOME) instead of timing the build rows in a fresh one")
 	floor := flag.Bool("floor", false, "add the \"rg on answer\" column: rg given exactly the files that match (the least any exact index can read)")
 	flag.IntVar(&monoCopies, "copies", monoCopies, "copies of the Linux tree in the mono tree")
 	flag.Parse()
@@ -136,7 +138,9 @@ func main() {
 		}
 		defer os.RemoveAll(filepath.Dir(bin)) // the build's temp dir
 	}
-	if *index == "on" && bin != "" {
+	if *index == "on" && *indexCache != "" {
+		os.Setenv("XDG_CACHE_HOME", *indexCache)
+	} else if *index == "on" && bin != "" {
 		for _, d := range dirs {
 			if !strings.HasPrefix(d.label, "mono") {
 				continue
