@@ -1,7 +1,9 @@
 package index
 
 import (
+	"context"
 	"log/slog"
+	"sort"
 	"sync/atomic"
 	"time"
 )
@@ -15,14 +17,15 @@ import (
 // other tools need that budget too). So only a file that has a link the
 // directory watches do not cover gets a watch of its own when the tree
 // is checked, and every other file is stat'ed again in the background,
-// a pass at a time (the census): a link made from outside moves the
-// file's change time, so the first pass that reaches it after the link
-// puts it among the changes every search reads. A search trusts the
-// files without a watch of their own only while the last pass over them
-// began at most Options.CensusBound before the search; otherwise it
-// stats them itself, as that pass would have, and its sweep counts as
-// one. So a write through a link made from outside is seen by every
-// search that starts more than the bound after the link was made.
+// a chunk of files at a time (the census): a link made from outside
+// moves the file's change time, so the first stat of it after the link
+// puts it among the changes every search reads. A search trusts a file
+// without a watch of its own only while the last stat of its chunk
+// began at most Options.CensusBound before the search; the files of an
+// older chunk it stats itself, as the census would have, and its sweep
+// counts as the census's. So a write through a link made from outside is
+// seen by every search that starts more than the bound after the link
+// was made.
 
 // DefaultCensusBound is Options.CensusBound's default.
 const DefaultCensusBound = 30 * time.Second
@@ -30,6 +33,14 @@ const DefaultCensusBound = 30 * time.Second
 // censusIdle is how long the census goes on after the last search; the
 // first search after it stats the files itself (and wakes the census).
 const censusIdle = 10 * time.Minute
+
+// censusChunk is how many files the census stats at a time, and the
+// unit a search finds fresh or stale (a variable for tests).
+var censusChunk = 4096
+
+// censusDuty is the share of one core the census may take: it rests
+// four times as long as a chunk took.
+const censusDuty = 5
 
 // censusBoundText is the bound as the log says it.
 func censusBoundText(d time.Duration) string {
@@ -39,79 +50,91 @@ func censusBoundText(d time.Duration) string {
 	return d.String()
 }
 
-// census is one checked root's background pass over its files without
-// a watch of their own (pruneState.externalIDs).
+// census is one checked root's background stats of its files without a
+// watch of their own (pruneState.externalIDs), in chunks of censusChunk.
 type census struct {
 	bound time.Duration // < 0: every search stats those files itself
-	at    atomic.Int64  // start (Unix ns) of the last pass that covered them all
-	used  atomic.Int64  // the last search (Unix ns)
-	wake  chan struct{}
-	// passes counts the passes ended, the census's own and the
+	ids   []int32       // pruneState.externalIDs
+	// at: per chunk, the start (Unix ns) of the last stat of all its files.
+	at   []atomic.Int64
+	used atomic.Int64 // the last search (Unix ns)
+	wake chan struct{}
+	// passes counts the chunks stat'ed, by the census and by the
 	// searches' sweeps (for tests).
 	passes atomic.Int64
 }
 
-func newCensus(bound time.Duration, checked time.Time) *census {
-	c := &census{bound: bound, wake: make(chan struct{}, 1)}
-	c.at.Store(checked.UnixNano())
+func newCensus(bound time.Duration, ids []int32, checked time.Time) *census {
+	c := &census{bound: bound, ids: ids, at: make([]atomic.Int64, (len(ids)+censusChunk-1)/censusChunk), wake: make(chan struct{}, 1)}
+	for i := range c.at {
+		c.at[i].Store(checked.UnixNano())
+	}
 	c.used.Store(time.Now().UnixNano())
 	return c
 }
 
-// fresh reports whether a search starting now may trust the files
-// without a watch of their own: the last pass over them began at most
-// the bound ago. It also tells the census a search came.
-func (c *census) fresh(now time.Time) bool {
-	if c == nil {
-		return false
+// chunk is the files of chunk k.
+func (c *census) chunk(k int) []int32 {
+	return c.ids[k*censusChunk : min((k+1)*censusChunk, len(c.ids))]
+}
+
+// chunkOf is the chunk of the file id, one of c.ids.
+func (c *census) chunkOf(id int) int {
+	i := sort.Search(len(c.ids), func(i int) bool { return int(c.ids[i]) >= id })
+	return i / censusChunk
+}
+
+// stale returns the chunks a search starting now must stat itself (nil
+// when none; every chunk when there is no census): their last stat began
+// more than the bound ago. It also tells the census a search came.
+func (c *census) stale(now time.Time) []bool {
+	if c == nil || len(c.at) == 0 {
+		return nil
 	}
 	c.used.Store(now.UnixNano())
 	select {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	return c.bound >= 0 && now.UnixNano()-c.at.Load() <= int64(c.bound)
+	var out []bool
+	for k := range c.at {
+		if c.bound < 0 || now.UnixNano()-c.at[k].Load() > int64(c.bound) {
+			if out == nil {
+				out = make([]bool, len(c.at))
+			}
+			out[k] = true
+		}
+	}
+	return out
 }
 
-// passed records a pass over every file without a watch that began at
-// start, its finds already in the overlay.
-func (c *census) passed(start time.Time) {
-	if c == nil {
-		return
-	}
+// passed records that every file of chunk k was stat'ed from start on,
+// what moved already in the overlay.
+func (c *census) passed(k int, start time.Time) {
 	for {
-		old := c.at.Load()
-		if old >= start.UnixNano() || c.at.CompareAndSwap(old, start.UnixNano()) {
+		old := c.at[k].Load()
+		if old >= start.UnixNano() || c.at[k].CompareAndSwap(old, start.UnixNano()) {
 			break
 		}
 	}
 	c.passes.Add(1)
 }
 
-// run makes passes over ps's files without a watch of their own until
-// done is closed. The first starts at once; each next one in time to end
-// before the bound runs out since the last began (twice the last pass's
-// length before it), but no sooner than five of its lengths after it (at
-// most a fifth of a core: on a tree too big for that, some searches stat
-// the files themselves). While no search came for censusIdle, none runs.
-// A file whose metadata moved goes into the overlay, read by every
-// search from then on.
+// run stats ps's files without a watch of their own, a chunk at a time,
+// each in turn, until done is closed: at most a fifth of a core
+// (each chunk followed by a rest four times its length), and no faster
+// than a round of every chunk in half the bound. While no search came
+// for censusIdle, none is stat'ed. A file whose metadata moved goes into
+// the overlay, read by every search from then on.
 func (c *census) run(ps *pruneState, done <-chan struct{}, log *slog.Logger) {
-	if c == nil || c.bound < 0 || len(ps.externalIDs) == 0 {
+	if c == nil || c.bound < 0 || len(c.at) == 0 {
 		return
 	}
-	var period time.Duration
-	for n := 0; ; n++ {
-		wait := time.Until(time.Unix(0, c.at.Load()).Add(period))
-		if wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-done:
-				t.Stop()
-				return
-			case <-t.C:
-			}
-		}
+	even := c.bound / 2 / time.Duration(len(c.at)) // a chunk's share of half the bound
+	var round time.Time
+	var busy time.Duration
+	rounds := 0
+	for k := 0; ; k = (k + 1) % len(c.at) {
 		for time.Since(time.Unix(0, c.used.Load())) > censusIdle {
 			select {
 			case <-done:
@@ -124,23 +147,45 @@ func (c *census) run(ps *pruneState, done <-chan struct{}, log *slog.Logger) {
 			return
 		default:
 		}
+		if k == 0 {
+			if !round.IsZero() {
+				lvl := slog.LevelDebug
+				if rounds++; rounds == 1 {
+					lvl = slog.LevelInfo // the first, to say what it costs
+				}
+				log.Log(context.Background(), lvl, "index: a round of the census", "root", ps.ix.root, "files", len(c.ids), "chunks", len(c.at), "took", time.Since(round).Round(time.Millisecond), "stating", busy.Round(time.Millisecond))
+			}
+			round, busy = time.Now(), 0
+		}
 		start := time.Now()
-		c.pass(ps)
+		c.pass(ps, k)
 		took := time.Since(start)
-		period = max(c.bound-2*took, 5*took)
-		if n == 0 {
-			log.Info("index: the census's first pass", "root", ps.ix.root, "files", len(ps.externalIDs), "took", took.Round(time.Millisecond), "every", period.Round(time.Millisecond))
+		busy += took
+		if rest := max((censusDuty-1)*took, even-took); rest > 0 {
+			t := time.NewTimer(rest)
+			select {
+			case <-done:
+				t.Stop()
+				return
+			case <-t.C:
+			}
 		}
 	}
 }
 
-// pass stats every file of ps without a watch of their own, on one
-// goroutine, puts those whose metadata moved in the overlay, and then
-// records the pass.
-func (c *census) pass(ps *pruneState) {
+// pass stats every file of chunk k on one goroutine, puts those whose
+// metadata moved in the overlay, and then records the chunk's stat.
+func (c *census) pass(ps *pruneState, k int) {
 	start := time.Now()
-	for _, id := range sweepWith(ps.ix, ps.externalIDs, 1) {
+	for _, id := range sweepWith(ps.ix, c.chunk(k), 1) {
 		ps.w.ov.changed(string(ps.ix.nameBytes(id)), false)
 	}
-	c.passed(start)
+	c.passed(k, start)
+}
+
+// passAll stats every chunk (for tests).
+func (c *census) passAll(ps *pruneState) {
+	for k := range c.at {
+		c.pass(ps, k)
+	}
 }

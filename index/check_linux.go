@@ -220,7 +220,7 @@ func (s *Searcher) checkWith(ctx context.Context, r *rootIndex, ix *Index, fileW
 		w.close()
 		return false, false
 	}
-	ps.census = newCensus(s.opts.CensusBound, checked)
+	ps.census = newCensus(s.opts.CensusBound, ps.externalIDs, checked)
 	if old := r.prune.Swap(ps); old != nil {
 		old.w.close()
 	}

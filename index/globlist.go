@@ -86,7 +86,7 @@ func (g *listedGlob) List(dir string, fn func(rel string, f backend.File, known 
 			continue
 		}
 		m, indexed := ix.fileMeta(id)
-		known := indexed && (qp.fresh || !has(qp.ps.externalBits, id))
+		known := indexed && qp.trusted(id)
 		fn(full[len(prefix):], backend.File{ModTime: time.Unix(0, m.mtime), Size: m.size}, known)
 	}
 	return true

@@ -152,7 +152,7 @@ func TestListPathIsExact(t *testing.T) {
 			f.Close()
 			if c.census > 0 {
 				ps := s.roots[0].prune.Load()
-				ps.census.pass(ps)
+				ps.census.passAll(ps)
 			}
 			check("a write through a hard link from outside")
 			f, err = os.OpenFile(early, os.O_WRONLY|os.O_APPEND, 0)
@@ -163,7 +163,7 @@ func TestListPathIsExact(t *testing.T) {
 			f.Close()
 			if c.census > 0 && budget == 0 {
 				ps := s.roots[0].prune.Load()
-				ps.census.pass(ps) // no watch of its own
+				ps.census.passAll(ps) // no watch of its own
 			}
 			check("a write through a hard link from outside made before the check")
 			write("other/.gitignore", "y.c\n")

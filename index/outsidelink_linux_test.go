@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,7 +84,7 @@ func TestWritesThroughUnwatchedLinksSeen(t *testing.T) {
 				q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.FilesWithMatches, Paths: []string{root}}
 				if c.byHand {
 					cand := s.candidatesFor(q)
-					if cand == nil || cand.prune[0] == nil || !cand.prune[0].fresh {
+					if cand == nil || cand.prune[0] == nil || cand.prune[0].stale != nil {
 						t.Fatalf("%s: the search does not trust the census", step)
 					}
 					cand.settle()
@@ -97,7 +98,7 @@ func TestWritesThroughUnwatchedLinksSeen(t *testing.T) {
 				t.Helper()
 				switch {
 				case c.byHand:
-					ps.census.pass(ps)
+					ps.census.passAll(ps)
 				case c.bound > 0:
 					time.Sleep(time.Until(wrote.Add(c.bound + time.Millisecond)))
 				}
@@ -189,7 +190,7 @@ func TestCensusRunsWhileSearchesCome(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrote := time.Now().UnixNano()
-	for ps.census.at.Load() <= wrote {
+	for ps.census.at[0].Load() <= wrote {
 		if time.Now().After(deadline) {
 			t.Fatal("no census pass began after the write")
 		}
@@ -200,5 +201,69 @@ func TestCensusRunsWhileSearchesCome(t *testing.T) {
 	}
 	if want, got := result(t, fallback.New(), q), result(t, s, q); got != want {
 		t.Fatalf("after a census pass that began after the write:\nwant %s\ngot  %s", want, got)
+	}
+}
+
+// TestStaleChunksAreStated: a search stats the files of the census's
+// chunks whose last stat is older than the bound, and trusts the others:
+// a write through a link made from outside to a file of a stale chunk is
+// found at once, one to a file of a fresh chunk after the census's next
+// stat of its chunk.
+func TestStaleChunksAreStated(t *testing.T) {
+	defer func(n int) { censusChunk = n }(censusChunk)
+	censusChunk = 8
+	root := gitRoot(t)
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("d%d/f%02d.txt", i/10, i)] = "nothing here\n"
+	}
+	writeTree(t, root, files)
+	settled()
+	ref := backend.Searcher(fallback.New())
+	s, err := New(ref, fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start(context.Background())
+	s.Wait()
+	t.Cleanup(func() { s.Close() })
+	if !pruning(s) {
+		t.Fatal("the watcher is not following the tree")
+	}
+	ps := s.roots[0].prune.Load()
+	c := ps.census
+	if len(c.at) < 4 {
+		t.Fatalf("%d chunks of %d files: the test proves nothing", len(c.at), len(c.ids))
+	}
+	outside := t.TempDir()
+	through := func(rel, what string) int {
+		t.Helper()
+		hl := filepath.Join(outside, filepath.Base(rel))
+		if err := os.Link(filepath.Join(root, rel), hl); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(hl, []byte(what+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		id, _ := ps.ix.lookup(rel)
+		return c.chunkOf(id)
+	}
+	q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.FilesWithMatches, Paths: []string{root}}
+	oldK := through("d0/f01.txt", "NEEDLE in a stale chunk")
+	freshK := through("d3/f38.txt", "NEEDLE in a fresh chunk")
+	if oldK == freshK {
+		t.Fatal("both files in one chunk: the test proves nothing")
+	}
+	c.at[oldK].Store(time.Now().Add(-2 * time.Hour).UnixNano())
+	got := result(t, s, q)
+	if !strings.Contains(got, "f01.txt") {
+		t.Fatalf("the file of the stale chunk was not stat'ed:\n%s", got)
+	}
+	if strings.Contains(got, "f38.txt") {
+		t.Fatalf("the file of a fresh chunk was stat'ed, or read: the chunks prove nothing:\n%s", got)
+	}
+	c.pass(ps, freshK)
+	if want, got := result(t, ref, q), result(t, s, q); got != want {
+		t.Fatalf("after the census's stat of the other chunk:\nwant %s\ngot  %s", want, got)
 	}
 }

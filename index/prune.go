@@ -155,10 +155,11 @@ type queryPrune struct {
 	// (candidates.List); visit leads only to changes, and the files
 	// without a watch of their own were stat'ed (sweep) into changed.
 	list bool
-	// fresh: the census's last pass over the files without a watch of
-	// their own began within its bound, so they are trusted as the
-	// watched ones are; otherwise they are stat'ed.
-	fresh     bool
+	// stale: the census's chunks whose last stat began more than its
+	// bound before the search (nil: none): their files, which have no
+	// watch of their own, are stat'ed; the others are trusted as the
+	// watched ones are.
+	stale     []bool
 	visit     map[string]struct{} // directories leading to a candidate or a change
 	changed   map[string]struct{}
 	subtrees  map[string]struct{}
@@ -199,7 +200,7 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, list bool) *queryPrun
 	// Whether the census's last pass is recent enough is decided before
 	// the overlay is read: what that pass found is in it.
 	now := time.Now()
-	fresh := ps.census.fresh(now)
+	stale := ps.census.stale(now)
 	ps.w.sync()
 	if ps.parents != parentPrint(ps.ix.root) {
 		return nil
@@ -208,25 +209,36 @@ func newQueryPrune(ps *pruneState, hits []uint64, restore, list bool) *queryPrun
 	if !ok {
 		return nil
 	}
-	qp := &queryPrune{ps: ps, restore: restore, list: list, fresh: fresh, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
+	qp := &queryPrune{ps: ps, restore: restore, list: list, stale: stale, changed: changed, subtrees: subtrees, visit: map[string]struct{}{}}
 	ix := ps.ix
-	if !fresh && list && hits != nil && len(ps.externalIDs) > 0 {
-		// No watch of their own, and no recent census: each is stat'ed,
-		// from the list, while the candidates are read. The sweep covers
-		// them all, the candidates too, so it counts as a pass of the
-		// census; what it finds goes into the overlay for the searches
-		// after, and into this one's walk but for the candidates, which
-		// are read anyway.
+	if stale != nil && list && hits != nil {
+		// No watch of their own, and no recent stat by the census: each
+		// file of a stale chunk is stat'ed, from the list, while the
+		// candidates are read. The sweep covers the chunks whole, the
+		// candidates too, so it counts as the census's; what it finds
+		// goes into the overlay for the searches after, and into this
+		// one's walk but for the candidates, which are read anyway.
 		qp.listed = make([]uint64, (ix.nfiles+63)/64)
 		ps.files.each(hits, func(f int) { set(qp.listed, f) })
+		c := ps.census
+		var ids []int32
+		for k, old := range stale {
+			if old {
+				ids = append(ids, c.chunk(k)...)
+			}
+		}
 		qp.sweepDone = make(chan struct{})
 		go func() {
 			defer close(qp.sweepDone)
-			qp.sweepIDs = sweep(ix, ps.externalIDs)
+			qp.sweepIDs = sweep(ix, ids)
 			for _, id := range qp.sweepIDs {
 				ps.w.ov.changed(string(ix.nameBytes(id)), false)
 			}
-			ps.census.passed(now)
+			for k, old := range stale {
+				if old {
+					c.passed(k, now)
+				}
+			}
 		}()
 	}
 	qp.hasChange = len(changed) > 0 || len(subtrees) > 0 || len(inodes) > 0
@@ -342,7 +354,7 @@ func (qp *queryPrune) keepDir(rel string) bool {
 	if _, ok := ps.always[rel]; ok && !qp.list {
 		return true
 	}
-	if _, ok := ps.externalDirs[rel]; ok && !qp.list && !qp.fresh {
+	if _, ok := ps.externalDirs[rel]; ok && !qp.list && qp.stale != nil {
 		return true
 	}
 	if _, ok := ps.known[rel]; !ok {
@@ -373,13 +385,21 @@ func (qp *queryPrune) file(rel string) (read, trust bool) {
 			return false, false
 		}
 	}
-	return false, qp.fresh || !qp.ps.external(rel)
+	if qp.stale == nil {
+		return false, true
+	}
+	id, ok := qp.ps.ix.lookup(rel)
+	return false, !ok || qp.trusted(id)
 }
 
-// external reports whether the file rel has no watch of its own.
-func (ps *pruneState) external(rel string) bool {
-	id, ok := ps.ix.lookup(rel)
-	return ok && has(ps.externalBits, id)
+// trusted reports whether the file id, unchanged since the check, may
+// be taken as the index holds it without a stat: it has a watch of its
+// own, or the census stat'ed it within its bound.
+func (qp *queryPrune) trusted(id int) bool {
+	if qp.stale == nil || !has(qp.ps.externalBits, id) {
+		return true
+	}
+	return !qp.stale[qp.ps.census.chunkOf(id)]
 }
 
 // parentPrint describes the ignore files and .git entries in the
