@@ -38,9 +38,12 @@ const censusIdle = 10 * time.Minute
 // unit a search finds fresh or stale (a variable for tests).
 var censusChunk = 4096
 
-// censusDuty is the share of one core the census may take: it rests
-// four times as long as a chunk took.
-const censusDuty = 5
+// censusDuty is the share of one core the census may take (a quarter):
+// it rests three times as long as a chunk took. On the 1M-file tree a
+// round of stats took 5.3-5.9 s under a load of 4-8 on the development
+// VM (about 3 µs of CPU a stat); a fifth of a core made its rounds last
+// 27-30 s, at the 30 s bound, so searches stat'ed chunks themselves.
+const censusDuty = 4
 
 // censusBoundText is the bound as the log says it.
 func censusBoundText(d time.Duration) string {
@@ -121,8 +124,8 @@ func (c *census) passed(k int, start time.Time) {
 }
 
 // run stats ps's files without a watch of their own, a chunk at a time,
-// each in turn, until done is closed: at most a fifth of a core
-// (each chunk followed by a rest four times its length), and no faster
+// each in turn, until done is closed: at most a quarter of a core
+// (each chunk followed by a rest three times its length), and no faster
 // than a round of every chunk in half the bound. While no search came
 // for censusIdle, none is stat'ed. A file whose metadata moved goes into
 // the overlay, read by every search from then on.

@@ -18,3 +18,14 @@ func (d *statDir) regular(path, rel string) (time.Time, int64, bool) {
 }
 
 func (d *statDir) close() {}
+
+// statCursor is statDir here.
+type statCursor struct{ d *statDir }
+
+func (d *statDir) cursor() *statCursor { return &statCursor{d} }
+
+func (c *statCursor) regular(path, rel string) (time.Time, int64, bool) {
+	return c.d.regular(path, rel)
+}
+
+func (c *statCursor) close() {}

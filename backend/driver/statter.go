@@ -23,8 +23,9 @@ func globThreads() string { return strconv.Itoa(max(1, runtime.GOMAXPROCS(0)-sta
 // statter stats the paths rg lists on a few goroutines, overlapping the
 // stat calls (fs_glob needs each file's mtime) with rg's own walk, and
 // calls fn with the results one at a time. Every path lies under one
-// base directory, opened once: each file is one fstatat relative to it
-// (see statDir), with no open and close of its directory.
+// base directory, opened once; each goroutine opens the directories
+// below it as their files come (statCursor), so a file is one fstatat
+// of its name.
 type statter struct {
 	fn       func(backend.File) error
 	progress *backend.Progress
@@ -53,9 +54,11 @@ func newStatter(base string, progress *backend.Progress, fn func(backend.File) e
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
+			c := s.base.cursor()
+			defer c.close()
 			files := make([]backend.File, 0, statBatch)
 			for batch := range s.work {
-				files = s.statBatch(batch, files[:0])
+				files = s.statBatch(c, batch, files[:0])
 			}
 		}()
 	}
@@ -64,9 +67,9 @@ func newStatter(base string, progress *backend.Progress, fn func(backend.File) e
 
 // statBatch stats batch's regular files into files, then hands them to
 // fn under one lock.
-func (s *statter) statBatch(batch []string, files []backend.File) []backend.File {
+func (s *statter) statBatch(c *statCursor, batch []string, files []backend.File) []backend.File {
 	for _, path := range batch {
-		if mtime, size, ok := s.base.regular(path, path[s.prefix:]); ok {
+		if mtime, size, ok := c.regular(path, path[s.prefix:]); ok {
 			files = append(files, backend.File{Path: path, ModTime: mtime, Size: size})
 		}
 	}
