@@ -23,8 +23,10 @@ import (
 // fixture: a git repository with a set-uid file, a link, an empty
 // directory, extended attributes, a socket): cd, sed -i, rm -rf, mv, a
 // heredoc, git checkout -- ., a loop making 300 files, a background
-// process, a failing command, a command a deny rule refuses, an Edit
-// Claude Code refuses (of a file it has not read). Once
+// process, a failing command, a command a deny rule refuses, one an ask
+// rule holds back (no one to ask in -p), an Edit Claude Code refuses (of
+// a file it has not read), and fsmcp's own fs_write through its MCP
+// server in the same session (journaled once, by the server). Once
 // without fsmcp's hooks, once with them (fsmcp hooks install
 // claude-code, merged into the project's settings that hold the deny
 // rule): every tool result the model is sent is the same; with the hooks
@@ -48,6 +50,8 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 			{"Edit", map[string]any{"file_path": filepath.Join(root, "new.txt"), "old_string": "new", "new_string": "edited"}},
 			{"Edit", map[string]any{"file_path": filepath.Join(root, "suid.sh"), "old_string": "echo hi", "new_string": "echo HI"}}, // unread: refused
 			bash("printf 'piped\\n' | cat; echo $'tab\\there'"),
+			bash("rm -f tree/a.txt"), // an ask rule: no one to ask in -p
+			{"mcp__fsmcp__fs_write", map[string]any{"file_path": filepath.Join(root, "tree", "via-fsmcp.txt"), "content": "through fsmcp\n"}},
 		}
 	}
 	skip := func(rel string) bool { return rel == "sig" || rel == ".claude" || rel == "." }
@@ -56,7 +60,7 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 		state = filepath.Join(t.TempDir(), "state")
 		home := t.TempDir()
 		os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
-		write(t, filepath.Join(root, ".claude", "settings.local.json"), `{"permissions": {"deny": ["Bash(touch:*)"]}}`+"\n")
+		write(t, filepath.Join(root, ".claude", "settings.local.json"), `{"permissions": {"deny": ["Bash(touch:*)"], "ask": ["Bash(rm -f:*)"]}}`+"\n")
 		env := []string{"PATH=" + m.path, "HOME=" + home, "XDG_STATE_HOME=" + state, "SHELL=/bin/bash",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1",
 			"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_ENABLE_TELEMETRY=0", "ANTHROPIC_API_KEY=sk-ant-test-stand-in"}
@@ -77,8 +81,13 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 		model := &hostScript{calls: calls(root)}
 		api := httptest.NewServer(model)
 		defer api.Close()
+		// fsmcp's own server in the same session: its calls are journaled
+		// by it, under the same session, and by no hook.
+		cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fsmcp": map[string]any{
+			"type": "stdio", "command": binary, "args": []string{root}, "alwaysLoad": true}}})
 		runHost(t, root, append(env, "ANTHROPIC_BASE_URL="+api.URL), claude, "-p", "Work on the project.",
-			"--allowedTools", "Bash,Edit,Write", "--output-format", "json", "--model", "claude-sonnet-4-5")
+			"--mcp-config", string(cfg), "--strict-mcp-config",
+			"--allowedTools", "Bash,Edit,Write,mcp__fsmcp__fs_write", "--output-format", "json", "--model", "claude-sonnet-4-5")
 		return root, model.results(), state, before
 	}
 
@@ -132,6 +141,12 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 	}
 	if strings.Contains(hist, "denied.txt") || strings.Contains(hist, "suid.sh (") && !strings.Contains(hist, "git checkout") {
 		t.Errorf("history lists a refused call:\n%s", hist)
+	}
+	if n := strings.Count(hist, "via-fsmcp.txt"); n != 1 {
+		t.Errorf("history lists fsmcp's own fs_write %d times, want once:\n%s", n, hist)
+	}
+	if _, err := os.Stat(filepath.Join(root, "tree", "a.txt")); err != nil {
+		t.Errorf("the command the ask rule holds back ran: %v", err)
 	}
 	if n := strings.Count(hist, "  Edit  "); n != 1 {
 		t.Errorf("history lists %d Edit calls, want the one that edited:\n%s", n, hist)
