@@ -249,7 +249,7 @@ func launchHTTP(t *testing.T, m mode, args ...string) (string, string, *exec.Cmd
 		}
 	})
 	urlc := make(chan string, 1)
-	var token string // written before the URL is sent
+	var token string  // written before the URL is sent
 	var said []string // what it said before it exited, read after urlc closes
 	go func() {
 		sc := bufio.NewScanner(stderr)
