@@ -47,7 +47,7 @@ test:
 	@# fsmcp from the root and drives the binary over stdio and HTTP.
 	cd integration/mcpgo && ../../bin/testsummary -count=1 -timeout 30m ./...
 
-## docs: rewrite the manual's generated parts (docs/flags.md's table from options_doc.go,
+## docs: rewrite the manual's generated parts (docs/flags.md's table and --help's text from flags.go,
 ## docs/reference.md from the profiles' tables); make test fails when they differ
 docs:
 	UPDATE_DOCS=true $(GO) test -count=1 -run 'Documented' .

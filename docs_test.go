@@ -22,28 +22,99 @@ const (
 	toolsDoc = "docs/reference.md"
 )
 
-// TestFlagsDocumented fails when a flag the parser knows has no entry in
-// flagDocs (so --help and the docs would not name it), when an entry
-// names no flag, or when docs/flags.md does not hold the table made from
-// flagDocs.
+// TestFlagsDocumented fails when docs/flags.md does not hold the table
+// made from flagRows, when a row's default is not a value its parser
+// takes, or when the parser's default is not the row's (what parseArgs
+// settles with the flag absent differs from what it settles with the
+// default given on the command line, and in the environment).
 func TestFlagsDocumented(t *testing.T) {
-	fs, _ := newFlagSet(&options{})
+	fs, _ := newFlagSet()
 	known := map[string]bool{"help": true}
 	fs.VisitAll(func(f *flag.Flag) { known[f.Name] = true })
-	documented := map[string]bool{}
-	for _, d := range flagDocs {
-		name := strings.TrimPrefix(strings.Fields(d.Usage)[0], "--")
-		documented[name] = true
-		if !known[name] {
-			t.Errorf("flagDocs has %s, which the parser does not know", d.Usage)
-		}
+	if len(known) != len(flagRows) {
+		t.Errorf("the flag set has %d flags, flagRows %d", len(known), len(flagRows))
 	}
-	for name := range known {
-		if !documented[name] {
-			t.Errorf("--%s has no entry in flagDocs (options_doc.go): --help and docs/flags.md would not name it", name)
+	none := func(string) string { return "" }
+	base, err := parseArgs(nil, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range flagRows {
+		if !known[r.name] {
+			t.Errorf("--%s is not in the flag set", r.name)
+		}
+		if r.def == "" {
+			if r.parse != nil && r.defDoc == "" && !r.boolean {
+				t.Errorf("--%s has neither a default nor words for one", r.name)
+			}
+			continue
+		}
+		if r.defDoc != "" {
+			t.Errorf("--%s has a default (%s) and words for one", r.name, r.def)
+		}
+		// --listen given means --transport http (listenMeansHTTP).
+		with := map[string][]string{"listen": {"--transport", "http"}}[r.name]
+		without, err := parseArgs(with, none)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := parseArgs(append(with, "--"+r.name, r.def), none)
+		if err != nil {
+			t.Errorf("--%s's default %q is refused: %v", r.name, r.def, err)
+			continue
+		}
+		if got, want := settled(o), settled(without); got != want {
+			t.Errorf("--%s %s settles\n%s\nbut without it\n%s", r.name, r.def, got, want)
+		}
+		if !r.env {
+			continue
+		}
+		o, err = parseArgs(nil, func(k string) string { return map[string]string{r.envName(): r.def}[k] })
+		if err != nil {
+			t.Errorf("%s=%s is refused: %v", r.envName(), r.def, err)
+			continue
+		}
+		if got, want := settled(o), settled(base); got != want {
+			t.Errorf("%s=%s settles\n%s\nbut without it\n%s", r.envName(), r.def, got, want)
 		}
 	}
 	checkGenerated(t, flagsDoc, "flags", flagTable())
+}
+
+// settled is what parseArgs settled, but whether the journal was asked
+// for on purpose (journal.Strict) and what cannot be printed.
+func settled(o *options) string {
+	s := o.server
+	var profs []string
+	for _, p := range s.Profiles {
+		profs = append(profs, p.Name)
+	}
+	s.Profiles, s.Getenv = nil, nil
+	j := o.journal
+	j.Strict = false
+	return fmt.Sprintf("server %+v profiles %v http %+v roots %q %v transport %s search %s index %s %d %v searches %d %v log %v audit %q version %v journal %+v %v %q tools %v",
+		s, profs, o.http, o.roots, o.rootsGiven, o.transport, o.searchBackend, o.index, o.indexWatches, o.indexCensus,
+		o.maxSearches, o.searchWait, o.logLevel, o.auditLog, o.version, j, o.journalOff, o.journalUnset, o.journalTools)
+}
+
+// TestHelpDocumented fails when --help's text is not testdata/help.txt
+// (make docs rewrites it): a change to --help is seen in review.
+func TestHelpDocumented(t *testing.T) {
+	const file = "testdata/help.txt"
+	b, err := os.ReadFile(file)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if string(b) == usage() {
+		return
+	}
+	if os.Getenv("UPDATE_DOCS") == "true" {
+		if err := os.WriteFile(file, []byte(usage()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("--help is not %s; run make docs and review the diff", file)
 }
 
 // TestToolsDocumented fails when docs/reference.md does not hold the

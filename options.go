@@ -13,13 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fsmcp/fsmcp/backend/queue"
-	"github.com/fsmcp/fsmcp/index"
 	"github.com/fsmcp/fsmcp/journal"
-	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/profiles/fsmcp"
 	"github.com/fsmcp/fsmcp/server"
-	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
@@ -80,6 +76,8 @@ type options struct {
 	logLevel    slog.Level
 	auditLog    string // --audit-log or FSMCP_AUDIT_LOG
 	version     bool
+	// journalTools serves fs_history and fs_undo in every profile.
+	journalTools bool
 	// journal is the change journal's configuration; journalOff turns it
 	// off (--journal off).
 	journal    journal.Config
@@ -89,72 +87,29 @@ type options struct {
 	journalUnset string
 }
 
-// Defaults of the limits.
-const (
-	defaultMaxFileSize = 10 << 20
-	defaultMaxOutput   = 40000
-	defaultTimeout     = 30 * time.Second
-	defaultMaxResults  = 1000
-	defaultMaxSessions = server.DefaultMaxSessions
-	defaultSessionIdle = server.DefaultSessionIdle
-)
-
-// rawFlags are the flags read as text, settled with the environment and
-// the defaults by parseArgs.
-type rawFlags struct {
-	dirs                                            stringList
-	profile, shell, maxFileSize, maxOutput, timeout string
-	maxResults, maxSessions, maxSearches            string
-	searchWait, sessionIdle, logLevel               string
-	indexWatches, indexCensus                       string
-	journal, journalSize, journalAge                string
-	journalTools                                    bool
-}
-
-// newFlagSet is fsmcp's flags: those that need no settling write into o,
-// the others into the rawFlags returned.
-func newFlagSet(o *options) (*flag.FlagSet, *rawFlags) {
-	f := &rawFlags{}
+// newFlagSet is fsmcp's flag set, one flag per row of flagRows; each
+// flag's text is kept as given, for parseArgs to settle.
+func newFlagSet() (*flag.FlagSet, map[string]*flagValue) {
 	fs := flag.NewFlagSet("fsmcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Var(&f.dirs, "allowed-dir", "")
-	fs.StringVar(&o.transport, "transport", "stdio", "")
-	fs.StringVar(&o.http.Addr, "listen", "127.0.0.1:8080", "")
-	fs.StringVar(&o.http.AuthToken, "auth-token", "", "")
-	fs.BoolVar(&o.http.NoAuth, "no-auth", false, "")
-	fs.BoolVar(&o.server.ReadOnly, "read-only", false, "")
-	fs.BoolVar(&o.server.TrustMeta, "trust-meta", false, "")
-	fs.BoolVar(&o.server.Resources, "resources", false, "")
-	fs.StringVar(&o.searchBackend, "search-backend", "auto", "")
-	fs.StringVar(&o.index, "index", "auto", "")
-	fs.StringVar(&f.indexWatches, "index-watches", "", "")
-	fs.StringVar(&f.indexCensus, "index-census", "", "")
-	fs.StringVar(&f.profile, "profile", "", "")
-	fs.StringVar(&f.shell, "shell", "", "")
-	fs.StringVar(&f.maxFileSize, "max-file-size", "", "")
-	fs.StringVar(&f.maxOutput, "max-output", "", "")
-	fs.StringVar(&f.timeout, "timeout", "", "")
-	fs.StringVar(&f.maxResults, "max-results", "", "")
-	fs.StringVar(&f.maxSessions, "max-sessions", "", "")
-	fs.StringVar(&f.maxSearches, "max-searches", "", "")
-	fs.StringVar(&f.searchWait, "search-wait", "", "")
-	fs.StringVar(&f.sessionIdle, "session-idle", "", "")
-	fs.StringVar(&f.logLevel, "log-level", "info", "")
-	fs.BoolVar(&o.version, "version", false, "")
-	fs.StringVar(&o.auditLog, "audit-log", "", "")
-	fs.StringVar(&f.journal, "journal", "", "")
-	fs.StringVar(&f.journalSize, "journal-size", "", "")
-	fs.StringVar(&f.journalAge, "journal-age", "", "")
-	fs.BoolVar(&f.journalTools, "journal-tools", false, "")
-	return fs, f
+	given := map[string]*flagValue{}
+	for _, r := range flagRows {
+		if r.name == "help" {
+			continue
+		}
+		v := &flagValue{boolean: r.boolean, repeat: r.repeat}
+		given[r.name] = v
+		fs.Var(v, r.name, "")
+	}
+	return fs, given
 }
 
-// parseArgs reads flags and DIRs in any order, then fills what is unset
-// from the environment (getenv) and the defaults.
+// parseArgs reads flags and DIRs in any order, settles each flag from
+// its row (the flag, else its environment variable, else its default),
+// then the rules across flags.
 func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	o := &options{}
-	fs, f := newFlagSet(o)
-	dirs := &f.dirs
+	fs, given := newFlagSet()
 
 	var positional []string
 	for {
@@ -175,65 +130,41 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+	dirs := given["allowed-dir"].text
 	if slices.Contains(positional, "") {
 		return nil, errors.New(`a DIR argument is empty (""), which would allow the working directory; give the directory's path (an unset variable in the host's config?)`)
 	}
-	if slices.Contains(*dirs, "") {
+	if slices.Contains(dirs, "") {
 		return nil, errors.New("--allowed-dir is empty, which would allow the working directory; give the directory's path (an unset variable in the host's config?)")
 	}
-	roots, err := expandHome(append(positional, *dirs...), userHome)
+	roots, err := expandHome(append(positional, dirs...), userHome)
 	if err != nil {
 		return nil, err
 	}
 	o.roots = roots
 	o.rootsGiven = len(o.roots) > 0
 
-	switch o.searchBackend {
-	case "auto", "rg", "find", "native":
-	default:
-		return nil, fmt.Errorf("--search-backend must be auto, rg, find or native, not %q", o.searchBackend)
-	}
-	switch o.index {
-	case "auto", "on", "off":
-	default:
-		return nil, fmt.Errorf("--index must be auto, on or off, not %q", o.index)
+	if err := settle(o, flagRows, given, getenv); err != nil {
+		return nil, err
 	}
 	set := map[string]bool{} // the flags given on the command line
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for name, v := range given {
+		set[name] = v.given()
+	}
 	if err := listenMeansHTTP(set, o); err != nil {
 		return nil, err
 	}
-	switch o.transport {
-	case "stdio", "http":
-	default:
-		return nil, fmt.Errorf("--transport must be stdio or http, not %q", o.transport)
-	}
-	if f.shell == "" {
-		o.server.Shell = string(shell.DefaultMode())
-	} else {
-		m, err := shell.ParseMode(f.shell)
-		if err != nil {
-			return nil, err
-		}
-		o.server.Shell = string(m)
-	}
+	// The token's rule reads its flags' own values and environment.
+	o.http.AuthToken = given["auth-token"].last()
+	o.http.NoAuth, _ = strconv.ParseBool(given["no-auth"].last())
 	if err := o.resolveAuth(set, getenv); err != nil {
 		return nil, err
 	}
-	src, list := "--profile", f.profile
-	if list == "" {
-		src, list = "FSMCP_PROFILE", getenv("FSMCP_PROFILE")
-	}
-	tables, err := profiles.Lookup(list)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", src, err)
-	}
-	o.server.Profiles = tables
-	if f.journalTools && !slices.ContainsFunc(tables, func(t *toolkit.Table) bool { return t.Name == fsmcp.Name }) {
+	if o.journalTools && !slices.ContainsFunc(o.server.Profiles, func(t *toolkit.Table) bool { return t.Name == fsmcp.Name }) {
 		o.server.Profiles = append(o.server.Profiles, fsmcp.JournalTable())
 	}
 	if !o.rootsGiven {
-		for _, t := range tables {
+		for _, t := range o.server.Profiles {
 			if t.DefaultRoots == nil {
 				continue
 			}
@@ -247,59 +178,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 			}
 		}
 	}
-	if o.auditLog == "" {
-		o.auditLog = getenv("FSMCP_AUDIT_LOG")
-	}
-	if err := o.logLevel.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level must be debug, info, warn or error, not %q", f.logLevel)
-	}
-
-	size, err := setting(f.maxFileSize, getenv("FSMCP_MAX_FILE_SIZE"), "max-file-size", parseSize, defaultMaxFileSize)
-	if err != nil {
-		return nil, err
-	}
-	o.server.Limits.MaxFileSize = size
-	out, err := setting(f.maxOutput, getenv("FSMCP_MAX_OUTPUT"), "max-output", parseCount, defaultMaxOutput)
-	if err != nil {
-		return nil, err
-	}
-	o.server.Limits.MaxOutput = int(out)
-	o.server.Limits.Timeout, err = setting(f.timeout, getenv("FSMCP_TIMEOUT"), "timeout", parseDuration, defaultTimeout)
-	if err != nil {
-		return nil, err
-	}
-	res, err := setting(f.maxResults, getenv("FSMCP_MAX_RESULTS"), "max-results", parseCount, defaultMaxResults)
-	if err != nil {
-		return nil, err
-	}
-	o.server.Limits.MaxResults = int(res)
-	ms, err := setting(f.maxSessions, getenv("FSMCP_MAX_SESSIONS"), "max-sessions", parseCount, defaultMaxSessions)
-	if err != nil {
-		return nil, err
-	}
-	o.http.MaxSessions = int(ms)
-	o.http.SessionIdle, err = setting(f.sessionIdle, getenv("FSMCP_SESSION_IDLE"), "session-idle", parseDuration, defaultSessionIdle)
-	if err != nil {
-		return nil, err
-	}
-	searches, err := setting(f.maxSearches, getenv("FSMCP_MAX_SEARCHES"), "max-searches", parseCount, int64(queue.DefaultSearches()))
-	if err != nil {
-		return nil, err
-	}
-	o.maxSearches = int(searches)
-	o.searchWait, err = setting(f.searchWait, getenv("FSMCP_SEARCH_WAIT"), "search-wait", parseDuration, queue.DefaultSearchWait)
-	if err != nil {
-		return nil, err
-	}
-	o.indexWatches, err = setting(f.indexWatches, getenv("FSMCP_INDEX_WATCHES"), "index-watches", parseCount, 0)
-	if err != nil {
-		return nil, err
-	}
-	o.indexCensus, err = setting(f.indexCensus, getenv("FSMCP_INDEX_CENSUS"), "index-census", parseBound, index.DefaultCensusBound)
-	if err != nil {
-		return nil, err
-	}
-	if err := o.parseJournal(f.journal, f.journalSize, f.journalAge, getenv); err != nil {
+	if err := o.placeJournal(getenv); err != nil {
 		return nil, err
 	}
 	o.server.Name, o.server.Version, o.server.Getenv = "fsmcp", buildVersion(), getenv
@@ -309,6 +188,22 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	// host that started fsmcp could have named any directory anyway.
 	o.server.TrustMeta = o.server.TrustMeta || o.transport == "stdio"
 	return o, nil
+}
+
+// settle gives each of rows that has a parse its value (given on the
+// command line, else in the environment, else its default) and parses it
+// into o.
+func settle(o *options, rows []flagRow, given map[string]*flagValue, getenv func(string) string) error {
+	for _, r := range rows {
+		if r.parse == nil {
+			continue
+		}
+		v, src := r.value(given[r.name], getenv)
+		if err := r.parse(o, v, src); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resolveAuth settles --auth-token and --no-auth, each from its flag or
@@ -336,23 +231,6 @@ func (o *options) resolveAuth(set map[string]bool, getenv func(string) string) e
 		return errors.New("FSMCP_AUTH_TOKEN and FSMCP_NO_AUTH=1 contradict each other; set one")
 	}
 	return nil
-}
-
-// setting picks the flag value, else the env value, else the default, and
-// names the source in its error.
-func setting[T any](flagVal, envVal, name string, parse func(string) (T, error), def T) (T, error) {
-	src, val := "--"+name, flagVal
-	if val == "" {
-		src, val = "FSMCP_"+strings.ToUpper(strings.ReplaceAll(name, "-", "_")), envVal
-	}
-	if val == "" {
-		return def, nil
-	}
-	v, err := parse(val)
-	if err != nil {
-		return def, fmt.Errorf("%s: %v", src, err)
-	}
-	return v, nil
 }
 
 // parseSize reads a byte count: 1048576, 512KiB, 10MiB, 1GiB (KB/MB/GB and
@@ -385,6 +263,11 @@ func parseCount(s string) (int64, error) {
 	return n, nil
 }
 
+func parseInt(s string) (int, error) {
+	n, err := parseCount(s)
+	return int(n), err
+}
+
 func parseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d <= 0 {
@@ -411,23 +294,30 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
-// parseJournal settles --journal, --journal-size and --journal-age.
+// parseJournal settles --journal, --journal-size and --journal-age from
+// the values given (fsmcp history and run take them so), their
+// environment variables and their defaults, and places the journal.
 func (o *options) parseJournal(mode, size, age string, getenv func(string) string) error {
-	on, err := setting(mode, getenv("FSMCP_JOURNAL"), "journal", parseOnOff, true)
-	if err != nil {
+	given := map[string]*flagValue{}
+	var rows []flagRow
+	for name, v := range map[string]string{"journal": mode, "journal-size": size, "journal-age": age} {
+		given[name] = &flagValue{text: []string{v}}
+	}
+	for _, name := range []string{"journal", "journal-size", "journal-age"} {
+		rows = append(rows, *rowNamed(name))
+	}
+	if err := settle(o, rows, given, getenv); err != nil {
 		return err
 	}
-	o.journalOff = !on
-	o.journal.Strict = on && (mode != "" || getenv("FSMCP_JOURNAL") != "")
-	if o.journal.MaxSize, err = setting(size, getenv("FSMCP_JOURNAL_SIZE"), "journal-size", parseSize, journal.DefaultSize); err != nil {
-		return err
-	}
-	if o.journal.MaxAge, err = setting(age, getenv("FSMCP_JOURNAL_AGE"), "journal-age", parseDuration, journal.DefaultAge); err != nil {
-		return err
-	}
-	if !on {
+	return o.placeJournal(getenv)
+}
+
+// placeJournal finds the journal's directory when it is on.
+func (o *options) placeJournal(getenv func(string) string) error {
+	if o.journalOff {
 		return nil
 	}
+	var err error
 	if o.journal.Dir, err = journal.DefaultDir(getenv); err != nil && !o.journal.Strict {
 		// No home and no XDG_STATE_HOME (a host that passes only PATH):
 		// serve unjournaled and say so, as for a journal inside a root.

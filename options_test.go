@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
@@ -23,7 +24,7 @@ func TestParseArgs(t *testing.T) {
 	if o.server.Limits.Timeout != time.Minute {
 		t.Errorf("flag should win over env: timeout %v", o.server.Limits.Timeout)
 	}
-	if o.server.Limits.MaxOutput != 500 || o.server.Limits.MaxFileSize != 2<<20 || o.server.Limits.MaxResults != defaultMaxResults {
+	if o.server.Limits.MaxOutput != 500 || o.server.Limits.MaxFileSize != 2<<20 || o.server.Limits.MaxResults != 1000 {
 		t.Errorf("limits %+v", o.server.Limits)
 	}
 	o, _ = parseArgs(nil, func(string) string { return "" })
@@ -176,7 +177,7 @@ func TestLoadFlags(t *testing.T) {
 		t.Fatalf("got searches %d wait %v sessions %d idle %v", o.maxSearches, o.searchWait, o.http.MaxSessions, o.http.SessionIdle)
 	}
 	o, _ = parseArgs(nil, func(string) string { return "" })
-	if o.http.MaxSessions != defaultMaxSessions || o.http.SessionIdle != defaultSessionIdle || o.maxSearches < 2 || o.searchWait != time.Minute {
+	if o.http.MaxSessions != server.DefaultMaxSessions || o.http.SessionIdle != server.DefaultSessionIdle || o.maxSearches < 2 || o.searchWait != time.Minute {
 		t.Fatalf("defaults: %+v", o)
 	}
 	for _, bad := range [][]string{{"--max-sessions", "0"}, {"--session-idle", "never"}, {"--max-searches", "-2"}, {"--search-wait", "x"}} {
