@@ -288,12 +288,6 @@ func parseBound(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
-
 // parseJournal settles --journal, --journal-size and --journal-age from
 // the values given (fsmcp history and run take them so), their
 // environment variables and their defaults, and places the journal.
