@@ -65,7 +65,7 @@ test-norg:
 
 ## test-rg14: the rg/native parity tests against rg on PATH and ripgrep 14, then the integration suite with ripgrep 14 as rg
 test-rg14: $(RG14)
-	FSMCP_TEST_RG2=$(abspath $(RG14)) $(GO) test -count=1 -run 'TestFileTypes|TestParity' ./backend/driver/ ./fallback/
+	FSMCP_TEST_RG2=$(abspath $(RG14)) $(GO) test -count=1 -run 'TestFileTypes|TestParity' ./backend/driver/ ./backend/native/
 	PATH=$(abspath $(dir $(RG14))):$$PATH FSMCP_TEST_MODES=rg $(GO) test -count=1 ./integration/...
 
 $(RG14):
@@ -148,7 +148,7 @@ cross:
 ## windows-tests: unit test binaries for Windows (amd64; WINARCH=arm64 for ARM) in bin/windows/,
 ## to copy to a Windows machine and run there (no Go needed): .\\sandbox.test.exe -test.v
 WINARCH       ?= amd64
-WINDOWS_TESTS ?= sandbox backend backend/driver backend/ignore backend/pattern backend/queue fallback files catalog internal/escape shell profiles/fsmcp
+WINDOWS_TESTS ?= sandbox backend backend/driver backend/ignore backend/pattern backend/queue backend/native files catalog internal/escape shell profiles/fsmcp
 .PHONY: windows-tests
 windows-tests:
 	@mkdir -p bin/windows
@@ -162,7 +162,7 @@ windows-tests:
 ## then runs the TestWinPath unit tests and integration/windows (fsmcp.exe through the go-sdk client
 ## over stdio and HTTP) as Windows programs; tests that meet Wine's own gaps are skipped with the reason
 WINE_PREFIX ?= $(CURDIR)/bin/wine
-WINE_UNIT   ?= ./sandbox/ ./toolkit/ ./fallback/
+WINE_UNIT   ?= ./sandbox/ ./toolkit/ ./backend/native/
 WINE_ENV     = WINEPREFIX=$(WINE_PREFIX) FSMCP_EXE=$(CURDIR)/bin/windows/fsmcp.exe CGO_ENABLED=0 GOOS=windows GOARCH=amd64
 .PHONY: test-windows
 test-windows:

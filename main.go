@@ -21,8 +21,8 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/driver"
+	"github.com/fsmcp/fsmcp/backend/native"
 	"github.com/fsmcp/fsmcp/backend/queue"
-	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/index"
 	"github.com/fsmcp/fsmcp/journal"
@@ -104,7 +104,7 @@ func run(args []string, stderr *os.File) int {
 
 	// rg as PATH has it, seen through links and shims (driver.FindRG);
 	// nothing of it may lie in a root.
-	native := fallback.New()
+	native := native.New()
 	var rg driver.RGFound
 	if opts.searchBackend == "auto" || opts.searchBackend == "rg" {
 		rg = driver.FindRG(sb.Roots())

@@ -5,8 +5,8 @@
 // Its rooms, as ripgrep splits its crates: backend/ignore (which files a
 // search sees), backend/driver (rg and find, and the choice among the
 // backends), backend/queue (how many searches run, and the page cache in
-// front of them); package fallback is the native scanner and package
-// index the trigram stage in front of the drivers.
+// front of them), backend/native (the native scanner); package index is
+// the trigram stage in front of the drivers.
 //
 // The split follows ripgrep's Searcher/Sink design: every backend pushes
 // per-file events into one Sink, and one Collector plus one formatter per
@@ -14,8 +14,8 @@
 // disagree on ordering, paging or formatting — only on which lines match,
 // which the parity tests pin down.
 //
-// The pure-Go scanner lives in package fallback; it implements Searcher and
-// is handed to driver.Select by main, so no backend package imports it.
+// The pure-Go scanner lives in backend/native; it implements Searcher and
+// is handed to driver.Select by main, so no other backend room imports it.
 //
 // Search rules every backend follows (SPEC §3): .gitignore, .ignore and
 // .rgignore are honoured in every directory (nested ones too, and those in

@@ -36,7 +36,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/driver"
-	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/backend/native"
 )
 
 // query is one benchmarked search; glob queries set glob. rgGlob, if
@@ -96,7 +96,7 @@ func main() {
 		os.Exit(1)
 	}
 	rg, _ := driver.NewRG(rgBin)
-	native := fallback.New()
+	native := native.New()
 	runners := []runner{
 		{"rg alone", func(ctx context.Context, tree string, q query) error { return rgAlone(ctx, rgBin, tree, q) }},
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/backend/native"
 )
 
 // TestBuildLeavesAccessTimes: building an index lists every directory and
@@ -38,7 +38,7 @@ func TestBuildLeavesAccessTimes(t *testing.T) {
 		}
 	}
 
-	s := newIndexed(t, fallback.New(), root)
+	s := newIndexed(t, native.New(), root)
 	if ix := s.roots[0].ix.Load(); ix == nil || ix.ncontent == 0 {
 		t.Fatal("the build indexed no content: nothing was read")
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/backend/native"
 )
 
 // TestDirectoryWatchesCountAgainstTheBudget: the directory watches a
@@ -84,7 +84,7 @@ func TestEmptyDirectoriesStayWithinTheShare(t *testing.T) {
 		{"room for all", dirs + 100, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := New(backend.Searcher(fallback.New()), fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, MaxWatches: c.share})
+			s, err := New(backend.Searcher(native.New()), native.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, MaxWatches: c.share})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestEmptyDirectoriesStayWithinTheShare(t *testing.T) {
 				}
 			}
 			q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.FilesWithMatches, Paths: []string{root}}
-			if want, got := result(t, fallback.New(), q), result(t, s, q); got != want {
+			if want, got := result(t, native.New(), q), result(t, s, q); got != want {
 				t.Fatalf("want %s\ngot  %s", want, got)
 			}
 		})

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/native"
 	"github.com/fsmcp/fsmcp/backend/pattern"
-	"github.com/fsmcp/fsmcp/fallback"
 )
 
 // TestChainsNeverDropAMatch: for random patterns built from literals,
@@ -68,7 +68,7 @@ func TestChainsNarrow(t *testing.T) {
 		"probeno.c": "static int; foo_prob; obe(; _probe_done(\n",
 	})
 	settled()
-	s := newIndexed(t, fallback.New(), root)
+	s := newIndexed(t, native.New(), root)
 	ix := s.roots[0].ix.Load()
 	for _, c := range []struct {
 		q    backend.GrepQuery

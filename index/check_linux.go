@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// dirWalker is the native scanner's directory walk (fallback.Native.Dirs).
+// dirWalker is the native scanner's directory walk (native.Native.Dirs).
 type dirWalker interface {
 	Dirs(ctx context.Context, root string, rootDir *os.File, opened func(dir string, dirfd int), listed func(dir string, dirfd int, files []string, leftOut bool)) error
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/native"
 	"github.com/fsmcp/fsmcp/backend/queue"
-	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/files"
 )
 
@@ -31,7 +31,7 @@ func BenchmarkIndexedGlob(b *testing.B) {
 	if cache == "" {
 		cache = b.TempDir()
 	}
-	native := fallback.New()
+	native := native.New()
 	s, err := New(native, native, Options{Mode: "on", Roots: []string{tree}, CacheDir: cache})
 	if err != nil {
 		b.Fatal(err)

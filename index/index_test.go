@@ -14,8 +14,8 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/driver"
+	"github.com/fsmcp/fsmcp/backend/native"
 	"github.com/fsmcp/fsmcp/backend/pattern"
-	"github.com/fsmcp/fsmcp/fallback"
 )
 
 // testSettle is the settle time tests index with: above the ext4/tmpfs
@@ -49,7 +49,7 @@ func settled() {
 // its reuse of the cache) to end.
 func started(t *testing.T, opts Options) *Searcher {
 	t.Helper()
-	s, err := New(fallback.New(), fallback.New(), opts)
+	s, err := New(native.New(), native.New(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func started(t *testing.T, opts Options) *Searcher {
 // searcher, ready.
 func newIndexed(t *testing.T, next backend.Searcher, root string) *Searcher {
 	t.Helper()
-	s, err := New(next, fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1})
+	s, err := New(next, native.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestIndexedAnswersEqualUnindexed(t *testing.T) {
 	root := gitRoot(t)
 	writeTree(t, root, fixtureFiles)
 	settled()
-	native := fallback.New()
+	native := native.New()
 	plain := []backend.Searcher{native}
 	indexed := []backend.Searcher{newIndexed(t, native, root)}
 	if rg := rgOr(t); rg != nil {
@@ -302,7 +302,7 @@ func randomCorpus(t *testing.T, r *rand.Rand, alphabet []string, n, minLen, spre
 	}
 	writeTree(t, root, files)
 	settled()
-	s := newIndexed(t, fallback.New(), root)
+	s := newIndexed(t, native.New(), root)
 	return s.roots[0].ix.Load(), texts
 }
 
@@ -345,7 +345,7 @@ func matchesOutside(t *testing.T, ix *Index, pat *pattern.Pattern, texts []strin
 // could read it.
 func TestCacheDirInsideRootRefused(t *testing.T) {
 	root := t.TempDir()
-	_, err := New(fallback.New(), fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: filepath.Join(root, "cache")})
+	_, err := New(native.New(), native.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: filepath.Join(root, "cache")})
 	if err == nil || !strings.Contains(err.Error(), "inside the allowed directory") {
 		t.Fatalf("cache inside root: %v", err)
 	}
@@ -357,7 +357,7 @@ func TestCacheDirInsideRootRefused(t *testing.T) {
 	if err := os.Symlink(root, link); err != nil {
 		t.Skip(err)
 	}
-	if _, err := New(fallback.New(), fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: filepath.Join(link, "c")}); err == nil {
+	if _, err := New(native.New(), native.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: filepath.Join(link, "c")}); err == nil {
 		t.Fatal("a cache directory reached through a symlink into the root was accepted")
 	}
 }
@@ -391,7 +391,7 @@ func TestIndexReusedAcrossRestarts(t *testing.T) {
 		t.Fatalf("index rebuilt or not loaded: ready=%v", s2.Ready())
 	}
 	q := backend.GrepQuery{Pattern: "PM_RESUME", Paths: []string{root}, Mode: backend.Count}
-	if got, want := result(t, s2, q), result(t, fallback.New(), q); got != want {
+	if got, want := result(t, s2, q), result(t, native.New(), q); got != want {
 		t.Fatalf("reused index answers\n%s\nwant\n%s", got, want)
 	}
 	left, _ := filepath.Glob(filepath.Join(s1.roots[0].dir, "*.tmp"))
@@ -416,7 +416,7 @@ func TestHardLinksIndexedOnce(t *testing.T) {
 		}
 	}
 	settled()
-	native := fallback.New()
+	native := native.New()
 	s := newIndexed(t, native, root)
 	ix := s.roots[0].ix.Load()
 	if ix.ncontent*2 > ix.nfiles {
@@ -469,7 +469,7 @@ func TestDamagedIndexNotUsed(t *testing.T) {
 			t.Fatal("not indexed again after a damaged index")
 		}
 		q := backend.GrepQuery{Pattern: "PM_RESUME", Paths: []string{root}, Mode: backend.Count}
-		if got, want := result(t, s2, q), result(t, fallback.New(), q); got != want {
+		if got, want := result(t, s2, q), result(t, native.New(), q); got != want {
 			t.Fatalf("after a damaged index: %s, want %s", got, want)
 		}
 		s2.Close()
@@ -499,7 +499,7 @@ func TestChangedTreeRebuiltAtRestart(t *testing.T) {
 		t.Fatal("the added file is listed but not indexed")
 	}
 	q := backend.GrepQuery{Pattern: "PM_RESUME", Paths: []string{root}, Mode: backend.Count}
-	if got, want := result(t, s2, q), result(t, fallback.New(), q); got != want {
+	if got, want := result(t, s2, q), result(t, native.New(), q); got != want {
 		t.Fatalf("after the rebuild: %s, want %s", got, want)
 	}
 }

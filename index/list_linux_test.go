@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/backend/native"
 )
 
 // TestListPathIsExact: on a followed root a narrowed search reads its
@@ -52,12 +52,12 @@ func TestListPathIsExact(t *testing.T) {
 			}
 			writeTree(t, root, files)
 			settled()
-			ref := backend.Searcher(fallback.New())
+			ref := backend.Searcher(native.New())
 			early := filepath.Join(t.TempDir(), "early")
 			if err := os.Link(filepath.Join(root, "sub/deep/plain.c"), early); err != nil {
 				t.Fatal(err)
 			}
-			s, err := New(ref, fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: c.census})
+			s, err := New(ref, native.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: c.census})
 			if err != nil {
 				t.Fatal(err)
 			}

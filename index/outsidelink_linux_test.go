@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/backend/native"
 )
 
 // TestWritesThroughUnwatchedLinksSeen: once the watcher follows the tree,
@@ -57,8 +57,8 @@ func TestWritesThroughUnwatchedLinksSeen(t *testing.T) {
 				t.Fatal(err)
 			}
 			settled()
-			ref := backend.Searcher(fallback.New())
-			s, err := New(ref, fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: c.bound})
+			ref := backend.Searcher(native.New())
+			s, err := New(ref, native.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: c.bound})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +160,7 @@ func TestCensusRunsWhileSearchesCome(t *testing.T) {
 	writeTree(t, root, files)
 	settled()
 	bound := 2 * time.Second
-	s, err := New(fallback.New(), fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: bound})
+	s, err := New(native.New(), native.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: bound})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestCensusRunsWhileSearchesCome(t *testing.T) {
 		}
 		time.Sleep(bound / 4)
 	}
-	if want, got := result(t, fallback.New(), q), result(t, s, q); got != want {
+	if want, got := result(t, native.New(), q), result(t, s, q); got != want {
 		t.Fatalf("after a census pass that began after the write:\nwant %s\ngot  %s", want, got)
 	}
 }
@@ -219,8 +219,8 @@ func TestStaleChunksAreStated(t *testing.T) {
 	}
 	writeTree(t, root, files)
 	settled()
-	ref := backend.Searcher(fallback.New())
-	s, err := New(ref, fallback.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: time.Hour})
+	ref := backend.Searcher(native.New())
+	s, err := New(ref, native.New(), Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1, CensusBound: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/native"
 	"github.com/fsmcp/fsmcp/backend/queue"
-	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/internal/test/testenv"
 	"github.com/fsmcp/fsmcp/server"
 )
@@ -25,7 +25,7 @@ func TestOwnWritesSeenBeforeTheyReturn(t *testing.T) {
 		e.Write("root/old/"+string(rune('a'+i))+".txt", "nothing here\n")
 	}
 	settled()
-	s := newIndexed(t, fallback.New(), e.Root)
+	s := newIndexed(t, native.New(), e.Root)
 	proxy.Searcher = s
 	q := backend.GrepQuery{Pattern: "FRESH_TOKEN", Paths: []string{e.Root}}
 	if !s.Narrows(q) {
@@ -46,7 +46,7 @@ func TestOwnWritesSeenBeforeTheyReturn(t *testing.T) {
 	if got := grep(); !strings.Contains(got, "old/c.txt:1") {
 		t.Fatalf("after fs_edit to the same size: %q", got)
 	}
-	if got, want := result(t, s, q), result(t, fallback.New(), q); got != want {
+	if got, want := result(t, s, q), result(t, native.New(), q); got != want {
 		t.Fatalf("indexed\n%s\nunindexed\n%s", got, want)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/backend/native"
 )
 
 // pruning reports whether every root's searches skip directories.
@@ -32,7 +32,7 @@ func pruning(s *Searcher) bool {
 // searcher; on Linux its watcher must follow the tree.
 func indexedAgainstRef(t *testing.T, root string) (backend.Searcher, *Searcher) {
 	t.Helper()
-	var ref backend.Searcher = fallback.New()
+	var ref backend.Searcher = native.New()
 	if rg := rgOr(t); rg != nil {
 		ref = rg
 	}
@@ -75,7 +75,7 @@ func TestPrunedSearchesSeeEveryChange(t *testing.T) {
 	files["p3/q3/r23/pre.txt"] = "a NEEDLE before the swap\n"
 	writeTree(t, root, files)
 	settled()
-	native := fallback.New()
+	native := native.New()
 	ref, s := indexedAgainstRef(t, root)
 	q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.Content, Paths: []string{root}}
 	if runtime.GOOS == "linux" {
@@ -213,13 +213,13 @@ func TestChunkedFilesNarrowAndStayExact(t *testing.T) {
 		"multiline.txt": head + "ALPHA_END\nBETA_START\n" + filler(chunkSize),
 		"context.txt":   head2 + "PM_RESUME opens the second chunk\n" + filler(2*chunkSize) + "PM_RESUME at the end\n",
 		"binary.txt":    "PM_RESUME before\n" + filler(2*chunkSize) + "\x00\n" + "PM_RESUME after a NUL\n" + filler(chunkSize),
-		// Big enough to be mapped and read in place (fallback's inPlaceMin).
+		// Big enough to be mapped and read in place (the native scanner's inPlaceMin).
 		"big.txt":       filler(1<<20) + "PM_RESUME deep in a big file\n" + filler(chunkSize),
 		"bigbinary.txt": "PM_RESUME before\n" + filler(1<<20) + "\x00\n" + "PM_RESUME after a NUL\n",
 	}
 	writeTree(t, root, files)
 	settled()
-	native := fallback.New()
+	native := native.New()
 	s := newIndexed(t, native, root)
 	q := backend.GrepQuery{Pattern: "PM_RESUME", Mode: backend.FilesWithMatches, Paths: []string{root}}
 	c := s.candidatesFor(q)
@@ -284,7 +284,7 @@ func TestPrunedSearchesUnderASwapper(t *testing.T) {
 	ref, s := indexedAgainstRef(t, root)
 	// Globs list through the native walker (as auto does), taking times
 	// from the index where it trusts them.
-	native := fallback.New()
+	native := native.New()
 	sg := newIndexed(t, native, root)
 	q := backend.GrepQuery{Pattern: "NEEDLE", Mode: backend.Content, Paths: []string{root}}
 	at := func(rel string) string { return filepath.Join(root, rel) }
@@ -347,7 +347,7 @@ func TestNonASCIINarrows(t *testing.T) {
 		"late.txt":  filler.String() + "a late αλήθεια\n",
 	})
 	settled()
-	native := fallback.New()
+	native := native.New()
 	s := newIndexed(t, native, root)
 	ix := s.roots[0].ix.Load()
 	for _, c := range []struct {
@@ -421,7 +421,7 @@ func TestGlobTimesFromTheIndexStayExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	settled()
-	native := fallback.New() // what lists globs under auto, rg on PATH or not
+	native := native.New() // what lists globs under auto, rg on PATH or not
 	s := newIndexed(t, native, root)
 	if runtime.GOOS == "linux" && !pruning(s) {
 		t.Fatal("the watcher is not following the tree")

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/backend/native"
 )
 
 // TestFreshnessRace: files are edited in place (to the same size, so
@@ -150,7 +150,7 @@ func TestSearchesWhileBuilding(t *testing.T) {
 	}
 	writeTree(t, root, files)
 	settled()
-	native := fallback.New()
+	native := native.New()
 	s, err := New(native, native, Options{Mode: "on", Roots: []string{root}, CacheDir: t.TempDir(), Settle: testSettle, MaxShare: 1})
 	if err != nil {
 		t.Fatal(err)

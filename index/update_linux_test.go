@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
-	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/backend/native"
 )
 
 // TestRestartAfterChangeTimesMoved: a restart over a tree in which more
@@ -50,5 +50,5 @@ func TestRestartAfterChangeTimesMoved(t *testing.T) {
 			t.Fatalf("%s: indexed=%v, change time %d recorded, %d now", rel, indexed, m.ctime, ctime)
 		}
 	}
-	compare(t, root, []backend.Searcher{s2}, []backend.Searcher{fallback.New()})
+	compare(t, root, []backend.Searcher{s2}, []backend.Searcher{native.New()})
 }

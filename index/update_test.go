@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fsmcp/fsmcp/fallback"
+	"github.com/fsmcp/fsmcp/backend/native"
 )
 
 // listNames is root's file list as a build takes it.
 func listNames(t *testing.T, root string) []string {
 	t.Helper()
-	files, err := listFileInfo(context.Background(), fallback.New(), root, func() {})
+	files, err := listFileInfo(context.Background(), native.New(), root, func() {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/fsmcp/fsmcp/backend/driver"
+	"github.com/fsmcp/fsmcp/backend/native"
 	"github.com/fsmcp/fsmcp/backend/queue"
-	"github.com/fsmcp/fsmcp/fallback"
 	"github.com/fsmcp/fsmcp/resources"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/toolkit"
@@ -71,7 +71,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		CallClock: queue.WithCallTimeout,
 	}
 	if cfg.Search.Searcher == nil {
-		drivers, _ := driver.Select("auto", fallback.New())
+		drivers, _ := driver.Select("auto", native.New())
 		cfg.Search = queue.New(drivers, 0, 0)
 	}
 	// One admission for every search: the Searcher's, and the calls of

@@ -79,7 +79,7 @@ type Env struct {
 	Log      *slog.Logger
 	Sessions *Sessions
 	// Searcher serves grep and glob: driver.Select(--search-backend,
-	// fallback.New()). The server fills it in when nil.
+	// native.New()). The server fills it in when nil.
 	Searcher backend.Searcher
 	// Admission bounds the searches running at once (--max-searches): the
 	// Searcher's go through it, and so does every call of a tool marked

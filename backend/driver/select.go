@@ -14,7 +14,7 @@ var ErrNoRG = errors.New("rg (ripgrep) not found on PATH")
 
 // Select returns the backend of the given kind: "auto" (rg when it is on
 // PATH now, else native), "rg", "find" (find(1) for globs, native for
-// grep) or "native". native is the pure-Go scanner (fallback.New()).
+// grep) or "native". native is the pure-Go scanner (native.New()).
 // The paths it reports are in the system's own form (systemPaths).
 // rg is looked for now, with no directory denied (FindRG(nil)); SelectFound
 // takes what FindRG found.

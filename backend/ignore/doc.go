@@ -4,6 +4,6 @@
 // --type filters (Filter, FileTypes), the glob pattern checks every
 // profile applies (CheckGlob), and reading ignore files without following
 // links or blocking. Both walks use it: the native scanner (package
-// fallback) and the find backend; the rg backend passes the same types to
+// native) and the find backend; the rg backend passes the same types to
 // rg. It knows no query or result: those are package backend's contract.
 package ignore

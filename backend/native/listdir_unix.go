@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package fallback
+package native
 
 import (
 	"os"

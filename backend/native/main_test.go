@@ -1,4 +1,4 @@
-package fallback
+package native
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 func TestMain(m *testing.M) {
 	if _, err := exec.LookPath("rg"); err != nil {
-		fmt.Fprintln(os.Stderr, "\n*** SKIPPED: rg is not on PATH, so the rg/native parity tests of package fallback do not run. Install ripgrep to run them. ***")
+		fmt.Fprintln(os.Stderr, "\n*** SKIPPED: rg is not on PATH, so the rg/native parity tests of package native do not run. Install ripgrep to run them. ***")
 	}
 	os.Exit(m.Run())
 }

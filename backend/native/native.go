@@ -1,4 +1,4 @@
-// Package fallback is fsmcp's native search backend: a parallel directory
+// Package native is fsmcp's native search backend: a parallel directory
 // walker and a regexp scanner behind backend's Searcher contract, giving
 // the same answers as the rg backend. It serves every search when ripgrep
 // is not installed, and globs always under --search-backend auto (its
@@ -12,7 +12,7 @@
 // with bytes.Index (SIMD) before the regexp runs, and then only on the
 // candidate line; line numbers are counted only for lines that are shown;
 // nothing is allocated per line.
-package fallback
+package native
 
 import (
 	"cmp"

@@ -1,6 +1,6 @@
 //go:build windows
 
-package fallback
+package native
 
 import (
 	"errors"
