@@ -40,7 +40,9 @@ type pruneState struct {
 	// ascending: a write through a link made to one from outside reaches
 	// no watch. The census stats them in the background; a search that
 	// finds its last pass too old stats them itself (sweep, or a stat
-	// where its walk meets one), none other.
+	// where its walk meets one), none other. Filled on Linux only, the
+	// one system that checks a root (check_linux.go).
+	//lint:ignore U1000 written and read by check_linux.go only
 	externalIDs  []int32
 	externalBits []uint64            // the same, a bit per file
 	externalDirs map[string]struct{} // their directories, and above

@@ -32,5 +32,3 @@ func (s *Searcher) check(context.Context, *rootIndex, *Index) (rebuild bool) {
 
 // sweep is never reached here: no root is checked, so none is listed.
 func sweep(*Index, []int32) []int { return nil }
-
-func sweepWith(*Index, []int32, int) []int { return nil }
