@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmcp/fsmcp/backend/index"
 	"github.com/fsmcp/fsmcp/backend/queue"
-	"github.com/fsmcp/fsmcp/index"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/server"

@@ -21,10 +21,10 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/driver"
+	"github.com/fsmcp/fsmcp/backend/index"
 	"github.com/fsmcp/fsmcp/backend/native"
 	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/files"
-	"github.com/fsmcp/fsmcp/index"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"

@@ -5,8 +5,8 @@
 // Its rooms, as ripgrep splits its crates: backend/ignore (which files a
 // search sees), backend/driver (rg and find, and the choice among the
 // backends), backend/queue (how many searches run, and the page cache in
-// front of them), backend/native (the native scanner); package index is
-// the trigram stage in front of the drivers.
+// front of them), backend/native (the native scanner) and backend/index
+// (the trigram stage in front of the drivers).
 //
 // The split follows ripgrep's Searcher/Sink design: every backend pushes
 // per-file events into one Sink, and one Collector plus one formatter per

@@ -10,7 +10,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/driver"
-	"github.com/fsmcp/fsmcp/index"
+	"github.com/fsmcp/fsmcp/backend/index"
 	"github.com/fsmcp/fsmcp/internal/test/goroot"
 )
 
