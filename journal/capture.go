@@ -210,7 +210,7 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 	if known == nil && knownErr == nil {
 		fi, err = st.dirs.lstat(p)
 	}
-	im, err := st.readStateOf(p, how, fi, err)
+	im, err := st.stateOf(p, how, fi, err)
 	if err != nil {
 		return st.failed(p, err)
 	}
@@ -359,10 +359,38 @@ func (st *Step) dirTimes(store *Store, p *sandbox.Path) error {
 // how (a copy, or the file itself linked into the journal).
 func (st *Step) readState(store *Store, p *sandbox.Path, how capHow) (Image, error) {
 	fi, err := st.dirs.lstat(p)
-	return st.readStateOf(p, how, fi, err)
+	return st.stateOf(p, how, fi, err)
 }
 
-// readStateOf is readState from p's lstat, already taken.
+// betweenLstatAndRead runs between a file's lstat and the read of its
+// content: tests replace the file there.
+var betweenLstatAndRead = func(*sandbox.Path) {}
+
+// tookNameTries is how many times a state is read while other files
+// keep taking its name.
+const tookNameTries = 4
+
+// stateOf is readState from p's lstat, already taken. Where another file
+// takes the name between that lstat and the read of its content (a file
+// replaced by a rename, as sed -i and editors save, by another process
+// at that moment), the lstat is taken again and the content read anew,
+// a few times; then nothing of it is kept, and said.
+func (st *Step) stateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err error) (Image, error) {
+	for try := 1; ; try++ {
+		im, rerr := st.readStateOf(p, how, fi, err)
+		if !errors.Is(rerr, errTookName) {
+			return im, rerr
+		}
+		if try == tookNameTries {
+			st.tookName(p, &im)
+			return im, nil
+		}
+		fi, err = st.dirs.lstat(p)
+	}
+}
+
+// readStateOf is stateOf, once: errTookName where another file took
+// the name.
 func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err error) (Image, error) {
 	if nothingAt(err) {
 		return Image{}, nil
@@ -383,7 +411,8 @@ func (st *Step) readStateOf(p *sandbox.Path, how capHow, fi fs.FileInfo, err err
 		if hold && im.Nlink <= 1 && st.holdLink(p, &im, diskUsage(fi)) {
 			return im, nil
 		}
-		return im, st.keepContent(p, &im)
+		betweenLstatAndRead(p)
+		return im, st.readContent(p, &im)
 	case Link:
 		im.Target, err = p.Readlink()
 		return im, err

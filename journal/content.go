@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"errors"
 	"compress/flate"
 	"crypto/sha256"
 	"encoding/hex"
@@ -27,9 +28,34 @@ type packRef struct {
 	Len  int64  `json:"len"` // compressed bytes
 }
 
+// errTookName: another file took p's name between the lstat that gave
+// its mode and owner and the open that read its content.
+var errTookName = errors.New("another file took its name while it was being kept")
+
 // keepContent copies p's content into the journal: inline when small,
-// else compressed into the step's pack. im has p's stat.
+// else compressed into the step's pack. im has p's stat. Where another
+// file took the name meanwhile, nothing is kept, and said.
 func (st *Step) keepContent(p *sandbox.Path, im *Image) error {
+	err := st.readContent(p, im)
+	if errors.Is(err, errTookName) {
+		st.tookName(p, im)
+		return nil
+	}
+	return err
+}
+
+// tookName records that nothing of p was kept: its content with the
+// mode and owner of another file would be a file nobody made (a script
+// as another user's set-uid program).
+func (st *Step) tookName(p *sandbox.Path, im *Image) {
+	im.Lost = errTookName.Error()
+	st.lose(escape.Name(p.Abs) + ": " + im.Lost)
+}
+
+// readContent is keepContent, but where another file took the name it
+// returns errTookName, keeping nothing and saying nothing: the caller
+// may take its lstat again.
+func (st *Step) readContent(p *sandbox.Path, im *Image) error {
 	ok, err := st.room(p, im.Size, "changed")
 	if err != nil {
 		return err
@@ -50,13 +76,7 @@ func (st *Step) keepContent(p *sandbox.Path, im *Image) error {
 		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
 		return nil
 	} else if !im.isOf(fi) {
-		// Another file took the name between the lstat that gave the
-		// mode and owner and this open: its content with those would be
-		// a file nobody made (a script as another user's set-uid
-		// program). Nothing is kept rather than a mix.
-		im.Lost = "another file took its name while it was being kept"
-		st.lose(escape.Name(p.Abs) + ": " + im.Lost)
-		return nil
+		return errTookName // nothing kept rather than a mix
 	}
 	sum := sha256.New()
 	r := io.TeeReader(io.LimitReader(f, st.cap()-st.kept+1), sum)
