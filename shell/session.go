@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -241,32 +240,26 @@ func (s *Session) RunIn(ctx context.Context, roots []string, dirs []*os.File, co
 // trace_linux.go), as long as any of those processes runs. Where that
 // cannot be done (not Linux, an old kernel) the command runs untraced and
 // Result.Untraced says why.
+//
+// A run goes through its phases in turn, a function each (run.go): its
+// turn and roots (admit), the confinement and tracing planned (plan),
+// bash started (spawn), waited for within the timeout (wait), its output
+// and what it left running collected (collect), and its working
+// directory carried to the next call (adopt).
 func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File, command string, timeout time.Duration, rec Recorder) (Result, error) {
 	if dirs != nil && len(dirs) != len(roots) {
 		return Result{}, errors.New("shell: one open directory per root is needed")
 	}
 	timeout = ClampTimeout(timeout)
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return Result{Cwd: s.Cwd(), Cancelled: true}, ctx.Err()
-	case <-s.ctx.Done():
-		return Result{}, ErrClosed
+	release, res, err := s.admit(ctx, roots)
+	if err != nil {
+		return res, err
 	}
-	defer func() { <-s.sem }()
-	if s.ctx.Err() != nil {
-		return Result{}, ErrClosed
-	}
-	if roots != nil {
-		if err := s.SetRoots(roots); err != nil {
-			return Result{Cwd: s.Cwd()}, err
-		}
-	}
+	defer release()
 
 	s.mu.Lock()
 	cwd, roots, pol := s.cwd, s.roots, s.pol
 	s.mu.Unlock()
-	var res Result
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		res.addNotice(fmt.Sprintf("cwd %s no longer exists; the command ran in %s", cwd, roots[0]))
 		cwd = roots[0]
@@ -274,247 +267,21 @@ func (s *Session) RunTraced(ctx context.Context, roots []string, dirs []*os.File
 	}
 	res.Cwd, res.Timeout = cwd, timeout
 
-	argv := []string{s.bash, "--noprofile", "--norc", "-c", wrapper, "bash", command}
-	attr := sysProcAttr()
-	extra := []*os.File{nil} // fd 3, the marker pipe
-	// Where the session has no pid namespace, the helper keeps the
-	// command: bash's status comes back on this pipe (keeper_linux.go).
-	var stR, stW *os.File
-	if s.useKeeper() {
-		var err error
-		if stR, stW, err = os.Pipe(); err != nil {
-			return res, err
-		}
-		defer stW.Close()
-	}
-	// kept adds the status pipe to the helper's descriptors; helped then
-	// says how many the command inherits, once the helper's is added.
-	kept := func(pol *policy) {
-		if stW != nil {
-			pol.Keep = 3 + len(extra)
-			extra = append(extra, stW)
-		}
-	}
-	helped := func(pol *policy) {
-		if stW != nil {
-			pol.KeepFds = 3 + len(extra)
-		}
-	}
-	var tr *tracing
-	if rec != nil {
-		var err error
-		if tr, err = newTracing(); err != nil {
-			res.Untraced = err.Error()
-		} else {
-			defer tr.theirs.Close()
-			pol.Trace = 3 + len(extra)
-			extra = append(extra, tr.theirs)
-		}
-	}
-	if s.mode != ModeSandboxed && (tr != nil || stW != nil) {
-		// An unconfined shell is traced and kept through the helper too,
-		// which then only installs the filter (and sets no_new_privs).
-		helper, err := sealedHelper()
-		if err != nil {
-			return res, err
-		}
-		pol = policy{Trace: pol.Trace, NoConfine: true}
-		kept(&pol)
-		extra = append(extra, helper)
-		helped(&pol)
-		if argv, err = sandboxCommand(helperPath(3+len(extra)-1), pol, argv); err != nil {
-			return res, err
-		}
-	}
-	if s.mode == ModeSandboxed {
-		if dirs != nil {
-			pol.RW = []string{s.tmp}
-			pol.RWDirs = nil
-			for i, d := range dirs {
-				pol.RWDirs = append(pol.RWDirs, fdDir{FD: 3 + len(extra), Name: roots[i]})
-				extra = append(extra, d)
-			}
-		}
-		if s.ns == nil && s.nsRoot != "" {
-			m := &mountPlan{Dir: s.nsRoot, Tmp: s.tmp, Cwd: cwd}
-			m.RO = append(append(append(m.RO, pol.RX...), pol.RO...), s.pathBinds...)
-			for i, r := range roots {
-				fd := -1
-				if dirs != nil {
-					fd = pol.RWDirs[i].FD
-				}
-				m.Roots = append(m.Roots, fdDir{FD: fd, Name: r})
-			}
-			pol.Mount = m
-		}
-		pol.LockDev = s.ns != nil
-		kept(&pol)
-		extra = append(extra, s.helper)
-		helped(&pol)
-		var err error
-		if argv, err = sandboxCommand(helperPath(3+len(extra)-1), pol, argv); err != nil {
-			return res, err
-		}
-		switch {
-		case s.ns != nil:
-			argv, extra = s.ns.wrap(argv, extra, nsMounts{pol: pol, roots: roots, dirs: dirs, tmp: s.tmp, path: s.pathBinds, cwd: cwd})
-		case s.nsRoot != "":
-			attr = nsSysProcAttr()
-		}
-	}
-	outR, outW, err := os.Pipe()
+	l, err := s.plan(command, cwd, roots, dirs, pol, rec, &res)
 	if err != nil {
 		return res, err
 	}
-	mkR, mkW, err := os.Pipe()
+	defer l.close()
+	r, err := s.spawn(l, cwd, rec, &res)
 	if err != nil {
-		outR.Close()
-		outW.Close()
 		return res, err
 	}
-	cmd := &exec.Cmd{
-		Path:        argv[0],
-		Args:        argv,
-		Env:         s.env,
-		Dir:         cwd,
-		Stdout:      outW,
-		Stderr:      outW,
-		ExtraFiles:  append([]*os.File{mkW}, extra[1:]...),
-		SysProcAttr: attr,
-	}
-	err = start(cmd)
-	outW.Close()
-	mkW.Close()
-	if stW != nil {
-		stW.Close()
-	}
-	if err != nil {
-		outR.Close()
-		mkR.Close()
-		if stR != nil {
-			stR.Close()
-		}
-		return res, fmt.Errorf("shell: start bash: %w", err)
-	}
-	// Setsid: the session and group id are the pid of the process
-	// started, bash or its keeper.
-	sid := cmd.Process.Pid
-	if tr != nil {
-		tr.started(rec)
-		if tr.err != nil {
-			res.Untraced = tr.err.Error()
-		} else {
-			s.mu.Lock()
-			s.traces = append(s.traces, tr)
-			s.mu.Unlock()
-		}
-	}
-
-	out := newCapture(s.maxOutput)
-	mk := &lastBytes{limit: markerLimit}
-	outDone := make(chan error, 1)
-	mkDone := make(chan error, 1)
-	go func() { outDone <- drain(out, outR) }()
-	go func() { mkDone <- drain(mk, mkR) }()
-	// ended is closed when bash has ended, and code is then its status.
-	ended := make(chan struct{})
-	var code int
-	var k *keeper
-	if stR == nil {
-		go func() {
-			cmd.Wait()
-			code = exitCode(cmd.ProcessState)
-			close(ended)
-		}()
-	} else {
-		k = &keeper{cmd: cmd.Process, done: make(chan struct{})}
-		go func() {
-			cmd.Wait() // the keeper ends when nothing of the command runs any more
-			close(k.done)
-		}()
-		go func() {
-			ws, ok := keptStatus(stR)
-			stR.Close()
-			if ok {
-				code = exitCodeOf(ws)
-			} else { // the keeper ended without a status: it could not start the command
-				<-k.done
-				code = exitCode(cmd.ProcessState)
-			}
-			close(ended)
-		}()
-	}
-
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case <-ended:
-	case <-timer.C:
-		res.TimedOut = true
-	case <-ctx.Done():
-		res.Cancelled = true
-	case <-s.ctx.Done():
-		res.Cancelled = true
-	}
-	if res.TimedOut || res.Cancelled {
-		if k != nil {
-			k.stop(keeperLimit) // everything below it, setsid or not
-		} else {
-			killSession(sid)
-		}
-		<-ended
-	}
-
-	// bash has exited: what it and its foreground commands wrote is in
-	// the pipes. Read on until EOF, or for drainGrace when a process bash
-	// does not wait for (cmd &, >(cmd)) still holds a pipe.
-	deadline := time.Now().Add(drainGrace)
-	outR.SetReadDeadline(deadline)
-	mkR.SetReadDeadline(deadline)
-	finishDrain(out, outR, <-outDone)
-	finishDrain(mk, mkR, <-mkDone)
-	if rec != nil {
-		rec.Returned() // before the look: a later change is the background's
-	}
-	s.mu.Lock()
-	s.left.update(sid)
-	if rec != nil {
-		res.Writing = openForWriting(s.left[sid])
-		for _, m := range s.left[sid] {
-			res.Running = append(res.Running, m.pid)
-		}
-	}
-	if k != nil {
-		live := s.keepers[:0]
-		for _, old := range s.keepers {
-			select {
-			case <-old.done:
-			default:
-				live = append(live, old)
-			}
-		}
-		s.keepers = append(live, k)
-	}
-	s.mu.Unlock()
-
-	res.ExitCode = code
-	text, dropped := out.result()
-	res.Output = strings.ToValidUTF8(text, "\uFFFD")
-	res.Truncated, res.Dropped = dropped > 0, dropped
-
+	s.wait(ctx, r, timeout, &res)
+	s.collect(r, rec, &res)
 	if res.TimedOut || res.Cancelled {
 		return res, nil
 	}
-	if dir, ok := lastRecord(mk.buf); ok {
-		switch next, err := adoptCwd(dir, roots); {
-		case errors.Is(err, errOutside):
-			res.RefusedCwd = next
-			res.addNotice(outsideMessage(next, roots))
-		case err == nil:
-			res.Cwd = next
-			s.setCwd(next)
-		}
-	}
+	s.adopt(r.mk.buf, roots, &res)
 	return res, nil
 }
 
