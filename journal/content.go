@@ -2,10 +2,10 @@ package journal
 
 import (
 	"bytes"
-	"errors"
 	"compress/flate"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
