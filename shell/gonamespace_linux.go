@@ -83,44 +83,65 @@ func nsSysProcAttr() *syscall.SysProcAttr {
 // (dropCapabilities), so that nothing the shell runs, even as uid 0
 // there, has any.
 func buildRoot(m mountPlan) error {
-	must := func(what string, err error) error {
-		if err != nil {
-			return fmt.Errorf("private root: %s: %w", what, err)
+	if err := mustRoot("make mounts private", unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "")); err != nil {
+		return err
+	}
+	if err := mustRoot("tmpfs", unix.Mount("tmpfs", m.Dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755")); err != nil {
+		return err
+	}
+	b := newRoot{dir: m.Dir}
+	if err := b.system(m); err != nil {
+		return err
+	}
+	if err := b.roots(m.Roots); err != nil {
+		return err
+	}
+	return b.enter(m.Cwd)
+}
+
+// mustRoot wraps a step's error with what the step was.
+func mustRoot(what string, err error) error {
+	if err != nil {
+		return fmt.Errorf("private root: %s: %w", what, err)
+	}
+	return nil
+}
+
+// newRoot is the private root being built on a tmpfs at dir.
+type newRoot struct{ dir string }
+
+// bind mounts src at dst below the new root, read-only if ro, making a
+// directory or an empty file there to mount on.
+func (b newRoot) bind(src, dst string, ro bool) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	target := filepath.Join(b.dir, dst)
+	if fi.IsDir() {
+		err = os.MkdirAll(target, 0o755)
+	} else if err = os.MkdirAll(filepath.Dir(target), 0o755); err == nil {
+		var f *os.File
+		if f, err = os.OpenFile(target, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			f.Close()
 		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := unix.Mount(src, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	if !ro {
 		return nil
 	}
-	if err := must("make mounts private", unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "")); err != nil {
-		return err
-	}
-	nr := m.Dir
-	if err := must("tmpfs", unix.Mount("tmpfs", nr, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755")); err != nil {
-		return err
-	}
-	bind := func(src, dst string, ro bool) error {
-		fi, err := os.Stat(src)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(nr, dst)
-		if fi.IsDir() {
-			err = os.MkdirAll(target, 0o755)
-		} else if err = os.MkdirAll(filepath.Dir(target), 0o755); err == nil {
-			var f *os.File
-			if f, err = os.OpenFile(target, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-				f.Close()
-			}
-		}
-		if err != nil {
-			return err
-		}
-		if err := unix.Mount(src, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return err
-		}
-		if !ro {
-			return nil
-		}
-		return remountReadOnly(target)
-	}
+	return remountReadOnly(target)
+}
+
+// system binds the system's directories (read-only; a link into /usr,
+// as /bin on a merged-/usr system, made again as a link), its device
+// nodes, /proc, a fresh /tmp and the session's private temp dir.
+func (b newRoot) system(m mountPlan) error {
 	for _, p := range m.RO {
 		fi, err := os.Lstat(p)
 		if err != nil || !filepath.IsAbs(p) {
@@ -129,51 +150,57 @@ func buildRoot(m mountPlan) error {
 		if fi.Mode()&os.ModeSymlink != 0 {
 			if target, err := os.Readlink(p); err == nil {
 				if real, err := filepath.EvalSymlinks(p); err == nil && within(real, "/usr") && real != "/usr" {
-					if err := os.MkdirAll(filepath.Dir(filepath.Join(nr, p)), 0o755); err != nil {
-						return must(p, err)
+					if err := os.MkdirAll(filepath.Dir(filepath.Join(b.dir, p)), 0o755); err != nil {
+						return mustRoot(p, err)
 					}
-					if err := os.Symlink(target, filepath.Join(nr, p)); err != nil && !os.IsExist(err) {
-						return must(p, err)
+					if err := os.Symlink(target, filepath.Join(b.dir, p)); err != nil && !os.IsExist(err) {
+						return mustRoot(p, err)
 					}
 					continue
 				}
 			}
 		}
-		if err := bind(p, p, true); err != nil && !os.IsNotExist(err) {
-			return must(p, err)
+		if err := b.bind(p, p, true); err != nil && !os.IsNotExist(err) {
+			return mustRoot(p, err)
 		}
 	}
 	// The host's own device nodes, bound read-only: writing and reading
 	// them is device I/O, which a read-only mount allows, while their
 	// mode, owner and times cannot change (fsmcp as root owns them).
 	for _, d := range systemDev {
-		if err := bind(d, d, true); err != nil {
-			return must(d, err)
+		if err := b.bind(d, d, true); err != nil {
+			return mustRoot(d, err)
 		}
 	}
 	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
-		if err := os.Symlink(target, filepath.Join(nr, "dev", name)); err != nil {
-			return must("/dev/"+name, err)
+		if err := os.Symlink(target, filepath.Join(b.dir, "dev", name)); err != nil {
+			return mustRoot("/dev/"+name, err)
 		}
 	}
-	if err := bind("/proc", "/proc", false); err != nil {
-		return must("/proc", err)
+	if err := b.bind("/proc", "/proc", false); err != nil {
+		return mustRoot("/proc", err)
 	}
-	if err := os.MkdirAll(filepath.Join(nr, "tmp"), 0o1777); err != nil {
-		return must("/tmp", err)
+	if err := os.MkdirAll(filepath.Join(b.dir, "tmp"), 0o1777); err != nil {
+		return mustRoot("/tmp", err)
 	}
-	if err := must("/tmp", os.Chmod(filepath.Join(nr, "tmp"), 0o1777)); err != nil {
+	if err := mustRoot("/tmp", os.Chmod(filepath.Join(b.dir, "tmp"), 0o1777)); err != nil {
 		return err
 	}
-	if err := bind(m.Tmp, m.Tmp, false); err != nil {
-		return must(m.Tmp, err)
+	if err := b.bind(m.Tmp, m.Tmp, false); err != nil {
+		return mustRoot(m.Tmp, err)
 	}
-	roots := append([]fdDir{}, m.Roots...)
+	return nil
+}
+
+// roots binds the roots read-write, shortest first (a root inside
+// another is mounted over it), each the very directory fsmcp holds.
+func (b newRoot) roots(rs []fdDir) error {
+	roots := append([]fdDir{}, rs...)
 	sort.SliceStable(roots, func(a, b int) bool { return len(roots[a].Name) < len(roots[b].Name) })
 	for _, r := range roots {
 		if r.FD < 0 {
-			if err := bind(r.Name, r.Name, false); err != nil && !os.IsNotExist(err) {
-				return must(r.Name, err)
+			if err := b.bind(r.Name, r.Name, false); err != nil && !os.IsNotExist(err) {
+				return mustRoot(r.Name, err)
 			}
 			continue
 		}
@@ -182,31 +209,36 @@ func buildRoot(m mountPlan) error {
 		// then be that very directory, or the call fails.
 		src, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", r.FD))
 		if err != nil {
-			return must(r.Name, err)
+			return mustRoot(r.Name, err)
 		}
-		if err := bind(src, r.Name, false); err != nil {
-			return must(r.Name, err)
+		if err := b.bind(src, r.Name, false); err != nil {
+			return mustRoot(r.Name, err)
 		}
 		var want, got unix.Stat_t
 		if err := unix.Fstat(r.FD, &want); err != nil {
-			return must(r.Name, err)
+			return mustRoot(r.Name, err)
 		}
-		if err := unix.Stat(filepath.Join(nr, r.Name), &got); err != nil || got.Dev != want.Dev || got.Ino != want.Ino {
+		if err := unix.Stat(filepath.Join(b.dir, r.Name), &got); err != nil || got.Dev != want.Dev || got.Ino != want.Ino {
 			return fmt.Errorf("allowed directory %s changed while the command was starting", r.Name)
 		}
 	}
-	// pivot_root(".", "."): the old root ends up under the new one and is
-	// detached at once.
-	if err := must("chdir", unix.Chdir(nr)); err != nil {
+	return nil
+}
+
+// enter makes the new root the process's root (pivot_root(".", "."):
+// the old root ends up under the new one and is detached at once) and
+// changes to cwd in it.
+func (b newRoot) enter(cwd string) error {
+	if err := mustRoot("chdir", unix.Chdir(b.dir)); err != nil {
 		return err
 	}
-	if err := must("pivot_root", unix.PivotRoot(".", ".")); err != nil {
+	if err := mustRoot("pivot_root", unix.PivotRoot(".", ".")); err != nil {
 		return err
 	}
-	if err := must("detach the old root", unix.Unmount(".", unix.MNT_DETACH)); err != nil {
+	if err := mustRoot("detach the old root", unix.Unmount(".", unix.MNT_DETACH)); err != nil {
 		return err
 	}
-	return must("chdir "+m.Cwd, unix.Chdir(m.Cwd))
+	return mustRoot("chdir "+cwd, unix.Chdir(cwd))
 }
 
 // remountReadOnly makes the bind mount at target read-only (and nosuid),
