@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/fsmcp/fsmcp/files"
@@ -116,8 +115,8 @@ func runJournal(args []string, stdout io.Writer, stderr *os.File) int {
 			return exitUsage
 		}
 		s := sel
-		if rel, err := filepath.Rel(b, dir); err == nil && !strings.HasPrefix(rel, "..") {
-			s.Within = filepath.ToSlash(rel)
+		if rel, ok := sandbox.Within(b, dir); ok {
+			s.Within = rel
 		}
 		got, err := st.Pick(s, purpose)
 		if err != nil && sel.ID == "" {
@@ -169,14 +168,10 @@ func runJournal(args []string, stdout io.Writer, stderr *os.File) int {
 func journalsFor(jdir, dir string) []string {
 	var above, below []string
 	for _, b := range journal.Bases(jdir) {
-		switch rel, err := filepath.Rel(b, dir); {
-		case err != nil:
-		case rel == "." || !strings.HasPrefix(rel, ".."):
+		if _, ok := sandbox.Within(b, dir); ok {
 			above = append(above, b)
-		default:
-			if r2, err := filepath.Rel(dir, b); err == nil && !strings.HasPrefix(r2, "..") {
-				below = append(below, b)
-			}
+		} else if _, ok := sandbox.Within(dir, b); ok {
+			below = append(below, b)
 		}
 	}
 	sort.Slice(above, func(i, k int) bool { return len(above[i]) > len(above[k]) })

@@ -294,7 +294,11 @@ type Searcher interface {
 }
 
 // RootOf returns the longest of roots that holds path (path itself when
-// none does).
+// none does). Its containment test is a copy of sandbox.Within's rule,
+// kept because backend, the search contract, imports no other fsmcp
+// package but internal/escape (toolkit reaches it: see toolkit's
+// deps_test); its paths are slash-separated, and the test by whole names
+// (r+"/") is the same rule.
 func RootOf(roots []string, path string) string {
 	best := path
 	found := false

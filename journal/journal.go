@@ -214,7 +214,7 @@ func (s *Set) inside(roots []string) string {
 	dir := s.real(s.cfg.Dir)
 	for _, r := range roots {
 		rr := s.real(r)
-		if dir == rr || strings.HasPrefix(dir, rr+string(filepath.Separator)) {
+		if _, ok := sandbox.Within(rr, dir); ok {
 			return r
 		}
 	}

@@ -226,7 +226,7 @@ func (p *Path) Target() (*Path, error) {
 			if err != nil {
 				return nil, &OutsideError{Path: p.Abs}
 			}
-			r, ok := within(cur.Root.Path, abs)
+			r, ok := Within(cur.Root.Path, abs)
 			if !ok {
 				return nil, &OutsideError{Path: p.Abs}
 			}
@@ -334,10 +334,10 @@ func (p *Path) LinkInside(target string) bool {
 		if err != nil {
 			return false
 		}
-		r, ok := within(p.Root.Path, abs)
+		r, ok := Within(p.Root.Path, abs)
 		if !ok {
 			for _, n := range p.Root.names {
-				if r, ok = within(n, abs); ok {
+				if r, ok = Within(n, abs); ok {
 					break
 				}
 			}

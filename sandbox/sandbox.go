@@ -375,7 +375,7 @@ func (s *Sandbox) Resolve(p string) (*Path, error) {
 	bestLen := -1
 	for _, r := range s.roots {
 		for _, name := range r.names {
-			rel, ok := within(name, clean)
+			rel, ok := Within(name, clean)
 			if ok && len(name) > bestLen {
 				best, bestLen = &Path{Root: r, Rel: rel, Abs: clean}, len(name)
 			}
@@ -391,25 +391,6 @@ func (s *Sandbox) Resolve(p string) (*Path, error) {
 func (s *Sandbox) Contains(p string) bool {
 	_, err := s.Resolve(p)
 	return err == nil
-}
-
-// within reports whether p is base or below it, by whole components, and
-// returns the slash-separated relative path.
-// Names compare as the system does (cutPathPrefix: case-insensitive on
-// Windows).
-func within(base, p string) (string, bool) {
-	if samePath(p, base) {
-		return ".", true
-	}
-	prefix := base
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	rest, ok := cutPathPrefix(p, prefix)
-	if !ok {
-		return "", false
-	}
-	return filepath.ToSlash(rest), true
 }
 
 // RealPath resolves every symlink in an absolute client path and checks that

@@ -118,7 +118,7 @@ func TestWinPathOfficialCases(t *testing.T) {
 				t.Fatalf("%s: allowed %q: %v", c.Test, d, err)
 			}
 			if p, err := sysPath(c.Path); err == nil {
-				if _, in := within(abs, p); in {
+				if _, in := Within(abs, p); in {
 					got = true
 				}
 			}

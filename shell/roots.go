@@ -7,26 +7,21 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-// within reports whether path is root or lies beneath it. Both must be
-// absolute, clean and already resolved; the comparison is by whole path
-// elements, so /tmp/root does not contain /tmp/root_evil.
+// within reports whether path is root or lies beneath it, by whole
+// names (sandbox.Within, the one containment rule).
 func within(path, root string) bool {
-	if path == root || root == "/" {
-		return true
-	}
-	return strings.HasPrefix(path, root+"/")
+	_, ok := sandbox.Within(root, path)
+	return ok
 }
 
 // withinAny reports whether path lies in one of roots.
 func withinAny(path string, roots []string) bool {
-	for _, r := range roots {
-		if within(path, r) {
-			return true
-		}
-	}
-	return false
+	_, ok := sandbox.WithinAny(roots, path)
+	return ok
 }
 
 // resolveRoots makes each root absolute, clean and free of symlinks.

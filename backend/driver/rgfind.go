@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/confine"
+	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 // RGFound is what rg on PATH turned out to be, and the binary fsmcp runs
@@ -313,12 +314,8 @@ func rgEnv() []string {
 }
 
 // within returns the directory of dirs that holds p, or "".
+// (sandbox.WithinAny, the one containment rule).
 func within(p string, dirs []string) string {
-	sep := string(filepath.Separator)
-	for _, d := range dirs {
-		if p == d || strings.HasPrefix(p, strings.TrimSuffix(d, sep)+sep) {
-			return d
-		}
-	}
-	return ""
+	d, _ := sandbox.WithinAny(dirs, p)
+	return d
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fsmcp/fsmcp/fault"
+	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 // This file holds the walk rules shared by the native scanner and the find
@@ -430,9 +431,14 @@ func AncestorIgnoreFiles(dir, root string) []string {
 	return out
 }
 
-// within reports whether directory a ("" for "/") is dir or below it.
+// within reports whether directory a ("" for "/") is dir or below it
+// (sandbox.Within, the one containment rule).
 func within(a, dir string) bool {
-	return dir == "" || a == dir || strings.HasPrefix(a, dir+"/")
+	if dir == "" {
+		return true
+	}
+	_, ok := sandbox.Within(dir, a)
+	return ok
 }
 
 // entryExists reports whether dir ("" for "/") has an entry name, without

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/sandbox"
 )
 
 // Options configure New.
@@ -177,9 +178,11 @@ func resolveExisting(path string) string {
 	}
 }
 
+// within reports whether p is dir or below it (sandbox.Within, the one
+// containment rule).
 func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	_, ok := sandbox.Within(dir, p)
+	return ok
 }
 
 // Start builds or loads each root's index in the background, one root at

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/internal/escape"
+	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
@@ -171,8 +171,8 @@ func (s *includeSink) File(path string) backend.FileSink {
 // root it is under.
 func (s *includeSink) name(path string) string {
 	for _, r := range s.roots {
-		if rel, err := filepath.Rel(r, path); err == nil && !strings.HasPrefix(rel, "..") {
-			return "/" + filepath.ToSlash(rel)
+		if rel, ok := sandbox.Within(r, path); ok {
+			return "/" + rel
 		}
 	}
 	return path
