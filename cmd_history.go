@@ -31,63 +31,20 @@ const journalUsage = `Usage: fsmcp history DIR [-v] [--diff ID] [--last N] [--se
 // shown or undone), or a directory above several it served.
 func runJournal(args []string, stdout io.Writer, stderr *os.File) int {
 	cmd := args[0]
-	fs := flag.NewFlagSet("fsmcp "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	last := fs.Int("last", 0, "")
-	session := fs.String("session", "", "")
-	since := fs.String("since", "", "")
-	id := fs.String("id", "", "")
-	diff := fs.String("diff", "", "")
-	verbose := fs.Bool("v", false, "")
-	force := fs.Bool("force", false, "")
-	size := fs.String("journal-size", "", "")
-	age := fs.String("journal-age", "", "")
-	var dirs []string
-	rest := args[1:]
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return usageErr(stderr, cmd, err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		rest = fs.Args()[1:]
+	a, err := parseJournalArgs(cmd, args[1:])
+	if err != nil {
+		return usageErr(stderr, cmd, err)
 	}
-	if len(dirs) != 1 {
-		return usageErr(stderr, cmd, errors.New("name one DIR, the directory whose changes to show or undo"))
-	}
-	if *last < 0 {
-		return usageErr(stderr, cmd, errors.New("--last must be a positive number"))
-	}
-	sel := journal.Select{ID: *id, Session: *session, Last: *last}
-	if *since != "" {
-		d, err := parseDuration(*since)
-		if err != nil {
-			return usageErr(stderr, cmd, fmt.Errorf("--since: %v", err))
-		}
-		sel.Since = time.Now().Add(-d)
-	}
-	switch {
-	case cmd == "undo" && sel == (journal.Select{}):
-		return usageErr(stderr, cmd, errors.New("say what to undo: --last N, --id ID, --session LABEL or --since DURATION"))
-	case cmd == "redo" && sel == (journal.Select{}):
-		sel.Last = 1
-	}
-	if *diff != "" {
-		sel = journal.Select{ID: *diff}
-		*verbose = true
-	}
-	dir, err := filepath.Abs(sandbox.ExpandHome(dirs[0]))
+	dir, err := filepath.Abs(sandbox.ExpandHome(a.dir))
 	if err == nil {
 		dir, err = filepath.EvalSymlinks(dir)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmcp %s: %s: %v\n", cmd, escape.Name(dirs[0]), sandbox.Cause(err))
+		fmt.Fprintf(stderr, "fsmcp %s: %s: %v\n", cmd, escape.Name(a.dir), sandbox.Cause(err))
 		return exitUsage
 	}
 	o := &options{}
-	if err := o.parseJournal("on", *size, *age, os.Getenv); err != nil {
+	if err := o.parseJournal("on", a.size, a.age, os.Getenv); err != nil {
 		return usageErr(stderr, cmd, err)
 	}
 	bases := journalsFor(o.journal.Dir, dir)
@@ -96,42 +53,20 @@ func runJournal(args []string, stdout io.Writer, stderr *os.File) int {
 		return exitOK
 	}
 	// The bounds the server used, unless given here.
-	if b, a, ok := journal.ReadBound(o.journal.Dir, bases[0]); ok {
-		if *size == "" && os.Getenv("FSMCP_JOURNAL_SIZE") == "" {
+	if b, age, ok := journal.ReadBound(o.journal.Dir, bases[0]); ok {
+		if a.size == "" && os.Getenv("FSMCP_JOURNAL_SIZE") == "" {
 			o.journal.MaxSize = b
 		}
-		if *age == "" && os.Getenv("FSMCP_JOURNAL_AGE") == "" {
-			o.journal.MaxAge = a
+		if a.age == "" && os.Getenv("FSMCP_JOURNAL_AGE") == "" {
+			o.journal.MaxAge = age
 		}
 	}
 	j := journal.New(o.journal, files.JournalOps{})
 	defer j.Close()
-	purpose := map[string]journal.Purpose{"history": journal.ForListing, "undo": journal.ForUndo, "redo": journal.ForRedo}[cmd]
-	var es []*journal.Entry
-	for _, b := range bases {
-		st, err := j.Store(b)
-		if err != nil {
-			fmt.Fprintf(stderr, "fsmcp %s: %v\n", cmd, err)
-			return exitUsage
-		}
-		s := sel
-		if rel, ok := sandbox.Within(b, dir); ok {
-			s.Within = rel
-		}
-		got, err := st.Pick(s, purpose)
-		if err != nil && sel.ID == "" {
-			fmt.Fprintf(stderr, "fsmcp %s: %v\n", cmd, err)
-			return exitUsage
-		}
-		es = append(es, got...)
-	}
-	if sel.ID != "" && len(es) == 0 {
-		fmt.Fprintf(stderr, "fsmcp %s: no change %q in the journal of %s\n", cmd, escape.Name(sel.ID), escape.Name(dir))
+	es, err := pickEntries(j, cmd, dir, bases, a.sel)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmcp %s: %v\n", cmd, err)
 		return exitUsage
-	}
-	sort.SliceStable(es, func(i, k int) bool { return es[i].ID > es[k].ID })
-	if sel.Last > 0 && len(es) > sel.Last {
-		es = es[:sel.Last]
 	}
 	sb, errs := sandbox.New(rootsOf(bases, es))
 	if len(sb.Roots()) == 0 {
@@ -149,18 +84,108 @@ func runJournal(args []string, stdout io.Writer, stderr *os.File) int {
 		}
 		for _, e := range es {
 			fmt.Fprintln(stdout, e.Line())
-			if *verbose {
+			if a.verbose {
 				fmt.Fprintln(stdout, e.Diff(sb))
 			}
 		}
 		return exitOK
 	}
-	r := j.Undo(context.Background(), sb, es, *force, journal.Actor{Tool: "fsmcp " + cmd, Session: "terminal", Client: "terminal"})
+	r := j.Undo(context.Background(), sb, es, a.force, journal.Actor{Tool: "fsmcp " + cmd, Session: "terminal", Client: "terminal"})
 	fmt.Fprintln(stdout, r.String())
 	if len(r.Skipped) > 0 || r.Partial > 0 {
 		return exitError
 	}
 	return exitOK
+}
+
+// journalArgs are the arguments of fsmcp history|undo|redo.
+type journalArgs struct {
+	dir            string
+	sel            journal.Select
+	verbose, force bool
+	size, age      string // --journal-size, --journal-age as given
+}
+
+// parseJournalArgs reads cmd's flags and its one DIR, in any order.
+func parseJournalArgs(cmd string, args []string) (journalArgs, error) {
+	fs := flag.NewFlagSet("fsmcp "+cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	last := fs.Int("last", 0, "")
+	session := fs.String("session", "", "")
+	since := fs.String("since", "", "")
+	id := fs.String("id", "", "")
+	diff := fs.String("diff", "", "")
+	var a journalArgs
+	fs.BoolVar(&a.verbose, "v", false, "")
+	fs.BoolVar(&a.force, "force", false, "")
+	fs.StringVar(&a.size, "journal-size", "", "")
+	fs.StringVar(&a.age, "journal-age", "", "")
+	var dirs []string
+	for rest := args; ; rest = fs.Args()[1:] {
+		if err := fs.Parse(rest); err != nil {
+			return a, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+	}
+	if len(dirs) != 1 {
+		return a, errors.New("name one DIR, the directory whose changes to show or undo")
+	}
+	a.dir = dirs[0]
+	if *last < 0 {
+		return a, errors.New("--last must be a positive number")
+	}
+	a.sel = journal.Select{ID: *id, Session: *session, Last: *last}
+	if *since != "" {
+		d, err := parseDuration(*since)
+		if err != nil {
+			return a, fmt.Errorf("--since: %v", err)
+		}
+		a.sel.Since = time.Now().Add(-d)
+	}
+	switch {
+	case cmd == "undo" && a.sel == (journal.Select{}):
+		return a, errors.New("say what to undo: --last N, --id ID, --session LABEL or --since DURATION")
+	case cmd == "redo" && a.sel == (journal.Select{}):
+		a.sel.Last = 1
+	}
+	if *diff != "" {
+		a.sel = journal.Select{ID: *diff}
+		a.verbose = true
+	}
+	return a, nil
+}
+
+// pickEntries is what sel picks from the journals of bases, for cmd,
+// within dir, newest first.
+func pickEntries(j *journal.Set, cmd, dir string, bases []string, sel journal.Select) ([]*journal.Entry, error) {
+	purpose := map[string]journal.Purpose{"history": journal.ForListing, "undo": journal.ForUndo, "redo": journal.ForRedo}[cmd]
+	var es []*journal.Entry
+	for _, b := range bases {
+		st, err := j.Store(b)
+		if err != nil {
+			return nil, err
+		}
+		s := sel
+		if rel, ok := sandbox.Within(b, dir); ok {
+			s.Within = rel
+		}
+		got, err := st.Pick(s, purpose)
+		if err != nil && sel.ID == "" {
+			return nil, err
+		}
+		es = append(es, got...)
+	}
+	if sel.ID != "" && len(es) == 0 {
+		return nil, fmt.Errorf("no change %q in the journal of %s", escape.Name(sel.ID), escape.Name(dir))
+	}
+	sort.SliceStable(es, func(i, k int) bool { return es[i].ID > es[k].ID })
+	if sel.Last > 0 && len(es) > sel.Last {
+		es = es[:sel.Last]
+	}
+	return es, nil
 }
 
 // journalsFor lists the DIRs whose journals concern dir: those that hold
