@@ -234,9 +234,9 @@ var pathCallAllowed = map[string]string{
 	"shell/session.go adoptCwd os.Stat":                      "the confined shell's reported working directory",
 	// Search: the backends get real paths the sandbox resolved
 	// (Call.SearchPaths); rg and find run under Landlock (confine).
-	"confine/confine.go Start os.Open":          "hands rg its resolved roots as descriptors",
-	"confine/confine.go Start os.OpenFile":      "hands rg its resolved roots as descriptors",
-	"confine/confine_linux.go existing os.Stat": "Landlock rules for system directories",
+	"backend/driver/confine/confine.go Start os.Open":          "hands rg its resolved roots as descriptors",
+	"backend/driver/confine/confine.go Start os.OpenFile":      "hands rg its resolved roots as descriptors",
+	"backend/driver/confine/confine_linux.go existing os.Stat": "Landlock rules for system directories",
 	// rg as PATH names it (driver.FindRG): links, a script's first line,
 	// the binary's loader, followed once at start; nothing in a root runs.
 	"backend/driver/rgfind.go linkChain filepath.EvalSymlinks":       "rg's chain of links on PATH, checked against the roots",
@@ -245,9 +245,9 @@ var pathCallAllowed = map[string]string{
 	"backend/driver/rgfind.go shebang os.Open":                       "the first line of the script PATH names rg",
 	"backend/driver/rgfind.go elfLibs filepath.EvalSymlinks":         "the loader and library directories rg's binary names",
 	"main.go resolvedRoots filepath.EvalSymlinks":                    "the DIRs, for --version to check rg against",
-	"confine/confine_linux.go allBut os.ReadDir":                     "Landlock rules for everything but the roots (rg's probe)",
-	"confine/trace.go Trace os.Open":                                 "/dev/null for the traced program's stdin",
-	"confine/trace_linux.go traceOn os.Readlink":                     "/proc/PID/exe of a traced process",
+	"backend/driver/confine/confine_linux.go allBut os.ReadDir":      "Landlock rules for everything but the roots (rg's probe)",
+	"backend/driver/confine/trace.go Trace os.Open":                  "/dev/null for the traced program's stdin",
+	"backend/driver/confine/trace_linux.go traceOn os.Readlink":      "/proc/PID/exe of a traced process",
 	"backend/ignore/ignorefile_other.go openRegular os.Lstat":        "ignore files below a resolved root (no openat here)",
 	"backend/ignore/ignorefile_other.go openRegular os.Open":         "ignore files below a resolved root (no openat here)",
 	"backend/ignore/ignorefile_other.go readRegular os.Lstat":        "ignore files below a resolved root (no openat here)",

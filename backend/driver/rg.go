@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/driver/confine"
 	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/backend/pattern"
-	"github.com/fsmcp/fsmcp/confine"
 )
 
 // RG is the backend that drives ripgrep.

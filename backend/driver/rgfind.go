@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fsmcp/fsmcp/confine"
+	"github.com/fsmcp/fsmcp/backend/driver/confine"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
