@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/profiles/fsmcp"
+	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
@@ -331,22 +331,15 @@ func parseOnOff(s string) (bool, error) {
 	return false, fmt.Errorf("must be on or off, not %q", s)
 }
 
-// expandHome turns a leading ~ or ~/ (~\ on Windows) in each path into the
-// home directory: agent hosts' JSON configs pass "~/project" as is, with
-// no shell to expand it. ~user is left alone.
+// expandHome expands each path's leading ~ (sandbox.ExpandHomeFrom, the
+// one rule) with the home directory from home.
 func expandHome(paths []string, home func() (string, error)) ([]string, error) {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		rest, ok := strings.CutPrefix(p, "~")
-		if !ok || (rest != "" && !strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, string(filepath.Separator))) {
-			out[i] = p
-			continue
+		var err error
+		if out[i], err = sandbox.ExpandHomeFrom(p, home); err != nil {
+			return nil, err
 		}
-		h, err := home()
-		if err != nil || h == "" {
-			return nil, fmt.Errorf("cannot expand %q: the home directory is unknown (give the full path)", p)
-		}
-		out[i] = h + rest
 	}
 	return out, nil
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -184,22 +182,6 @@ func TestLoadFlags(t *testing.T) {
 		if _, err := parseArgs(bad, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%v: %v", bad, err)
 		}
-	}
-}
-
-func TestExpandHome(t *testing.T) {
-	home := func() (string, error) { return "/home/me", nil }
-	sep := string(filepath.Separator)
-	got, err := expandHome([]string{"~", "~/src", "~" + sep + "x", "~bob/x", "/a/~", "rel"}, home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"/home/me", "/home/me/src", "/home/me" + sep + "x", "~bob/x", "/a/~", "rel"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if _, err := expandHome([]string{"~/x"}, func() (string, error) { return "", errors.New("no HOME") }); err == nil || !strings.Contains(err.Error(), `"~/x"`) {
-		t.Errorf("unknown home: %v", err)
 	}
 }
 
