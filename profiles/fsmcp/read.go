@@ -9,16 +9,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/toolkit"
 )
 
-// Read limits, as Claude Code's Read tool has them.
-const (
-	defaultReadLines = 2000 // lines shown when no limit is given
-	maxLineLen       = 2000 // characters of one line before it is cut
-)
+// defaultReadLines is the lines shown when no limit is given, as Claude
+// Code's Read tool has it; a line is cut at backend.MaxLine characters,
+// the one cap of a content line fs_grep's lines are cut at too.
+const defaultReadLines = 2000
 
 type readIn struct {
 	FilePath string `json:"file_path" jsonschema:"Absolute path of the file to read"`
@@ -47,7 +47,7 @@ func Read() toolkit.Tool {
 		if err != nil {
 			return nil, err
 		}
-		lines, info, err := files.ReadTextContext(ctx, p, in.Offset, limit, maxLineLen, budget(c).Max)
+		lines, info, err := files.ReadTextContext(ctx, p, in.Offset, limit, backend.MaxLine, budget(c).Max)
 		if fault.KindOf(err) == fault.IsDir {
 			return nil, errors.New("path is a directory, not a file") // fsMCP's words
 		}
