@@ -9,32 +9,32 @@ import (
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
-// Budget bounds what one call loads into memory across every file it
+// LoadBudget bounds what one call loads into memory across every file it
 // reads whole: a tool that takes a list of paths (naming one 10 MiB file
 // forty times costs a 2 KB request) loads at most the budget, not forty
 // files. Files past it are refused one by one, each with a sentence that
 // says why. It is safe for concurrent use.
-type Budget struct {
+type LoadBudget struct {
 	mu      sync.Mutex
 	perFile int64 // a file over this is refused whatever is left (<= 0: none)
 	left    int64 // < 0: no budget
 	max     int64
 }
 
-// NewBudget is a call's budget of perCall bytes (<= 0: none), each file
+// NewLoadBudget is a call's budget of perCall bytes (<= 0: none), each file
 // at most perFile bytes (<= 0: no limit).
-func NewBudget(perFile, perCall int64) *Budget {
+func NewLoadBudget(perFile, perCall int64) *LoadBudget {
 	left := int64(-1)
 	if perCall > 0 {
 		left = perCall
 	}
-	return &Budget{perFile: perFile, left: left, max: perCall}
+	return &LoadBudget{perFile: perFile, left: left, max: perCall}
 }
 
 // ReadWhole is ReadWhole within the file limit and what is left of the
 // budget, which the file's bytes are then charged to. Errors: ReadWhole's,
 // and TooLarge (a BudgetError) once the call has loaded its budget.
-func (b *Budget) ReadWhole(p *sandbox.Path) (*Whole, error) {
+func (b *LoadBudget) ReadWhole(p *sandbox.Path) (*Whole, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	limit := b.perFile

@@ -19,7 +19,7 @@ func TestBudgetBoundsWhatOneCallLoads(t *testing.T) {
 	sb, root, _ := opsRoot(t)
 	os.WriteFile(filepath.Join(root, "k.txt"), []byte(strings.Repeat("k", 1000)), 0o644)
 	os.WriteFile(filepath.Join(root, "big.txt"), []byte(strings.Repeat("b", 3000)), 0o644)
-	b := NewBudget(2000, 3500)
+	b := NewLoadBudget(2000, 3500)
 	p := resolve(t, sb, filepath.Join(root, "k.txt"))
 	read, refused := 0, 0
 	for range 40 {
@@ -40,7 +40,7 @@ func TestBudgetBoundsWhatOneCallLoads(t *testing.T) {
 	if read != 3 || refused != 37 {
 		t.Fatalf("read %d, refused %d; want 3 and 37", read, refused)
 	}
-	_, err := NewBudget(2000, 3500).ReadWhole(resolve(t, sb, filepath.Join(root, "big.txt")))
+	_, err := NewLoadBudget(2000, 3500).ReadWhole(resolve(t, sb, filepath.Join(root, "big.txt")))
 	var tl *sandbox.TooLargeError
 	if !errors.As(err, &tl) {
 		t.Fatalf("a file over the per-file limit: %v", err)

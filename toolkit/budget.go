@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Budget is the most one tool answer may hold, its closing note included,
+// AnswerBudget is the most one tool answer may hold, its closing note included,
 // and how it is counted: the one rule every profile's answers are cut by
 // (the last guard, capResult, and fsmcp's formatters, which cut between
 // whole lines, matches or paths and say where to page on). A call's
@@ -17,7 +17,7 @@ import (
 // whose name and version tell a smaller limit of its own (hostLimits), that
 // limit in that client's unit, so the answer reaches its model whole, with
 // the same continuation notes, instead of being cut by the host.
-type Budget struct {
+type AnswerBudget struct {
 	Max  int  // 0: no limit
 	Unit Unit // what Max counts
 	// By says what set it, for the last guard's note: "" for
@@ -26,11 +26,11 @@ type Budget struct {
 }
 
 // The rooms a cut answer keeps, within its budget, for the words after
-// what was cut: every cap on an answer is the call's Budget less one of
+// what was cut: every cap on an answer is the call's AnswerBudget less one of
 // these.
 const (
 	// NoteRoom is kept by a tool that cuts its own answer between whole
-	// entries (Budget.Entries), for the note that ends it, so the whole
+	// entries (AnswerBudget.Entries), for the note that ends it, so the whole
 	// answer, note included, stays within the limit a host passes whole
 	// (Claude Code saves a longer one to a file and shows the model a 2 KB
 	// preview, which loses the note). It holds the longest note and the
@@ -39,7 +39,7 @@ const (
 	// guardNoteRoom is kept by the last guard (capResult) for its note.
 	guardNoteRoom = 250
 	// commandRoom is kept by a command whose output the shell cuts
-	// (Budget.CommandOutput), for its notices and its exit code.
+	// (AnswerBudget.CommandOutput), for its notices and its exit code.
 	commandRoom = 200
 	// minCommandOutput is the least of a command's output shown, however
 	// small the budget.
@@ -48,12 +48,12 @@ const (
 
 // Entries is what a tool's entries may take: the budget less NoteRoom;
 // no limit stays no limit.
-func (b Budget) Entries() Budget { return b.Less(NoteRoom) }
+func (b AnswerBudget) Entries() AnswerBudget { return b.Less(NoteRoom) }
 
 // FitLines is how many of lines, joined by newlines, fit in b (Max 0:
 // all). The first line is always taken, so an answer is never empty; the
 // last guard cuts one that alone is over.
-func (b Budget) FitLines(lines []string) int {
+func (b AnswerBudget) FitLines(lines []string) int {
 	if b.Max <= 0 {
 		return len(lines)
 	}
@@ -75,7 +75,7 @@ func (b Budget) FitLines(lines []string) int {
 // text: for answers whose entries are not one line each (grep's "--"
 // between groups), so the formatter stays the one that decides the
 // layout. Binary search: render(k) grows with k.
-func (b Budget) FitRendered(n int, render func(k int) string) (int, string) {
+func (b AnswerBudget) FitRendered(n int, render func(k int) string) (int, string) {
 	all := render(n)
 	if b.Max <= 0 || n <= 1 || b.Len(all) <= b.Max {
 		return n, all
@@ -90,7 +90,7 @@ func (b Budget) FitRendered(n int, render func(k int) string) (int, string) {
 // CommandOutput is how much of a command's output a shell started for
 // this budget keeps (cutting the rest in the middle): def, or less when
 // the budget, less room for the notices and the exit code, is smaller.
-func (b Budget) CommandOutput(def int) int {
+func (b AnswerBudget) CommandOutput(def int) int {
 	if b.Max > 0 && b.Max-commandRoom < def {
 		return max(b.Max-commandRoom, minCommandOutput)
 	}
@@ -113,7 +113,7 @@ const (
 )
 
 // Len is s's size in the budget's unit.
-func (b Budget) Len(s string) int {
+func (b AnswerBudget) Len(s string) int {
 	switch b.Unit {
 	case Bytes:
 		return len(s)
@@ -132,7 +132,7 @@ func (b Budget) Len(s string) int {
 
 // Less is the budget with n units kept back (for a note that follows the
 // entries), at least 1 unit left; no limit stays no limit.
-func (b Budget) Less(n int) Budget {
+func (b AnswerBudget) Less(n int) AnswerBudget {
 	if b.Max > 0 {
 		b.Max = max(b.Max-n, 1)
 	}
@@ -141,13 +141,13 @@ func (b Budget) Less(n int) Budget {
 
 // String names the budget as the notes of cut answers do: "40000
 // characters", "10000 bytes".
-func (b Budget) String() string {
+func (b AnswerBudget) String() string {
 	unit := map[Unit]string{Characters: "characters", UTF16: "UTF-16 units", Bytes: "bytes"}[b.Unit]
 	return strconv.Itoa(b.Max) + " " + unit
 }
 
 // source says what set the budget, for the last guard's note.
-func (b Budget) source() string {
+func (b AnswerBudget) source() string {
 	if b.By == "" {
 		return "--max-output"
 	}
@@ -156,7 +156,7 @@ func (b Budget) source() string {
 
 // prefix is the longest prefix of s, ending on a character boundary,
 // whose size is at most n.
-func (b Budget) prefix(s string, n int) string {
+func (b AnswerBudget) prefix(s string, n int) string {
 	used := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -208,8 +208,8 @@ var hostLimits = []hostLimit{
 // --max-output, counted in the client's unit. Its unit never counts a
 // text as fewer than characters, so an answer within the budget is
 // within both. A client not known, or no client named, gets --max-output.
-func (l Limits) BudgetFor(client *mcp.Implementation) Budget {
-	b := Budget{Max: l.MaxOutput}
+func (l Limits) BudgetFor(client *mcp.Implementation) AnswerBudget {
+	b := AnswerBudget{Max: l.MaxOutput}
 	if client == nil {
 		return b
 	}
@@ -218,9 +218,9 @@ func (l Limits) BudgetFor(client *mcp.Implementation) Budget {
 			continue
 		}
 		if l.MaxOutput > 0 && l.MaxOutput < h.max {
-			return Budget{Max: l.MaxOutput, Unit: h.unit, By: "--max-output, counted as " + h.title + " counts"}
+			return AnswerBudget{Max: l.MaxOutput, Unit: h.unit, By: "--max-output, counted as " + h.title + " counts"}
 		}
-		return Budget{Max: h.max, Unit: h.unit, By: h.title + "'s own limit"}
+		return AnswerBudget{Max: h.max, Unit: h.unit, By: h.title + "'s own limit"}
 	}
 	return b
 }

@@ -24,7 +24,7 @@ func TestBudgetUnits(t *testing.T) {
 		{UTF16, 6, "aé€😀", "5 UTF-16 units"},
 		{Bytes, 11, "aé", "5 bytes"},
 	} {
-		b := Budget{Max: 5, Unit: c.unit}
+		b := AnswerBudget{Max: 5, Unit: c.unit}
 		if n := b.Len(s); n != c.len {
 			t.Errorf("unit %d: Len = %d, want %d", c.unit, n, c.len)
 		}
@@ -36,13 +36,13 @@ func TestBudgetUnits(t *testing.T) {
 		}
 	}
 	// An invalid byte is one byte, and one character, as ranging yields it.
-	if p := (Budget{Unit: Bytes}).prefix("a\xffb€", 3); p != "a\xffb" {
+	if p := (AnswerBudget{Unit: Bytes}).prefix("a\xffb€", 3); p != "a\xffb" {
 		t.Errorf("bytes prefix(3) over an invalid byte = %q", p)
 	}
-	if b := (Budget{Max: 100}).Less(600); b.Max != 1 {
+	if b := (AnswerBudget{Max: 100}).Less(600); b.Max != 1 {
 		t.Errorf("Less past the budget leaves %d, want 1", b.Max)
 	}
-	if b := (Budget{}).Less(600); b.Max != 0 {
+	if b := (AnswerBudget{}).Less(600); b.Max != 0 {
 		t.Errorf("no limit less 600 is %d, want no limit", b.Max)
 	}
 }
@@ -57,25 +57,25 @@ func TestBudgetForClients(t *testing.T) {
 		hostLimit{name: "ranged", from: "1.2", before: "2.0.0", max: 500, unit: Bytes, title: "Ranged"})
 
 	l := Limits{MaxOutput: 40000}
-	copilot := Budget{Max: 10000, Unit: Bytes, By: "Copilot CLI's own limit"}
+	copilot := AnswerBudget{Max: 10000, Unit: Bytes, By: "Copilot CLI's own limit"}
 	for _, c := range []struct {
 		client *mcp.Implementation
 		max    int
-		want   Budget
+		want   AnswerBudget
 	}{
-		{nil, 40000, Budget{Max: 40000}},
-		{&mcp.Implementation{Name: "claude-code", Version: "2.1.332"}, 40000, Budget{Max: 40000}},
+		{nil, 40000, AnswerBudget{Max: 40000}},
+		{&mcp.Implementation{Name: "claude-code", Version: "2.1.332"}, 40000, AnswerBudget{Max: 40000}},
 		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 40000, copilot},
 		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 0, copilot},
-		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 5000, Budget{Max: 5000, Unit: Bytes, By: "--max-output, counted as Copilot CLI counts"}},
-		{&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, 40000, Budget{Max: 40000, Unit: Bytes, By: "--max-output, counted as Codex counts"}},
-		{&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, 100000, Budget{Max: 47900, Unit: Bytes, By: "Codex's own limit"}},
-		{&mcp.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, 40000, Budget{Max: 40000, Unit: UTF16, By: "Gemini CLI's own limit"}},
-		{&mcp.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, 30000, Budget{Max: 30000, Unit: UTF16, By: "--max-output, counted as Gemini CLI counts"}},
-		{&mcp.Implementation{Name: "ranged", Version: "1.1.9"}, 40000, Budget{Max: 40000}},
-		{&mcp.Implementation{Name: "ranged", Version: "1.2"}, 40000, Budget{Max: 500, Unit: Bytes, By: "Ranged's own limit"}},
-		{&mcp.Implementation{Name: "ranged", Version: "1.10.0-beta"}, 40000, Budget{Max: 500, Unit: Bytes, By: "Ranged's own limit"}},
-		{&mcp.Implementation{Name: "ranged", Version: "2.0.0"}, 40000, Budget{Max: 40000}},
+		{&mcp.Implementation{Name: "copilot-cli", Version: "1.0.102"}, 5000, AnswerBudget{Max: 5000, Unit: Bytes, By: "--max-output, counted as Copilot CLI counts"}},
+		{&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, 40000, AnswerBudget{Max: 40000, Unit: Bytes, By: "--max-output, counted as Codex counts"}},
+		{&mcp.Implementation{Name: "codex-mcp-client", Version: "0.171.0"}, 100000, AnswerBudget{Max: 47900, Unit: Bytes, By: "Codex's own limit"}},
+		{&mcp.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, 40000, AnswerBudget{Max: 40000, Unit: UTF16, By: "Gemini CLI's own limit"}},
+		{&mcp.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, 30000, AnswerBudget{Max: 30000, Unit: UTF16, By: "--max-output, counted as Gemini CLI counts"}},
+		{&mcp.Implementation{Name: "ranged", Version: "1.1.9"}, 40000, AnswerBudget{Max: 40000}},
+		{&mcp.Implementation{Name: "ranged", Version: "1.2"}, 40000, AnswerBudget{Max: 500, Unit: Bytes, By: "Ranged's own limit"}},
+		{&mcp.Implementation{Name: "ranged", Version: "1.10.0-beta"}, 40000, AnswerBudget{Max: 500, Unit: Bytes, By: "Ranged's own limit"}},
+		{&mcp.Implementation{Name: "ranged", Version: "2.0.0"}, 40000, AnswerBudget{Max: 40000}},
 	} {
 		l.MaxOutput = c.max
 		if got := l.BudgetFor(c.client); got != c.want {
@@ -93,7 +93,7 @@ func TestCapResultCountsTheHostsUnit(t *testing.T) {
 		fmt.Fprintf(&b, "γραμμή %03d: ελληνικό κείμενο\n", i) // 29 characters, 51 bytes
 	}
 	text := b.String()
-	budget := Budget{Max: 10000, Unit: Bytes, By: "Copilot CLI's own limit"}
+	budget := AnswerBudget{Max: 10000, Unit: Bytes, By: "Copilot CLI's own limit"}
 	res := Text(text)
 	capResult(res, budget)
 	got := res.Content[0].(*mcp.TextContent).Text
@@ -108,7 +108,7 @@ func TestCapResultCountsTheHostsUnit(t *testing.T) {
 		t.Errorf("note %q does not name the host's limit", note)
 	}
 	whole := Text(text)
-	capResult(whole, Budget{Max: 20000}) // 11,600 characters fit 20,000 characters
+	capResult(whole, AnswerBudget{Max: 20000}) // 11,600 characters fit 20,000 characters
 	if whole.Content[0].(*mcp.TextContent).Text != text {
 		t.Error("an answer within the budget in characters was cut")
 	}
@@ -131,7 +131,7 @@ func TestHostLimitsAreDocumented(t *testing.T) {
 		doc = doc[:j+3]
 	}
 	for _, h := range hostLimits {
-		row := fmt.Sprintf("| %s | `%s` | %s |", h.title, h.name, Budget{Max: h.max, Unit: h.unit})
+		row := fmt.Sprintf("| %s | `%s` | %s |", h.title, h.name, AnswerBudget{Max: h.max, Unit: h.unit})
 		if !strings.Contains(doc, row) {
 			t.Errorf("docs/clients.md's answer-size table has no row starting %q", row)
 		}
@@ -142,32 +142,32 @@ func TestHostLimitsAreDocumented(t *testing.T) {
 // always), whole rendered entries (at least one), a shell's output beside
 // its notices — and no limit keeping everything.
 func TestBudgetFits(t *testing.T) {
-	b := Budget{Max: 9}
+	b := AnswerBudget{Max: 9}
 	lines := []string{"aaaa", "bbbb", "cccc"}
 	if n := b.FitLines(lines); n != 2 { // "aaaa\nbbbb" is 9
 		t.Errorf("FitLines = %d, want 2", n)
 	}
-	if n := (Budget{Max: 2}).FitLines(lines); n != 1 {
+	if n := (AnswerBudget{Max: 2}).FitLines(lines); n != 1 {
 		t.Errorf("FitLines over the first line = %d, want 1 (never empty)", n)
 	}
-	if n := (Budget{}).FitLines(lines); n != 3 {
+	if n := (AnswerBudget{}).FitLines(lines); n != 3 {
 		t.Errorf("FitLines without a limit = %d, want 3", n)
 	}
 	render := func(k int) string { return strings.Repeat("xy", k) }
-	if k, text := (Budget{Max: 5}).FitRendered(4, render); k != 2 || text != "xyxy" {
+	if k, text := (AnswerBudget{Max: 5}).FitRendered(4, render); k != 2 || text != "xyxy" {
 		t.Errorf("FitRendered = %d %q, want 2 xyxy", k, text)
 	}
-	if k, _ := (Budget{Max: 1}).FitRendered(4, render); k != 1 {
+	if k, _ := (AnswerBudget{Max: 1}).FitRendered(4, render); k != 1 {
 		t.Errorf("FitRendered under one entry = %d, want 1", k)
 	}
-	if got := (Budget{Max: 1000}).Entries(); got.Max != 1000-NoteRoom {
+	if got := (AnswerBudget{Max: 1000}).Entries(); got.Max != 1000-NoteRoom {
 		t.Errorf("Entries = %d, want %d", got.Max, 1000-NoteRoom)
 	}
 	for _, c := range []struct{ max, def, want int }{
 		{0, 5000, 5000}, {100000, 5000, 5000}, {1000, 5000, 800}, {150, 5000, 100},
 	} {
-		if got := (Budget{Max: c.max}).CommandOutput(c.def); got != c.want {
-			t.Errorf("Budget{Max: %d}.CommandOutput(%d) = %d, want %d", c.max, c.def, got, c.want)
+		if got := (AnswerBudget{Max: c.max}).CommandOutput(c.def); got != c.want {
+			t.Errorf("AnswerBudget{Max: %d}.CommandOutput(%d) = %d, want %d", c.max, c.def, got, c.want)
 		}
 	}
 }

@@ -32,7 +32,7 @@ type Call struct {
 	// --max-output, or the calling client's own smaller limit
 	// (Limits.BudgetFor). A handler that cuts its own answer cuts it to
 	// this, never to Limits.MaxOutput; the server cuts what is still over.
-	Output  Budget
+	Output  AnswerBudget
 	extra   ExtraArgs // the table's policy for unknown arguments
 	ignored []string  // arguments dropped under ReportExtra
 }

@@ -36,7 +36,7 @@ func (l Limits) CallBytes() int64 {
 }
 
 // WholeReads are the bounds of one call's whole-file reads, for
-// files.NewBudget: each file at most --max-file-size, the call at most
+// files.NewLoadBudget: each file at most --max-file-size, the call at most
 // CallBytes across all the files it names. A handler makes one budget
 // for the call and reads every file through it, so naming one 10 MiB
 // file forty times loads at most CallBytes, not forty files.

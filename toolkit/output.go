@@ -15,7 +15,7 @@ import (
 // (the official server's {content: text}) is cut the same way, so the two
 // still agree; images and other structured values are left whole, as
 // image contents are.
-func capResult(res *mcp.CallToolResult, b Budget) {
+func capResult(res *mcp.CallToolResult, b AnswerBudget) {
 	if res == nil || b.Max <= 0 {
 		return
 	}

@@ -17,7 +17,7 @@ func TestCapResultCutsWholeLinesWithinMax(t *testing.T) {
 		fmt.Fprintf(&b, "entry %03d ünïcødé\n", i)
 	}
 	res := Text(b.String())
-	capResult(res, Budget{Max: 2000})
+	capResult(res, AnswerBudget{Max: 2000})
 	got := res.Content[0].(*mcp.TextContent).Text
 	if n := utf8.RuneCountInString(got); n > 2000 {
 		t.Errorf("%d characters, over the limit of 2000", n)
@@ -43,7 +43,7 @@ func TestCapResultCutsStructuredMirror(t *testing.T) {
 	long := strings.Repeat("line of text\n", 400)
 	res := Text(long)
 	res.StructuredContent = map[string]any{"content": long, "items": []any{long, "short"}, "n": 3.0}
-	capResult(res, Budget{Max: 1000})
+	capResult(res, AnswerBudget{Max: 1000})
 	got := res.Content[0].(*mcp.TextContent).Text
 	if utf8.RuneCountInString(got) > 1000 || !strings.Contains(got, "output truncated") {
 		t.Fatalf("text not cut: %d characters", len(got))

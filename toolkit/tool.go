@@ -263,7 +263,7 @@ func clientName(req *mcp.CallToolRequest) string {
 
 // run serves the call in its sandbox with its answer budget; ignored are
 // the arguments dropped under ReportExtra.
-func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest, budget Budget) (res *mcp.CallToolResult, ignored []string, err error) {
+func (t Tool) run(ctx context.Context, env *Env, tab *Table, req *mcp.CallToolRequest, budget AnswerBudget) (res *mcp.CallToolResult, ignored []string, err error) {
 	base, err := env.baseSandbox(ctx, req.Session)
 	if err != nil {
 		return nil, nil, err

@@ -32,7 +32,7 @@ func ReadContent() toolkit.Tool {
 			return nil, err
 		}
 		out := []readResult{}
-		budget := files.NewBudget(c.Limits.WholeReads()) // one for all the files the call names
+		budget := files.NewLoadBudget(c.Limits.WholeReads()) // one for all the files the call names
 		for _, rel := range in.Paths {
 			r := readResult{Path: slash(rel)}
 			text, err := readText(c, budget, rel)
@@ -50,7 +50,7 @@ func ReadContent() toolkit.Tool {
 	})
 }
 
-func readText(c *toolkit.Call, budget *files.Budget, rel string) (string, error) {
+func readText(c *toolkit.Call, budget *files.LoadBudget, rel string) (string, error) {
 	p, err := resolve(c, rel)
 	if err != nil {
 		return "", err

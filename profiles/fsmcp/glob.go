@@ -82,7 +82,7 @@ func Glob() toolkit.Tool {
 
 // formatGlob shows the page [offset, offset+limit) of g, as many whole
 // paths of it as the answer holds, and a note with the next offset.
-func formatGlob(g *files.Globbed, offset, limit int, limits toolkit.Limits, out toolkit.Budget) string {
+func formatGlob(g *files.Globbed, offset, limit int, limits toolkit.Limits, out toolkit.AnswerBudget) string {
 	partial := fmt.Sprintf("(search stopped early — timeout %s or cancelled — so the list is partial)", limits.Timeout)
 	skipped := ""
 	if n := backend.SkippedNote(g.TooLong); n != "" {

@@ -135,7 +135,7 @@ func oneFile(paths []string, r *backend.Result) bool {
 
 // grepNote says what part of the result was shown (the first shown of
 // r.Entries) and the offset of the next page.
-func grepNote(r *backend.Result, shown int, limits toolkit.Limits, out toolkit.Budget) string {
+func grepNote(r *backend.Result, shown int, limits toolkit.Limits, out toolkit.AnswerBudget) string {
 	var notes []string
 	unit := map[backend.Mode]string{backend.Content: "lines", backend.Count: "files", backend.FilesWithMatches: "files"}[r.Mode]
 	switch {

@@ -57,7 +57,7 @@ func List() toolkit.Tool {
 
 // formatListing shows as many whole entries as an answer within out
 // holds, then notes what was left out.
-func formatListing(l *files.Listing, filter string, out toolkit.Budget) string {
+func formatListing(l *files.Listing, filter string, out toolkit.AnswerBudget) string {
 	var b strings.Builder
 	width := 1
 	for _, e := range l.Entries {

@@ -75,7 +75,7 @@ func Read() toolkit.Tool {
 // the last shown number, a tab, the line; then a note when there is more.
 // The lines stop, whole, where the next would take the answer past out
 // (Max 0: no limit), and the note gives the exact line to read on from.
-func formatLines(path string, l files.Lines, out toolkit.Budget) string {
+func formatLines(path string, l files.Lines, out toolkit.AnswerBudget) string {
 	if l.Total == 0 {
 		return fmt.Sprintf("(%s is empty)", path)
 	}

@@ -54,7 +54,7 @@ func readFile() toolkit.Tool {
 			if err != nil {
 				return nil, err
 			}
-			w, err := files.NewBudget(c.Limits.WholeReads()).ReadWhole(p)
+			w, err := files.NewLoadBudget(c.Limits.WholeReads()).ReadWhole(p)
 			if err != nil {
 				return nil, mapErr(err, in.Path, "Cannot read file: "+in.Path)
 			}

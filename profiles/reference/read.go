@@ -45,7 +45,7 @@ func readText(ctx context.Context, c *toolkit.Call, in readTextIn) (*mcp.CallToo
 			return nil, nodeErr(c, err, "open", p.Abs)
 		}
 	default:
-		w, err := files.NewBudget(c.Limits.WholeReads()).ReadWhole(p)
+		w, err := files.NewLoadBudget(c.Limits.WholeReads()).ReadWhole(p)
 		if err != nil {
 			return nil, nodeErr(c, err, "open", p.Abs)
 		}
@@ -76,7 +76,7 @@ func readMedia(ctx context.Context, c *toolkit.Call, in pathIn) (*mcp.CallToolRe
 	if err != nil {
 		return nil, err
 	}
-	w, err := files.NewBudget(c.Limits.WholeReads()).ReadWhole(p)
+	w, err := files.NewLoadBudget(c.Limits.WholeReads()).ReadWhole(p)
 	if err != nil {
 		return nil, nodeErr(c, err, "open", p.Abs)
 	}
@@ -103,7 +103,7 @@ type readMultipleIn struct {
 
 func readMultiple(ctx context.Context, c *toolkit.Call, in readMultipleIn) (*mcp.CallToolResult, error) {
 	parts := make([]string, len(in.Paths))
-	budget := files.NewBudget(c.Limits.WholeReads()) // one for all the files the call names
+	budget := files.NewLoadBudget(c.Limits.WholeReads()) // one for all the files the call names
 	for i, path := range in.Paths {
 		content, err := readOne(c, budget, path)
 		if err != nil {
@@ -117,7 +117,7 @@ func readMultiple(ctx context.Context, c *toolkit.Call, in readMultipleIn) (*mcp
 
 // readOne is one file of read_multiple_files, whole, within the call's
 // budget.
-func readOne(c *toolkit.Call, budget *files.Budget, path string) (string, error) {
+func readOne(c *toolkit.Call, budget *files.LoadBudget, path string) (string, error) {
 	p, err := validate(c, path)
 	if err != nil {
 		return "", err
