@@ -20,6 +20,8 @@ func GlobBase(path, pattern string) (base, rest string, ok bool) {
 	base = path
 	if b != "." && b != "" {
 		for _, el := range strings.Split(b, "/") {
+			// ".git" is ignore.GitDir, spelled again here: backend, the
+			// search contract, imports no fsmcp package but internal/escape.
 			if el == ".git" || el == ".." {
 				return "", "", false
 			}

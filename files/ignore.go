@@ -14,9 +14,6 @@ import (
 // nested, with negation and ripgrep's precedence), so a listing and a
 // search never disagree about what is ignored.
 
-// gitDir is never listed or descended into.
-const gitDir = ".git"
-
 // Ignores holds the ignore rules in force at one directory: those of the
 // ignore files from the file system's root down to it, as ripgrep reads
 // them for a search path.
@@ -49,7 +46,7 @@ func (ig *Ignores) Child(dir *sandbox.Path) *Ignores {
 // Ignored reports whether rel (slash-separated, relative to the root) is
 // ignored: .git always, otherwise by the ignore files.
 func (ig *Ignores) Ignored(rel string, isDir bool) bool {
-	if path.Base(rel) == gitDir {
+	if ignore.AlwaysLeftOut(path.Base(rel)) {
 		return true
 	}
 	if ig == nil {

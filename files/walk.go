@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 
+	"github.com/fsmcp/fsmcp/backend/ignore"
 	"github.com/fsmcp/fsmcp/sandbox"
 )
 
@@ -46,7 +47,7 @@ func (w *walker) walk(dir *sandbox.Path, rel string, depth int, ig *Ignores) (st
 		name := de.Name()
 		crel := path.Join(rel, name)
 		child := dir.Join(name)
-		if name == gitDir {
+		if ignore.AlwaysLeftOut(name) {
 			continue
 		}
 		if de.IsDir() && ig != nil && ig.Ignored(child.Rel, true) {

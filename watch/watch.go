@@ -267,7 +267,7 @@ func (w *Watcher) addTree(ctx context.Context, d *sandbox.Path, depth int, found
 		if found != nil {
 			found(c, de.IsDir())
 		}
-		if !de.IsDir() || de.Name() == ".git" { // .git churns and is never of interest
+		if !de.IsDir() || ignore.AlwaysLeftOut(de.Name()) { // .git churns and is never of interest
 			continue
 		}
 		if depth+1 > w.opt.MaxDepth {

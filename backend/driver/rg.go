@@ -123,7 +123,7 @@ func GrepArgs(q backend.GrepQuery) []string {
 			a = append(a, "--glob", g)
 		}
 	}
-	a = append(a, "--glob", "!.git")
+	a = append(a, "--glob", ignore.GitDirGlob)
 	a = append(a, typeArgs(q.Types)...)
 	if q.IgnoreCase {
 		a = append(a, "--ignore-case")
@@ -191,7 +191,7 @@ func patternInput(q backend.GrepQuery) (string, bool) {
 // FilesArgs returns rg's arguments for listing files, up to "--".
 func FilesArgs(noIgnore bool) []string {
 	a := commonArgs(noIgnore)
-	return append(a, "--files", "--null", "--glob", "!.git", "--")
+	return append(a, "--files", "--null", "--glob", ignore.GitDirGlob, "--")
 }
 
 // searchTarget is how rg searches one path: a directory as "./" from

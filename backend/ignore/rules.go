@@ -293,6 +293,21 @@ func (g *Gitignore) Match(rel, name string, isDir bool) MatchKind {
 	return MatchIgnore
 }
 
+// GitDir is the one directory every walk of fsmcp leaves out, whatever
+// the ignore files and globs say: searches (rg's and the native scanner's
+// Filter), listings (files), watches (watch) and a glob's base (backend's
+// GlobBase). Decided here, once (AlwaysLeftOut, GitDirGlob); it is also
+// what marks a repository.
+const GitDir = ".git"
+
+// GitDirGlob is the rg --glob (and Filter override) that leaves GitDir
+// out; last, so no glob given brings it back.
+const GitDirGlob = "!" + GitDir
+
+// AlwaysLeftOut reports whether a walk leaves out the entry name whatever
+// the rules say (GitDir).
+func AlwaysLeftOut(name string) bool { return name == GitDir }
+
 // Names of the ignore files, in increasing precedence.
 const (
 	GitignoreFile = ".gitignore"
@@ -376,7 +391,7 @@ func ParentIgnores(dir, root string) *IgnoreDir {
 	}
 	repo, inRepo := "", false
 	for _, a := range append([]string{dir}, ancestors...) {
-		if entryExists(a, ".git") {
+		if entryExists(a, GitDir) {
 			repo, inRepo = a, true
 			break
 		}
@@ -390,7 +405,7 @@ func ParentIgnores(dir, root string) *IgnoreDir {
 		}
 		if within(a, root) || (inRepo && within(a, repo)) {
 			cur = cur.ChildProbe(p)
-		} else if entryExists(a, ".git") {
+		} else if entryExists(a, GitDir) {
 			cur = cur.sentinel().Child(p, false, false, false, true)
 		}
 	}
@@ -405,7 +420,7 @@ func AncestorIgnoreFiles(dir, root string) []string {
 	dir, root = strings.TrimSuffix(dir, "/"), strings.TrimSuffix(root, "/")
 	var repo string
 	for d := dir; ; {
-		if entryExists(d, ".git") {
+		if entryExists(d, GitDir) {
 			repo = d
 			break
 		}
@@ -461,7 +476,7 @@ func (d *IgnoreDir) sentinel() *IgnoreDir {
 func (d *IgnoreDir) ChildProbe(dir string) *IgnoreDir {
 	dir = strings.TrimSuffix(dir, "/")
 	exists := func(name string) bool { return entryExists(dir, name) }
-	return d.sentinel().Child(dir, exists(GitignoreFile), exists(IgnoreFile), exists(RgignoreFile), exists(".git"))
+	return d.sentinel().Child(dir, exists(GitignoreFile), exists(IgnoreFile), exists(RgignoreFile), exists(GitDir))
 }
 
 // Match applies the ignore files of d and its ancestors to path (absolute,
@@ -541,7 +556,7 @@ func NewFilter(globs, types []string, noIgnore bool) (*Filter, error) {
 			return nil, fault.Errorf(fault.Invalid, "", "invalid glob %q", g)
 		}
 	}
-	f.overrides.addLine("!.git") // always last: nothing re-includes .git
+	f.overrides.addLine(GitDirGlob) // always last: nothing re-includes .git
 	for _, t := range types {
 		globs, ok := TypeGlobs(t)
 		if !ok {

@@ -270,7 +270,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 				hasIgnore = true
 			case ignore.RgignoreFile:
 				hasRgignore = true
-			case ".git":
+			case ignore.GitDir:
 				hasGit = true
 			}
 		}
@@ -300,7 +300,7 @@ func (w *walker) readDir(st *workerState, job dirJob) {
 			continue
 		}
 		if w.filter.Skip(ig, job.root, path, name, isDir) {
-			leftOut = leftOut || name != ".git" // nothing brings .git back
+			leftOut = leftOut || !ignore.AlwaysLeftOut(name) // nothing brings .git back
 			continue
 		}
 		if backend.TooLong(relLen(name)) {
