@@ -143,7 +143,7 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 		return nil
 	}
 	st.holding = true
-	st.lastWhole, st.lastAbsent = "", ""
+	st.lastWhole = ""
 	defer func() {
 		st.holding = false
 		write := st.writePending
@@ -235,9 +235,6 @@ func (st *Step) captureSeen(p *sandbox.Path, how capHow, known fs.FileInfo, know
 	st.seen[k] = level
 	st.final(store, rel, p)
 	st.keptWhole(p, how)
-	if im.Type == "" && how == capKeep {
-		st.lastAbsent = p.Abs
-	}
 	return nil
 }
 

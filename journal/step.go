@@ -85,8 +85,6 @@ type Step struct {
 	dirKnown  map[string]bool // directories seen to exist
 	lastDir   dirKey          // the directory whose parents and times the last capture recorded
 	lastWhole string          // the path the last capture kept whole (KeptWhole)
-	// lastAbsent is the path the last capture found nothing at (MadeDir).
-	lastAbsent string
 }
 
 type stepKey struct{}

@@ -6,7 +6,6 @@ package shellrec
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -40,26 +39,7 @@ type Recorder struct {
 	// wrote lists, by process, the files opened for writing in the
 	// call's step (stillOpen).
 	wrote map[int][]string
-	// made holds the directories the call's step made (journal.MadeDir)
-	// and records as trees, by the path the command names them: what
-	// changes below one is not recorded on its own (made.go).
-	made map[string]*madeTree
 }
-
-// madeTree is a directory the call's step made, and the names made
-// below it since, in order: a name whose call is still under way is not
-// on the disk yet (nil past maxMadeNames: then a process of the command
-// may make one the tree's reading misses).
-type madeTree struct {
-	p     *sandbox.Path
-	names []string
-	over  bool
-	links bool // a link, node or FIFO was made below it (NoLinks)
-}
-
-// maxMadeNames bounds the names a made tree lists; past it, a tree that
-// must be recorded name by name is read from the disk alone.
-const maxMadeNames = 200000
 
 // unreadable is the note of a command that changed a path too long to
 // read: it may lie in the roots, and is not kept.
@@ -132,10 +112,6 @@ func (b *Recorder) StillOpen(writing []string, running []int) {
 		writing = append(writing, b.wrote[pid]...)
 	}
 	b.wrote = nil
-	for _, path := range writing {
-		b.materialize(path) // its tree's paths each on their own: this one is marked
-	}
-	b.made = nil
 	b.mu.Unlock()
 	for _, path := range writing {
 		if p, err := b.sb.Resolve(path); err == nil {
@@ -161,12 +137,6 @@ func (b *Recorder) Before(ev shell.Event) {
 		journal.From(ctx).Note(unreadable)
 		return
 	}
-	if !b.done && b.below(ev) {
-		if ev.Change == shell.Write {
-			b.wroteAt(ev)
-		}
-		return
-	}
 	if ev.Change == shell.Meta && !ev.Follow && journal.KeptWhole(ctx, ev.Path) {
 		return
 	}
@@ -180,7 +150,10 @@ func (b *Recorder) Before(ev shell.Event) {
 		return
 	}
 	if ev.Change == shell.Write && !b.done {
-		b.wroteAt(ev)
+		if b.wrote == nil {
+			b.wrote = map[int][]string{}
+		}
+		b.wrote[ev.Pid] = append(b.wrote[ev.Pid], ev.Path)
 	}
 	switch ev.Change {
 	case shell.Write, shell.Create:
@@ -188,13 +161,6 @@ func (b *Recorder) Before(ev shell.Event) {
 			journal.Linked(ctx, to, p) // a hard link: a later write through either changes both
 		}
 		switch {
-		case ev.MakeDir && !b.done:
-			if journal.MadeDir(ctx, p) {
-				if b.made == nil {
-					b.made = map[string]*madeTree{}
-				}
-				b.made[ev.Path] = &madeTree{p: p}
-			}
 		case ev.Seen != nil:
 			journal.KeepSeen(ctx, p, ev.Seen.Info, ev.Seen.Err)
 		case ev.Follow:
@@ -268,130 +234,5 @@ func (b *Recorder) endBackground() {
 	if b.bg != nil {
 		b.bg.End(b.bgCx)
 		b.bg = nil
-	}
-}
-
-// wroteAt notes that ev's process opened ev.Path for writing in the
-// call (StillOpen).
-func (b *Recorder) wroteAt(ev shell.Event) {
-	if b.wrote == nil {
-		b.wrote = map[int][]string{}
-	}
-	b.wrote[ev.Pid] = append(b.wrote[ev.Pid], ev.Path)
-}
-
-// below reports whether ev changes only what the call's step made, below
-// a directory it made (b.made), so that nothing need be recorded: the
-// path is not a link followed, nor a file with another name (ln made
-// it from elsewhere), and a rename, exchange or link has both its names
-// in such trees. Where one name lies in a made tree and the other does
-// not (or a made tree lies below a name), those trees are recorded name
-// by name first (materialize), and ev is then recorded as any change.
-// b.mu is held.
-func (b *Recorder) below(ev shell.Event) bool {
-	if len(b.made) == 0 {
-		return false
-	}
-	switch ev.Change {
-	case shell.Rename, shell.Exchange:
-		from, to := b.treeOf(ev.Path), b.treeOf(ev.To)
-		if from != nil && to != nil {
-			to.add(ev.To) // a new name; Exchange: both were there
-			// A link moved from one tree to another is in it now.
-			links := from.links || to.links
-			from.links, to.links = links, links
-			return true
-		}
-		b.materialize(ev.Path)
-		b.materialize(ev.To)
-		return false
-	case shell.Create:
-		if ev.To != "" { // a hard link to To
-			at, of := b.treeOf(ev.Path), b.treeOf(ev.To)
-			if at != nil && of != nil {
-				at.add(ev.Path)
-				at.links = at.links || of.links // a hard link to a symbolic link is one
-				return true
-			}
-			b.materialize(ev.Path)
-			b.materialize(ev.To)
-			return false
-		}
-	}
-	t := b.treeOf(ev.Path)
-	if ev.Follow || t == nil {
-		return false
-	}
-	if ev.Seen != nil && ev.Seen.Info != nil && !ev.Seen.Info.IsDir() && nlinkOf(ev.Seen.Info) > 1 {
-		b.materialize(ev.Path)
-		return false
-	}
-	if ev.Change == shell.Write || ev.Change == shell.Create {
-		t.add(ev.Path)
-	}
-	if ev.Change == shell.Create && !ev.MakeDir {
-		t.links = true
-	}
-	return true
-}
-
-// NoLinks reports whether path lies in a tree the call's step made where
-// no link (nor node) was made and nothing was moved in (shell.LinkFree):
-// no final link there to follow, so the tracer need not look.
-func (b *Recorder) NoLinks(path string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.done || len(b.made) == 0 {
-		return false
-	}
-	t := b.treeOf(path)
-	return t != nil && !t.links
-}
-
-// add lists name as made below t.
-func (t *madeTree) add(name string) {
-	if t.over {
-		return
-	}
-	if len(t.names) >= maxMadeNames {
-		t.over, t.names = true, nil
-		return
-	}
-	t.names = append(t.names, name)
-}
-
-// treeOf is the made tree path lies strictly below, or nil.
-func (b *Recorder) treeOf(path string) *madeTree {
-	for d := path; ; {
-		i := strings.LastIndexByte(d, '/')
-		if i <= 0 {
-			return nil
-		}
-		d = d[:i]
-		if t, ok := b.made[d]; ok {
-			return t
-		}
-	}
-}
-
-// materialize has the call's step record, name by name, each made tree
-// at, below or above path (journal.Materialize), which b.made then
-// forgets.
-func (b *Recorder) materialize(path string) {
-	if path == "" {
-		return
-	}
-	for d, t := range b.made {
-		if d != path && !strings.HasPrefix(d, path+"/") && !strings.HasPrefix(path, d+"/") {
-			continue
-		}
-		delete(b.made, d)
-		names := make([]*sandbox.Path, 0, len(t.names))
-		for _, n := range t.names {
-			if p, err := b.sb.Resolve(n); err == nil {
-				names = append(names, p)
-			}
-		}
-		journal.Materialize(b.ctx, t.p, names)
 	}
 }
