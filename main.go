@@ -15,15 +15,11 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
 	"golang.org/x/term"
 
-	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/driver"
-	"github.com/fsmcp/fsmcp/backend/index"
-	"github.com/fsmcp/fsmcp/backend/native"
-	"github.com/fsmcp/fsmcp/backend/queue"
+	"github.com/fsmcp/fsmcp/backend/stack"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -102,21 +98,19 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer sb.Close()
 
-	// rg as PATH has it, seen through links and shims (driver.FindRG);
-	// nothing of it may lie in a root.
-	native := native.New()
-	var rg driver.RGFound
-	if opts.searchBackend == "auto" || opts.searchBackend == "rg" {
-		rg = driver.FindRG(sb.Roots())
-	}
-	searcher, err := driver.SelectFound(opts.searchBackend, native, rg, log)
+	// The search stack, built once in its one order (backend/stack):
+	// the queue, the index, the drivers; rg as PATH has it, nothing of
+	// it in a root.
+	search, err := stack.New(stack.Options{
+		Backend: opts.searchBackend, Roots: sb.Roots(),
+		Index: opts.index, IndexWatches: opts.indexWatches, IndexCensus: opts.indexCensus,
+		MaxSearches: opts.maxSearches, SearchWait: opts.searchWait, Log: log,
+	})
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmcp: --search-backend %s: %v\n", opts.searchBackend, err)
+		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
 		return exitUsage
 	}
-	if opts.searchBackend == "auto" && rg.Err != nil && !errors.Is(rg.Err, driver.ErrNoRG) {
-		log.Warn("rg cannot run; searches use the native scanner", "reason", rg.Err.Error())
-	}
+	defer search.Close()
 	jr, err := newJournal(opts, sb.Roots(), log)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
@@ -127,13 +121,6 @@ func run(args []string, stderr *os.File) int {
 		opts.server.Journal = jr
 	}
 
-	searcher, stopIndex, err := withIndex(opts.index, opts.indexWatches, opts.indexCensus, searcher, native, sb.Roots(), log)
-	if err != nil {
-		fmt.Fprintf(stderr, "fsmcp: --index on: %v\n", err)
-		return exitUsage
-	}
-	defer stopIndex()
-
 	audit, err := openAudit(opts.auditLog)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
@@ -141,9 +128,7 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer audit.Close()
 
-	// The stack's last stage: the queue every search waits in, and the
-	// pages of kept results; the server takes it finished.
-	opts.server.Search = queue.New(searcher, opts.maxSearches, opts.searchWait)
+	opts.server.Search = search.Stack
 	opts.server.Audit = audit
 	srv, err := server.New(opts.server, sb, log)
 	if err != nil {
@@ -152,9 +137,9 @@ func run(args []string, stderr *os.File) int {
 	}
 	defer srv.Close()
 
-	start := []any{"search_backend", searcher.Name()}
-	if rg.Bin != "" && searcher.Name() == "rg" {
-		start = append(start, "rg", rg.Bin, "rg_version", rg.Version, "rg_via", rg.Via)
+	start := []any{"search_backend", search.Backend}
+	if search.RG.Bin != "" && search.Backend == "rg" {
+		start = append(start, "rg", search.RG.Bin, "rg_version", search.RG.Version, "rg_via", search.RG.Via)
 	}
 	start = append(start, "transport", opts.transport, "read_only", opts.server.ReadOnly)
 	if opts.rootsGiven {
@@ -215,28 +200,6 @@ func openAudit(path string) (*toolkit.Audit, error) {
 		return nil, nil
 	}
 	return toolkit.OpenAudit(path)
-}
-
-// withIndex puts the index of the DIRs in front of searcher, as --index
-// asks (native serves the searches it narrows). The returned stop ends
-// the builds and unmaps the indexes. With --index on, a cache directory
-// the index may not use is a start-up error; auto goes on unindexed.
-// watches bounds the inotify watches it holds (0: its share); census
-// how long a write through a link made from outside may go unseen.
-func withIndex(mode string, watches int64, census time.Duration, searcher, native backend.Searcher, roots []string, log *slog.Logger) (backend.Searcher, func(), error) {
-	if mode == "off" || len(roots) == 0 {
-		return searcher, func() {}, nil
-	}
-	s, err := index.New(searcher, native, index.Options{Mode: mode, Roots: roots, MaxWatches: watches, CensusBound: census, Log: log})
-	if err != nil {
-		if mode == "on" {
-			return nil, nil, err
-		}
-		log.Warn("index: off", "error", err)
-		return searcher, func() {}, nil
-	}
-	s.Start(context.Background())
-	return s, func() { s.Close() }, nil
 }
 
 // isTerminal reports whether f is a terminal: someone typed fsmcp at a

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmcp/fsmcp/backend/stack"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
@@ -20,7 +21,12 @@ func newServer(t *testing.T, root string, tables ...*toolkit.Table) *server.Serv
 		t.Fatal(errs)
 	}
 	t.Cleanup(func() { sb.Close() })
-	srv, err := server.New(server.Config{Name: "fsmcp", Version: "test", Profiles: tables, Settings: toolkit.Settings{Shell: string(shell.ModeOff),
+	search, err := stack.New(stack.Options{Roots: sb.Roots()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(search.Close)
+	srv, err := server.New(server.Config{Name: "fsmcp", Version: "test", Profiles: tables, Search: search.Stack, Settings: toolkit.Settings{Shell: string(shell.ModeOff),
 		Limits: toolkit.Limits{MaxFileSize: 1 << 20, MaxOutput: 10000, Timeout: 10 * time.Second, MaxResults: 100}}},
 		sb, slog.New(slog.DiscardHandler))
 	if err != nil {

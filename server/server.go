@@ -6,14 +6,13 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/fsmcp/fsmcp/backend/driver"
-	"github.com/fsmcp/fsmcp/backend/native"
 	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/resources"
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -33,9 +32,9 @@ type Config struct {
 	// ResourceDepth is how many directory levels resources/list goes down
 	// (0: resources.DefaultResourceDepth).
 	ResourceDepth int
-	// Search serves fs_grep and fs_glob, finished: the drivers (and the
-	// index) behind queue.New. Its zero value (a test, an example):
-	// rg if on PATH, else native, queued with the defaults.
+	// Search serves fs_grep and fs_glob, finished: what stack.New built
+	// (main's, or a test's through the same constructor). A Config
+	// without one is refused: the server builds no stack of its own.
 	Search queue.Stack
 	// Plain also serves clients that speak plain JSON-RPC (set by a profile
 	// whose original's clients do; nil: MCP clients only).
@@ -71,8 +70,7 @@ func New(cfg Config, sb *sandbox.Sandbox, log *slog.Logger) (*Server, error) {
 		CallClock: queue.WithCallTimeout,
 	}
 	if cfg.Search.Searcher == nil {
-		drivers, _ := driver.Select("auto", native.New())
-		cfg.Search = queue.New(drivers, 0, 0)
+		return nil, errors.New("no search stack in the configuration (Config.Search: stack.New builds it)")
 	}
 	// One admission for every search: the Searcher's, and the calls of
 	// tools marked Search; a write makes the kept search pages stale.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/backend/stack"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/toolkit"
@@ -38,7 +39,12 @@ func TestOneWatchServesEverySpellingOfAURI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Name: "fsmcp", Version: "test", Resources: true, Profiles: tables,
+	search, err := stack.New(stack.Options{Roots: sb.Roots()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer search.Close()
+	srv, err := New(Config{Name: "fsmcp", Version: "test", Resources: true, Profiles: tables, Search: search.Stack,
 		Settings: toolkit.Settings{Limits: toolkit.Limits{MaxFileSize: 1 << 20, MaxOutput: 100000, Timeout: time.Minute, MaxResults: 1000}}},
 		sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

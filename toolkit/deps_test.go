@@ -12,9 +12,10 @@ import (
 var toolkitMustNotReach = []string{"backend", "journal", "shell", "watch",
 	// The search wing's rooms behind the contract: the drivers, the queue
 	// and page cache, the pattern's analysis, the ignore rules, the
-	// native scanner, the index and the confinement rg runs under.
+	// native scanner, the index, the confinement rg runs under and the
+	// constructor that builds the stack.
 	"backend/driver", "backend/queue", "backend/pattern", "backend/ignore",
-	"backend/native", "backend/index", "backend/driver/confine"}
+	"backend/native", "backend/index", "backend/driver/confine", "backend/stack"}
 
 // toolkitDebts are those toolkit still reaches, each with the way in;
 // remove an entry with the change that cuts it.

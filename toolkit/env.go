@@ -78,8 +78,8 @@ type Env struct {
 	Default  *sandbox.Sandbox
 	Log      *slog.Logger
 	Sessions *Sessions
-	// Searcher serves grep and glob: driver.Select(--search-backend,
-	// native.New()). The server fills it in when nil.
+	// Searcher serves grep and glob: the door of the search stack that
+	// stack.New built (main's), which the server hands in.
 	Searcher backend.Searcher
 	// Admission bounds the searches running at once (--max-searches): the
 	// Searcher's go through it, and so does every call of a tool marked

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/backend/stack"
 	"github.com/fsmcp/fsmcp/fault"
 	"github.com/fsmcp/fsmcp/files"
 	"github.com/fsmcp/fsmcp/sandbox"
@@ -56,7 +57,14 @@ func Example() {
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
 	sb, _ := sandbox.New([]string{dir})
 	defer sb.Close()
-	srv, err := server.New(server.Config{Name: "example", Profiles: []*toolkit.Table{exampleTable()}}, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	// The search stack, built as main builds it (rg if on PATH, else the
+	// native scanner; no index).
+	search, err := stack.New(stack.Options{Roots: sb.Roots()})
+	if err != nil {
+		panic(err)
+	}
+	defer search.Close()
+	srv, err := server.New(server.Config{Name: "example", Profiles: []*toolkit.Table{exampleTable()}, Search: search.Stack}, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		panic(err)
 	}

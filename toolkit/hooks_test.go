@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/backend/stack"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/toolkit"
@@ -21,7 +22,12 @@ func connect(t *testing.T, tables ...*toolkit.Table) *mcp.ClientSession {
 	t.Helper()
 	sb, _ := sandbox.New([]string{t.TempDir()})
 	t.Cleanup(func() { sb.Close() })
-	srv, err := server.New(server.Config{Name: "t", Profiles: tables}, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	search, err := stack.New(stack.Options{Roots: sb.Roots()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(search.Close)
+	srv, err := server.New(server.Config{Name: "t", Profiles: tables, Search: search.Stack}, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,11 @@
-package index
+package index_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/fsmcp/fsmcp/backend"
+	"github.com/fsmcp/fsmcp/backend/index"
 	"github.com/fsmcp/fsmcp/backend/native"
 	"github.com/fsmcp/fsmcp/backend/queue"
 	"github.com/fsmcp/fsmcp/internal/test/testenv"
@@ -24,8 +25,8 @@ func TestOwnWritesSeenBeforeTheyReturn(t *testing.T) {
 	for i := range 20 {
 		e.Write("root/old/"+string(rune('a'+i))+".txt", "nothing here\n")
 	}
-	settled()
-	s := newIndexed(t, native.New(), e.Root)
+	index.Settled()
+	s := index.NewIndexed(t, native.New(), e.Root)
 	proxy.Searcher = s
 	q := backend.GrepQuery{Pattern: "FRESH_TOKEN", Paths: []string{e.Root}}
 	if !s.Narrows(q) {
@@ -46,7 +47,7 @@ func TestOwnWritesSeenBeforeTheyReturn(t *testing.T) {
 	if got := grep(); !strings.Contains(got, "old/c.txt:1") {
 		t.Fatalf("after fs_edit to the same size: %q", got)
 	}
-	if got, want := result(t, s, q), result(t, native.New(), q); got != want {
+	if got, want := index.Result(t, s, q), index.Result(t, native.New(), q); got != want {
 		t.Fatalf("indexed\n%s\nunindexed\n%s", got, want)
 	}
 }

@@ -30,8 +30,8 @@ type Stack struct {
 // the index): every search waits for a slot in its Admission
 // (maxSearches at once, 0: DefaultSearches; wait at most, 0:
 // DefaultSearchWait), and a later page of a kept result comes from the
-// page cache without one. main builds the stack once and the server takes
-// it finished.
+// page cache without one. stack.New builds the whole stack (this stage
+// last) and the server takes it finished.
 func New(s backend.Searcher, maxSearches int, wait time.Duration) Stack {
 	a := NewAdmission(maxSearches, wait)
 	p := NewPages(0, 0)

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/fsmcp/fsmcp/backend/stack"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
 	"github.com/fsmcp/fsmcp/shell"
@@ -153,6 +154,12 @@ func exchange(t *testing.T, cfg server.Config, dirs []string, client []byte) str
 		t.Fatal(errs)
 	}
 	defer sb.Close()
+	search, err := stack.New(stack.Options{Roots: sb.Roots()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer search.Close()
+	cfg.Search = search.Stack
 	srv, err := server.New(cfg, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/fsmcp/fsmcp/backend/stack"
 	"github.com/fsmcp/fsmcp/profiles"
 	"github.com/fsmcp/fsmcp/sandbox"
 	"github.com/fsmcp/fsmcp/server"
@@ -114,6 +115,14 @@ func New(t *testing.T, opts ...Option) *Env {
 		if cfg.server.Profiles, err = profiles.Lookup(""); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if cfg.server.Search.Searcher == nil {
+		search, err := stack.New(stack.Options{Roots: sb.Roots()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(search.Close)
+		cfg.server.Search = search.Stack
 	}
 	e.Srv, err = server.New(cfg.server, sb, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
