@@ -139,6 +139,13 @@ type GrepQuery struct {
 	// treats those files, ignores it and searches them all.
 	Candidates Candidates
 
+	// Compiled is Pattern compiled once, at the search stack's door
+	// (backend/pattern's *Pattern; pattern.Of reads it): every stage
+	// below (the index's plan, rg's argv, the native scanner) reads this
+	// value instead of compiling Pattern again. nil: not compiled yet.
+	// backend only carries it, so it names no type of pattern's.
+	Compiled any
+
 	// Skipped, if set, counts the entries skipped as TooLong.
 	Skipped *Skipped
 	// Kept, if set, is told when the result served was searched, if it is

@@ -161,7 +161,17 @@ func GrepArgs(q backend.GrepQuery) []string {
 		}
 		return append(a, "--file", "/dev/fd/3", "--")
 	}
-	return append(a, "--regexp", pattern.ForRG(q), "--")
+	return append(a, "--regexp", rgText(q), "--")
+}
+
+// rgText is the pattern spelled for rg (pattern.Pattern.RG), from the
+// value the query carries; a pattern that does not compile, which Grep
+// refuses before any argv is made, is spelled from its text.
+func rgText(q backend.GrepQuery) string {
+	if p, err := pattern.Of(q); err == nil {
+		return p.RG
+	}
+	return pattern.ForRG(q)
 }
 
 // patternArgMax is the longest pattern passed as an argument; a longer
@@ -175,7 +185,7 @@ const patternArgMax = 32 << 10
 // match the same characters (a fixed string is quoted into a regex
 // first).
 func patternInput(q backend.GrepQuery) (string, bool) {
-	p := pattern.ForRG(q)
+	p := rgText(q)
 	if len(p) <= patternArgMax {
 		return "", false
 	}
@@ -281,9 +291,11 @@ func (r *RG) refused(roots []string) error {
 
 // Grep implements Searcher.
 func (r *RG) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
-	if _, err := pattern.Compile(q); err != nil {
+	pat, err := pattern.Of(q) // compiled once, at the stack's door
+	if err != nil {
 		return err
 	}
+	q.Compiled = pat // argv and the pipe read it (rgText), driven alone too
 	if err := r.refused(q.Roots); err != nil {
 		return err
 	}

@@ -21,12 +21,13 @@ type query struct {
 // nil when the index cannot narrow it (".", "\w+", a class that admits
 // ASCII, a pattern that fails to compile: the backend says why).
 //
-// The tree planned is the one the backends run: pattern.Compile applies
-// fsmcp's rewrites (Unicode \w\d\s, no newline outside multiline, the
-// case folding of -i) and its Syntax is Re parsed back exactly as
+// The tree planned is the one the backends run: the pattern the query
+// carries (pattern.Of; compiled once at the stack's door, with fsmcp's
+// rewrites: Unicode \w\d\s, no newline outside multiline, the case
+// folding of -i), whose Syntax is Re parsed back exactly as
 // regexp.Compile parsed it; pattern.Trigrams plans it.
 func plan(q backend.GrepQuery) *query {
-	pat, err := pattern.Compile(q)
+	pat, err := pattern.Of(q)
 	if err != nil {
 		return nil
 	}

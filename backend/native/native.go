@@ -40,7 +40,7 @@ func (*Native) Name() string { return "native" }
 
 // Grep implements backend.Searcher.
 func (*Native) Grep(ctx context.Context, q backend.GrepQuery, sink backend.Sink) error {
-	pat, err := pattern.Compile(q)
+	pat, err := pattern.Of(q) // compiled once, at the stack's door
 	if err != nil {
 		return err
 	}

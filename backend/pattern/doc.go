@@ -8,5 +8,8 @@
 // of its own because the driver, the native scanner and the index must
 // agree on what a pattern means: one analysis, as ripgrep's matcher is
 // asked by its searcher, its literal prefilter and its printer, keeps
-// them from drifting apart.
+// them from drifting apart. The analysis is made once per search: the
+// stack's door (Compiling) compiles the pattern, syntax tree and rg's
+// spelling included, and the query carries the value
+// (GrepQuery.Compiled) to every stage, which reads it with Of.
 package pattern

@@ -38,29 +38,35 @@ type Pattern struct {
 	LitFold bool
 	// Multiline as in the query.
 	Multiline bool
+	// RG is the pattern spelled for rg (ForRG): what its argv, or the
+	// pipe a long pattern goes on, carries.
+	RG string
+	// tree is Re's text parsed as regexp.Compile parsed it, and simple
+	// that tree simplified; both made once, by Compile.
+	tree, simple *syntax.Regexp
 }
 
-// Syntax returns the compiled pattern's syntax tree, parsed afresh from
-// Re (the caller may change it) as regexp.Compile parsed it: the tree the
-// index plans trigrams from. nil if it cannot be had, which cannot happen:
-// Re was compiled from this text.
-func (p *Pattern) Syntax() *syntax.Regexp {
-	re, err := syntax.Parse(p.Re.String(), syntax.Perl)
-	if err != nil {
-		return nil
-	}
-	return re
-}
+// Syntax returns the compiled pattern's syntax tree, Re's text parsed as
+// regexp.Compile parsed it, once, when the pattern was compiled: the
+// tree the index plans trigrams from. Every stage of a search shares it,
+// so it is read, never changed (the analyses here copy what they
+// change). nil if it could not be had, which cannot happen: Re was
+// compiled from this text.
+func (p *Pattern) Syntax() *syntax.Regexp { return p.tree }
 
 // Simple is Syntax simplified (counted repetitions expanded): the tree
-// the literal analysis (Needles, ASCIIOnly, MatchesNewline) reads; nil
-// as Syntax.
-func (p *Pattern) Simple() *syntax.Regexp {
-	re := p.Syntax()
-	if re == nil {
-		return nil
+// the literal analysis (Needles, ASCIIOnly, MatchesNewline) reads;
+// shared and read-only as Syntax, nil as Syntax.
+func (p *Pattern) Simple() *syntax.Regexp { return p.simple }
+
+// Of is the pattern q carries (GrepQuery.Compiled), compiled once at the
+// search stack's door (Compiling); a query that comes without one (a
+// stage driven alone, by a test or a benchmark) is compiled here.
+func Of(q backend.GrepQuery) (*Pattern, error) {
+	if p, ok := q.Compiled.(*Pattern); ok && p != nil {
+		return p, nil
 	}
-	return re.Simplify()
+	return Compile(q)
 }
 
 // Compile compiles q's pattern with q's flags (IgnoreCase,
@@ -93,7 +99,10 @@ func Compile(q backend.GrepQuery) (*Pattern, error) {
 	if err != nil {
 		return nil, patternError(q.Pattern, err)
 	}
-	p := &Pattern{Re: compiled, Multiline: q.Multiline}
+	p := &Pattern{Re: compiled, Multiline: q.Multiline, RG: ForRG(q)}
+	if p.tree, err = syntax.Parse(compiled.String(), syntax.Perl); err == nil {
+		p.simple = p.tree.Simplify()
+	}
 	if strictSrc := strictUTF8(re); strictSrc != re.String() {
 		if p.Strict, err = regexp.Compile(strictSrc); err != nil {
 			return nil, patternError(q.Pattern, err)

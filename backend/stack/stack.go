@@ -3,6 +3,11 @@
 // what it returns. A search goes through the stages in this order, each
 // the next one's caller:
 //
+//  0. the door (pattern.Compiling): a grep's pattern is compiled once,
+//     and a bad one refused at once; the query carries the compiled
+//     value (GrepQuery.Compiled) to every stage below, which reads it
+//     (pattern.Of) instead of compiling the text again: the index's
+//     trigram plan, rg's argv, the native scanner;
 //  1. the queue (backend/queue): a later page of a kept result comes from
 //     the page cache; any other search waits for a slot in the admission
 //     (--max-searches, --search-wait), and the call's clock stops while
@@ -30,6 +35,7 @@ import (
 	"github.com/fsmcp/fsmcp/backend/driver"
 	"github.com/fsmcp/fsmcp/backend/index"
 	"github.com/fsmcp/fsmcp/backend/native"
+	"github.com/fsmcp/fsmcp/backend/pattern"
 	"github.com/fsmcp/fsmcp/backend/queue"
 )
 
@@ -110,6 +116,7 @@ func New(o Options) (*Stack, error) {
 		}
 	}
 	st.Stack = queue.New(searcher, o.MaxSearches, o.SearchWait)
+	st.Stack.Searcher = pattern.Compiling(st.Stack.Searcher)
 	return st, nil
 }
 
