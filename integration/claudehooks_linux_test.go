@@ -156,16 +156,8 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 		label = l
 	}
 	t.Logf("fsmcp undo %s --session %s:\n%s", root, label, fsmcp("undo", root, "--session", label))
-	after := treeStateSkip(root, skip)
-	for p, want := range before {
-		if got := after[p]; got != want {
-			t.Errorf("%s after the undo: %s, want %s", p, got, want)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s is still there after the undo", p)
-		}
+	if d := testenv.StateDiff(before, treeStateSkip(root, skip)); d != "" {
+		t.Errorf("after the undo:\n%s", d)
 	}
 }
 
@@ -174,20 +166,26 @@ func treeStateSkip(root string, skip func(string) bool) map[string]string {
 	return testenv.TreeState(root, skip)
 }
 
+// seenResults are the tool results a stand-in model API was sent, in
+// order, as the host sent them.
+type seenResults struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (s *seenResults) results() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen...)
+}
+
 // hostScript stands in for the Messages API for a session of the host's
 // own tools: in the conversation that offers Bash, one call a turn
 // (toolu_N for call N), and each tool_result recorded, the host's own
 // <system-reminder> left out; any other request gets a short text.
 type hostScript struct {
 	calls [][2]any
-	mu    sync.Mutex
-	seen  []string
-}
-
-func (s *hostScript) results() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.seen...)
+	seenResults
 }
 
 func (s *hostScript) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // TestCodexSessionUndoneThroughHooks (issue 46): the real Codex (pinned
@@ -132,16 +133,8 @@ func TestCodexSessionUndoneThroughHooks(t *testing.T) {
 		label = l
 	}
 	t.Logf("fsmcp undo %s --session %s:\n%s", root, label, fsmcp("undo", root, "--session", label))
-	after := treeStateSkip(root, skip)
-	for p, want := range before {
-		if got := after[p]; got != want {
-			t.Errorf("%s after the undo: %s, want %s", p, got, want)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s is still there after the undo", p)
-		}
+	if d := testenv.StateDiff(before, treeStateSkip(root, skip)); d != "" {
+		t.Errorf("after the undo:\n%s", d)
 	}
 }
 
@@ -151,14 +144,7 @@ func TestCodexSessionUndoneThroughHooks(t *testing.T) {
 // run to run (Codex's chunk id and wall time).
 type codexScript struct {
 	calls [][2]any
-	mu    sync.Mutex
-	seen  []string
-}
-
-func (s *codexScript) results() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.seen...)
+	seenResults
 }
 
 var codexVarying = regexp.MustCompile(`(?m)^(Chunk ID|Wall time|Original token count): .*\n`)

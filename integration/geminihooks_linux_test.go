@@ -13,8 +13,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/fsmcp/fsmcp/internal/test/testenv"
 )
 
 // TestGeminiCLISessionUndoneThroughHooks (issue 46): the real Gemini CLI
@@ -174,16 +175,8 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 	if b, err := hook.Output(); err != nil || !strings.Contains(string(b), `"systemMessage":"fsmcp: not journaled: Gemini CLI gave this command no BASH_ENV`) || strings.Contains(string(b), "tool_input") {
 		t.Errorf("the hook before a command given no BASH_ENV answered %v %s", err, b)
 	}
-	after := treeStateSkip(root, skip)
-	for p, want := range before {
-		if got := after[p]; got != want {
-			t.Errorf("%s after the undo: %s, want %s", p, got, want)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			t.Errorf("%s is still there after the undo", p)
-		}
+	if d := testenv.StateDiff(before, treeStateSkip(root, skip)); d != "" {
+		t.Errorf("after the undo:\n%s", d)
 	}
 }
 
@@ -192,14 +185,7 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 // whole.
 type geminiScript struct {
 	calls [][2]any
-	mu    sync.Mutex
-	seen  []string
-}
-
-func (s *geminiScript) results() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.seen...)
+	seenResults
 }
 
 // geminiPGID is the process group and background processes Gemini CLI
