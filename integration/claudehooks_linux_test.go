@@ -96,13 +96,7 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 	if len(plain) != len(calls(root)) || len(hooked) != len(plain) {
 		t.Fatalf("the model got %d results without the hooks, %d with them; it made %d calls", len(plain), len(hooked), len(calls(root)))
 	}
-	for i := range plain {
-		a := strings.ReplaceAll(plain[i], plainRoot, "ROOT")
-		b := strings.ReplaceAll(hooked[i], root, "ROOT")
-		if a != b {
-			t.Errorf("call %d: the model was sent\n%q\nwithout the hooks, and with them\n%q", i+1, a, b)
-		}
-	}
+	sameResults(t, plainRoot, plain, root, hooked)
 	if !strings.Contains(hooked[6], "Exit code 3") || !strings.Contains(hooked[7], "denied") && !strings.Contains(hooked[7], "permission") {
 		t.Errorf("the failing and the refused command answered %q and %q", hooked[6], hooked[7])
 	}
@@ -110,15 +104,7 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 		t.Error("the command the deny rule refuses ran")
 	}
 
-	fsmcp := func(a ...string) string {
-		cmd := exec.Command(binary, a...)
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("fsmcp %v: %v\n%s", a, err, out)
-		}
-		return string(out)
-	}
+	fsmcp := fsmcpIn(t, state)
 	var hist string
 	deadline := time.Now().Add(time.Minute)
 	for hist = fsmcp("history", root); !strings.Contains(hist, "bg.txt"); hist = fsmcp("history", root) {
@@ -127,13 +113,7 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	labels := map[string]bool{}
-	for _, l := range regexp.MustCompile(`session (claude-code-[0-9a-f]+)`).FindAllStringSubmatch(hist, -1) {
-		labels[l[1]] = true
-	}
-	if len(labels) != 1 {
-		t.Fatalf("history names %d sessions, want the one Claude Code session:\n%s", len(labels), hist)
-	}
+	label := oneSession(t, hist, "claude-code")
 	for _, tool := range []string{"Bash", "Write", "Edit", "git checkout", "many_1.txt", "bg.txt"} {
 		if !strings.Contains(hist, tool) {
 			t.Errorf("history lacks %q:\n%s", tool, hist)
@@ -151,10 +131,6 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 	if n := strings.Count(hist, "  Edit  "); n != 1 {
 		t.Errorf("history lists %d Edit calls, want the one that edited:\n%s", n, hist)
 	}
-	var label string
-	for l := range labels {
-		label = l
-	}
 	t.Logf("fsmcp undo %s --session %s:\n%s", root, label, fsmcp("undo", root, "--session", label))
 	if d := testenv.StateDiff(before, treeStateSkip(root, skip)); d != "" {
 		t.Errorf("after the undo:\n%s", d)
@@ -164,6 +140,52 @@ func TestClaudeCodeSessionUndoneThroughHooks(t *testing.T) {
 // treeStateSkip is the tree's state, what skip names left out.
 func treeStateSkip(root string, skip func(string) bool) map[string]string {
 	return testenv.TreeState(root, skip)
+}
+
+// sameResults fails t for each tool result the model was sent that
+// differs between the session without the hooks and the one with them,
+// each session's root read as ROOT.
+func sameResults(t *testing.T, plainRoot string, plain []string, root string, hooked []string) {
+	t.Helper()
+	for i := range plain {
+		a := strings.ReplaceAll(plain[i], plainRoot, "ROOT")
+		b := strings.ReplaceAll(hooked[i], root, "ROOT")
+		if a != b {
+			t.Errorf("call %d: the model was sent\n%q\nwithout the hooks, and with them\n%q", i+1, a, b)
+		}
+	}
+}
+
+// fsmcpIn runs the fsmcp binary with state as XDG_STATE_HOME and
+// returns what it printed; a failure fails t.
+func fsmcpIn(t *testing.T, state string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("fsmcp %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+}
+
+// oneSession is the one session label history names for a host's
+// session (prefix-HASH); any other count fails t.
+func oneSession(t *testing.T, hist, prefix string) string {
+	t.Helper()
+	labels := map[string]bool{}
+	for _, l := range regexp.MustCompile(`session (`+regexp.QuoteMeta(prefix)+`-[0-9a-f]+)`).FindAllStringSubmatch(hist, -1) {
+		labels[l[1]] = true
+	}
+	if len(labels) != 1 {
+		t.Fatalf("history names %d sessions, want the one %s session:\n%s", len(labels), prefix, hist)
+	}
+	for l := range labels {
+		return l
+	}
+	return ""
 }
 
 // seenResults are the tool results a stand-in model API was sent, in

@@ -84,13 +84,7 @@ func TestCodexSessionUndoneThroughHooks(t *testing.T) {
 	if len(plain) != len(calls(root)) || len(hooked) != len(plain) {
 		t.Fatalf("the model got %d results without the hooks, %d with them; it made %d calls", len(plain), len(hooked), len(calls(root)))
 	}
-	for i := range plain {
-		a := strings.ReplaceAll(plain[i], plainRoot, "ROOT")
-		b := strings.ReplaceAll(hooked[i], root, "ROOT")
-		if a != b {
-			t.Errorf("call %d: the model was sent\n%q\nwithout the hooks, and with them\n%q", i+1, a, b)
-		}
-	}
+	sameResults(t, plainRoot, plain, root, hooked)
 	for i, want := range map[int]string{2: "rm -f style", 7: "exited with code 3", 8: "forbids", 9: "verification failed"} {
 		if !strings.Contains(hooked[i], want) {
 			t.Errorf("call %d answered %q, want %q in it", i+1, hooked[i], want)
@@ -100,23 +94,9 @@ func TestCodexSessionUndoneThroughHooks(t *testing.T) {
 		t.Error("the command the rule forbids ran")
 	}
 
-	fsmcp := func(a ...string) string {
-		cmd := exec.Command(binary, a...)
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("fsmcp %v: %v\n%s", a, err, out)
-		}
-		return string(out)
-	}
+	fsmcp := fsmcpIn(t, state)
 	hist := fsmcp("history", root)
-	labels := map[string]bool{}
-	for _, l := range regexp.MustCompile(`session (codex-[0-9a-f]+)`).FindAllStringSubmatch(hist, -1) {
-		labels[l[1]] = true
-	}
-	if len(labels) != 1 {
-		t.Fatalf("history names %d sessions, want the one Codex session:\n%s", len(labels), hist)
-	}
+	label := oneSession(t, hist, "codex")
 	for _, want := range []string{"exec_command", "apply_patch", "$ cd tree && sed -i", "$ git checkout", "many_1.txt", "new.txt", "suid.sh", "$ cd tree && cat > notes.md <<'EOF'"} {
 		if !strings.Contains(hist, want) {
 			t.Errorf("history lacks %q:\n%s", want, hist)
@@ -127,10 +107,6 @@ func TestCodexSessionUndoneThroughHooks(t *testing.T) {
 	}
 	if n := strings.Count(hist, "  apply_patch  "); n != 1 {
 		t.Errorf("history lists %d apply_patch calls, want the one that patched:\n%s", n, hist)
-	}
-	var label string
-	for l := range labels {
-		label = l
 	}
 	t.Logf("fsmcp undo %s --session %s:\n%s", root, label, fsmcp("undo", root, "--session", label))
 	if d := testenv.StateDiff(before, treeStateSkip(root, skip)); d != "" {

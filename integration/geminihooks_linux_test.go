@@ -106,13 +106,7 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 	if len(plain) != len(calls(root)) || len(hooked) != len(plain) {
 		t.Fatalf("the model got %d results without the hooks, %d with them; it made %d calls", len(plain), len(hooked), len(calls(root)))
 	}
-	for i := range plain {
-		a := strings.ReplaceAll(plain[i], plainRoot, "ROOT")
-		b := strings.ReplaceAll(hooked[i], root, "ROOT")
-		if a != b {
-			t.Errorf("call %d: the model was sent\n%q\nwithout the hooks, and with them\n%q", i+1, a, b)
-		}
-	}
+	sameResults(t, plainRoot, plain, root, hooked)
 	if !strings.Contains(hooked[11], "3") || !strings.Contains(strings.ToLower(hooked[12]), "substitution") || !strings.Contains(strings.ToLower(hooked[13]), "polic") {
 		t.Errorf("the failing, the $(...) and the denied command answered %q, %q and %q", hooked[11], hooked[12], hooked[13])
 	}
@@ -133,23 +127,9 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 		}
 	}
 
-	fsmcp := func(a ...string) string {
-		cmd := exec.Command(binary, a...)
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("fsmcp %v: %v\n%s", a, err, out)
-		}
-		return string(out)
-	}
+	fsmcp := fsmcpIn(t, state)
 	hist := fsmcp("history", root)
-	labels := map[string]bool{}
-	for _, l := range regexp.MustCompile(`session (gemini-[0-9a-f]+)`).FindAllStringSubmatch(hist, -1) {
-		labels[l[1]] = true
-	}
-	if len(labels) != 1 {
-		t.Fatalf("history names %d sessions, want the one Gemini CLI session:\n%s", len(labels), hist)
-	}
+	label := oneSession(t, hist, "gemini")
 	for _, want := range []string{"run_shell_command  session", "$ cd tree && sed -i", "$ git checkout -- .", "many_1.txt", "f-moved.txt", "$ cd tree && cat > notes.md <<'EOF'", "bg.txt"} {
 		if !strings.Contains(hist, want) {
 			t.Errorf("history lacks %q:\n%s", want, hist)
@@ -163,10 +143,6 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 	}
 	if n := strings.Count(hist, "  replace  "); n != 2 {
 		t.Errorf("history lists %d replace calls, want the 2 that replaced:\n%s", n, hist)
-	}
-	var label string
-	for l := range labels {
-		label = l
 	}
 	t.Logf("fsmcp undo %s --session %s:\n%s", root, label, fsmcp("undo", root, "--session", label))
 	hook := exec.Command(binary, "hook", "gemini", "--state-home", state)
