@@ -60,6 +60,7 @@ func appendOp(b []byte, op *Op) []byte {
 	b = appendField(b, "link", op.Link)
 	b = append(b, `,"b":`...)
 	b = appendImage(b, &op.Before)
+	b = appendInt(b, "at", op.At)
 	return append(b, '}')
 }
 

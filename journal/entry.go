@@ -21,6 +21,10 @@ type Op struct {
 	Trash  string `json:"trash,omitempty"`
 	Link   string `json:"link,omitempty"` // state: Path was made a hard link to this path of the same DIR
 	Before Image  `json:"b"`
+	// At is when Before was taken (nanoseconds since 1970; 0 in an older
+	// journal): of two sessions' commands that changed one path at the
+	// same time, the first to take it saw it as both found it.
+	At int64 `json:"at,omitempty"`
 }
 
 // Entry is one step: a tool call or a shell command and what it changed.

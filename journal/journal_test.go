@@ -414,35 +414,44 @@ func TestUndoOfABigChangeIsRefusedUntilForced(t *testing.T) {
 // TestStepsAtTheSameTimeAreUndoneTogether: two steps that ran at the
 // same time (two sessions' commands) each appended to one file, so
 // neither's end state is where the other began. Undone together they
-// give the file back as the first found it, whichever ended last;
-// undone alone, the one whose end state the file no longer holds is
-// refused.
+// give the file back as the first found it, whichever ended last and
+// whichever touched it first (the step recorded first can touch it
+// second: CI's load once let one server's sed make its temporary file
+// before the other's loop reached f.txt, and the undo, newest first,
+// ended on what the later toucher found); undone alone, the one whose
+// end state the file no longer holds is refused.
 func TestStepsAtTheSameTimeAreUndoneTogether(t *testing.T) {
-	for _, olderEndsLast := range []bool{false, true} {
-		t.Run(fmt.Sprint("older ends last ", olderEndsLast), func(t *testing.T) {
+	for _, c := range []struct{ olderEndsLast, otherFileFirst bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		t.Run(fmt.Sprintf("older ends last %v, b touches another file first %v", c.olderEndsLast, c.otherFileFirst), func(t *testing.T) {
 			w := newWorld(t, 1, 64<<20)
-			name := filepath.Join(w.roots[0], "f.txt")
+			name, other := filepath.Join(w.roots[0], "f.txt"), filepath.Join(w.roots[0], "g.txt")
 			write(t, name, "0", 0o644, old)
-			appendTo := func(st *journal.Step, s string) {
+			write(t, other, "g", 0o644, old)
+			appendTo := func(st *journal.Step, rel, s string) {
 				t.Helper()
-				if err := journal.Keep(journal.With(context.Background(), st), w.path("f.txt")); err != nil {
+				if err := journal.Keep(journal.With(context.Background(), st), w.path(rel)); err != nil {
 					t.Fatal(err)
 				}
-				write(t, name, readFile(t, name)+s, 0o644, time.Now())
+				abs := filepath.Join(w.roots[0], rel)
+				write(t, abs, readFile(t, abs)+s, 0o644, time.Now())
 			}
 			a := w.j.Begin(journal.Actor{Tool: "fs_bash", Command: "a"}, w.sb.Roots())
-			appendTo(a, "A1")
 			b := w.j.Begin(journal.Actor{Tool: "fs_bash", Command: "b"}, w.sb.Roots())
-			appendTo(b, "B1")
-			appendTo(a, "A2")
+			if c.otherFileFirst {
+				// b is recorded first (its own file), yet a takes f.txt first.
+				appendTo(b, "g.txt", "B0")
+			}
+			appendTo(a, "f.txt", "A1")
+			appendTo(b, "f.txt", "B1")
+			appendTo(a, "f.txt", "A2")
 			first, last := a, b
-			if olderEndsLast {
+			if c.olderEndsLast {
 				first, last = b, a
 			}
 			first.End(journal.With(context.Background(), first))
-			appendTo(last, "X")
+			appendTo(last, "f.txt", "X")
 			last.End(journal.With(context.Background(), last))
-			if olderEndsLast {
+			if c.olderEndsLast && !c.otherFileFirst {
 				// b, the newer, no longer holds its end state: alone it is
 				// refused, and the file is left as it is.
 				r := w.undo(0, journal.Select{Last: 1}, journal.ForUndo)
@@ -451,8 +460,8 @@ func TestStepsAtTheSameTimeAreUndoneTogether(t *testing.T) {
 				}
 			}
 			r := w.undo(0, journal.Select{Last: 2}, journal.ForUndo)
-			if len(r.Restored) != 2 || readFile(t, name) != "0" {
-				t.Fatalf("undo of both: %s; f.txt %q", r, readFile(t, name))
+			if len(r.Restored) != 2 || readFile(t, name) != "0" || readFile(t, other) != "g" {
+				t.Fatalf("undo of both: %s; f.txt %q, g.txt %q", r, readFile(t, name), readFile(t, other))
 			}
 		})
 	}

@@ -304,6 +304,7 @@ func (st *Step) writeOp(store *Store, op Op) error {
 	if store != st.home {
 		op.Base = store.base
 	}
+	op.At = time.Now().UnixNano()
 	// The record is the step's own scratch, not a new one per op: a
 	// command that makes thousands of files makes that much less garbage.
 	st.opRec = record{T: "o", ID: st.id, Op: &st.opBuf}

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,17 +67,9 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 		defer s.pin(e.store, map[int]bool{e.seg: true}, false)
 	}
 	r := &Report{}
-	u := undoer{restored: map[string][]*Entry{}, group: entangledGroups(es), all: map[*Store][]*Entry{}, wrote: map[string]Image{}}
-	held := u.heldByLive(es)
-	for i, e := range es {
-		u.next = es[i+1:]
-		err := e.outsideOf(sb)
-		if err == nil && !force {
-			err = held.check(e)
-		}
-		if err == nil {
-			err = s.undoEntry(ctx, sb, e, force, u)
-		}
+	u := &undoer{s: s, sb: sb, ctx: ctx, plain: With(ctx, nil), force: force, restored: map[string][]*Entry{}, group: entangledGroups(es), all: map[*Store][]*Entry{}, wrote: map[string]Image{}}
+	u.held = u.heldByLive(es)
+	report := func(e *Entry, err error) {
 		line := fmt.Sprintf("%s %s (%s at %s)", e.ID, e.pathsLine(), escape.Name(or(e.Tool, "-")), e.Time.Local().Format(time.DateTime))
 		var partial *partialError
 		switch {
@@ -86,11 +79,30 @@ func (s *Set) Undo(ctx context.Context, sb *sandbox.Sandbox, es []*Entry, force 
 			step.Undid([]string{e.ID}, e.IsUndo())
 		case err != nil:
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s (%s): %v", e.ID, escape.Name(or(e.Tool, "-")), err))
-			held.add(e)
+			u.held.add(e)
 		default:
 			r.Restored = append(r.Restored, line)
 			step.Undid([]string{e.ID}, e.IsUndo())
 		}
+	}
+	done := map[*Entry]bool{}
+	for i, e := range es {
+		if done[e] {
+			continue
+		}
+		if knot := u.knot(es, i); knot != nil {
+			for _, k := range knot {
+				report(k, u.errs[k])
+				done[k] = true
+			}
+			continue
+		}
+		u.next = es[i+1:]
+		err := u.check(e)
+		if err == nil {
+			err = u.apply(e)
+		}
+		report(e, err)
 	}
 	return r
 }
@@ -224,24 +236,35 @@ type undoer struct {
 	// wrote is the image each path was last restored to as a file by
 	// this undo (see restoreMeta).
 	wrote map[string]Image
+	force bool
+	held  held
+	errs  map[*Entry]error // what each entry of a knot came to
 }
 
-// undoEntry undoes e; batch carries what the undo's entries share.
-func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, force bool, batch undoer) error {
+// check tells why e cannot be undone now ("" when it can): what it is,
+// where it reaches, and whether its paths still hold what it left.
+func (u *undoer) check(e *Entry) error {
+	u.e = e
+	if err := e.outsideOf(u.sb); err != nil {
+		return err
+	}
+	if !u.force {
+		if err := u.held.check(e); err != nil {
+			return err
+		}
+	}
 	switch {
 	case e.UndoneBy != "":
 		return fmt.Errorf("already undone by %s (undo that to redo it)", e.UndoneBy)
-	case e.NotUndoable != "" && !force:
+	case e.NotUndoable != "" && !u.force:
 		return fmt.Errorf("not undoable: %s", e.NotUndoable)
 	case len(e.Ops) == 0:
 		return errors.New("it changed nothing")
 	case e.live:
 		return errors.New("it is still in progress (a command, or what it left running, is still changing files)")
-	case !e.Closed && !force:
+	case !e.Closed && !u.force:
 		return errors.New("it was cut short (fsmcp stopped during it), so what it left is not known; pass force to undo what it recorded")
 	}
-	u := &batch
-	u.s, u.sb, u.e, u.ctx, u.plain, u.notes = s, sb, e, ctx, With(ctx, nil), nil
 	// Every path must be inside the call's roots before anything changes.
 	for _, op := range e.Ops {
 		if _, err := u.resolve(op.Base, op.Path); err != nil {
@@ -253,7 +276,7 @@ func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, forc
 			}
 		}
 	}
-	if !force {
+	if !u.force {
 		if changed := u.changedSince(); len(changed) > 0 {
 			names := make([]string, len(changed))
 			for i, c := range changed {
@@ -265,6 +288,12 @@ func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, forc
 			return fmt.Errorf("%s changed since (by someone else?); not undone — pass force to undo anyway", strings.Join(names, ", "))
 		}
 	}
+	return nil
+}
+
+// apply undoes e's ops, newest first.
+func (u *undoer) apply(e *Entry) error {
+	u.e, u.notes = e, nil
 	for i := len(e.Ops) - 1; i >= 0; i-- {
 		if err := u.undoOp(e.Ops[i]); err != nil {
 			return err
@@ -274,6 +303,68 @@ func (s *Set) undoEntry(ctx context.Context, sb *sandbox.Sandbox, e *Entry, forc
 		return &partialError{u.notes}
 	}
 	return nil
+}
+
+// knot undoes together the entries of es, from i on, whose steps ran at
+// the same time as es[i]'s (two sessions' commands), when there are
+// such and each can be undone: their ops, all of them, newest first by
+// when each was taken. Undone one entry after another, a path both
+// changed would end as the one recorded first found it, which is not
+// always the one that touched it first (one server's sed made its
+// temporary file, which began its entry, before the other's loop
+// reached f.txt; the undo left f.txt half-way). It returns nil, having
+// changed nothing, when es[i] has no such partner, when a partner
+// cannot be undone (each then goes alone, and says why), or when an
+// older journal did not record when its ops were taken; else the
+// entries it took, whose outcomes are in u.errs.
+func (u *undoer) knot(es []*Entry, i int) []*Entry {
+	var knot []*Entry
+	for _, f := range es[i:] {
+		if u.group[f] == u.group[es[i]] {
+			knot = append(knot, f)
+		}
+	}
+	if len(knot) < 2 {
+		return nil
+	}
+	type taken struct {
+		e  *Entry
+		op Op
+	}
+	var ops []taken
+	u.next = es // each one's end states may be any partner's
+	for _, e := range knot {
+		if u.check(e) != nil {
+			return nil
+		}
+		for _, op := range e.Ops {
+			if op.At == 0 {
+				return nil
+			}
+			ops = append(ops, taken{e, op})
+		}
+	}
+	// Stable, so one entry's ops with one time keep their order.
+	slices.SortStableFunc(ops, func(a, b taken) int { return cmp.Compare(a.op.At, b.op.At) })
+	u.errs = map[*Entry]error{}
+	notes := map[*Entry][]string{}
+	for j := len(ops) - 1; j >= 0; j-- {
+		t := ops[j]
+		if u.errs[t.e] != nil {
+			continue
+		}
+		u.e, u.notes = t.e, nil
+		if err := u.undoOp(t.op); err != nil {
+			u.errs[t.e] = err
+		}
+		notes[t.e] = append(notes[t.e], u.notes...)
+	}
+	for _, e := range knot {
+		if u.errs[e] == nil && len(notes[e]) > 0 {
+			u.errs[e] = &partialError{notes[e]}
+		}
+	}
+	return knot
 }
 
 // resolve is the path of a DIR's slash path in the undo's sandbox.
