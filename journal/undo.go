@@ -1,8 +1,8 @@
 package journal
 
 import (
-	"context"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
