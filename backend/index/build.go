@@ -101,317 +101,442 @@ func (b *builder) build(ctx context.Context, names []string, out string) (buildS
 // new, are read, and one whose content old holds (by its SHA-256) posts
 // nothing new; a change of 1% of the files costs about 1% of a build's
 // reading, plus one pass over the old postings.
+//
+// It runs in phases: plan (match the names with old's files), scan
+// (keep or read each name, post each new content), renumber (the
+// contents kept and read), records and hashes, then write.
 func (b *builder) update(ctx context.Context, old *Index, names []string, out string) (buildStats, error) {
 	start := time.Now()
-	st := buildStats{Files: len(names)}
 	defer b.cleanRuns()
-	metas := make([]meta, len(names))
-	flags := make([]uint32, len(names))
 	root, err := os.OpenRoot(b.root)
 	if err != nil {
-		return st, err
+		return buildStats{Files: len(names)}, err
 	}
 	defer root.Close()
+	u := b.plan(ctx, root, old, names)
+	if err := u.scan(); err != nil {
+		return u.st, err
+	}
+	remap, live := u.renumber()
+	ids, nchunks := u.records(remap, live)
+	hashes, err := u.hashes(remap, live)
+	if err != nil {
+		return u.st, err
+	}
+	b.offset, b.old, b.remap = uint64(live)<<8, old, remap
+	defer func() { b.pairs, b.old, b.remap = nil, nil, nil }() // a builder may be used again
+	merge := time.Now()
+	if err := b.write(names, u.metas, u.flags, ids, nchunks, hashes, out); err != nil {
+		return u.st, err
+	}
+	u.st.Took, u.st.Merge = time.Since(start), time.Since(merge)
+	return u.st, nil
+}
 
-	// Hard links share one content: the first link met is read (the
-	// inode's owner), the others only stat'ed; a link is indexed when its
-	// metadata is the owner's as read (a change in between moves the
-	// shared times). Distinct files of identical content (a vendored copy,
-	// a second checkout of a tree) share one too, found by the SHA-256 of
-	// what was read: its trigrams are extracted and posted once. Each
-	// such file is still its own inode to the check (inodeGroups).
-	type content struct {
-		ok      bool
-		text    bool   // no NUL byte
-		base, n uint32 // its chunks' ids
-		sum     [sha256.Size]byte
-	}
-	var nextID atomic.Uint32
-	var contents []content
-	byInode := map[[2]uint64]int32{}         // (device, inode) -> its owner
-	byHash := map[[sha256.Size]byte]uint32{} // what was read -> its content
-	owner := make([]int32, len(names))       // the file whose read stands for this one's inode
-	cids := make([]uint32, len(names))       // owners only
-	newContent := func() uint32 {            // under mu
-		contents = append(contents, content{})
-		return uint32(len(contents) - 1)
-	}
+// updateState is one update's state, shared by its reading goroutines
+// (mu guards what they change together); it lets each phase of update be
+// a method, with no closure in the loop over the names.
+//
+// Hard links share one content: the first link met is read (the
+// inode's owner), the others only stat'ed; a link is indexed when its
+// metadata is the owner's as read (a change in between moves the
+// shared times). Distinct files of identical content (a vendored copy,
+// a second checkout of a tree) share one too, found by the SHA-256 of
+// what was read: its trigrams are extracted and posted once. Each
+// such file is still its own inode to the check (inodeGroups).
+type updateState struct {
+	b     *builder
+	ctx   context.Context
+	root  *os.Root
+	old   *Index
+	names []string
+	st    buildStats
 
-	// Reading waits on the disk more than on the processor: more
-	// goroutines read than the workers the build may keep busy, and
-	// hashing and trigram extraction take one of b.workers slots, each
-	// with its scratch (18 MiB: a bit and a pair mask per trigram).
-	type scratch struct {
-		seen  []uint64
-		nexts []uint8
-		tris  []uint32
-		ends  []int
-	}
-	slots := make(chan *scratch, b.workers)
-	for range b.workers {
-		slots <- &scratch{seen: make([]uint64, maxTrigram/64), nexts: make([]uint8, maxTrigram)}
-	}
+	metas    []meta
+	flags    []uint32
+	nextID   atomic.Uint32
+	contents []contentInfo
+	byInode  map[[2]uint64]int32          // (device, inode) -> its owner
+	byHash   map[[sha256.Size]byte]uint32 // what was read -> its content
+	owner    []int32                      // the file whose read stands for this one's inode
+	cids     []uint32                     // owners only
+	slots    chan *scratch
+
 	// oldOf: each name's file in old (-1: none); reused: the old file
 	// whose record a name keeps (+1; 0: read anew). oldByHash finds the
 	// old content a file read again holds (a file whose times alone
 	// moved, a copy of a file the index holds): oldContent then names
 	// its old file (+1) instead of cids a new content.
-	var oldOf, reused, oldContent []int32
-	oldByHash := map[[sha256.Size]byte]int32{}
-	if old != nil {
-		oldContent = make([]int32, len(names))
-		for j := range old.nfiles {
-			if _, indexed := old.fileMeta(j); indexed {
-				if h := old.hash(old.content(j)); h != ([sha256.Size]byte{}) {
-					oldByHash[h] = int32(j)
-				}
-			}
-		}
-		oldOf, reused = make([]int32, len(names)), make([]int32, len(names))
-		j := 0
-		for i, n := range names {
-			for j < old.nfiles && string(old.nameBytes(j)) < n {
-				j++
-			}
-			oldOf[i] = -1
-			if j < old.nfiles && string(old.nameBytes(j)) == n {
-				oldOf[i] = int32(j)
+	oldOf, reused, oldContent []int32
+	oldByHash                 map[[sha256.Size]byte]int32
+
+	mu         sync.Mutex
+	next, done int // the first name no goroutine took; names done
+	firstErr   error
+}
+
+// contentInfo is a content read by the update.
+type contentInfo struct {
+	ok      bool
+	text    bool   // no NUL byte
+	base, n uint32 // its chunks' ids
+	sum     [sha256.Size]byte
+}
+
+// scratch is a worker slot's memory for trigram extraction.
+type scratch struct {
+	seen  []uint64
+	nexts []uint8
+	tris  []uint32
+	ends  []int
+}
+
+// plan sets an update up: its per-name tables, the worker slots, and
+// with old, which old file each name is and old's contents by hash.
+func (b *builder) plan(ctx context.Context, root *os.Root, old *Index, names []string) *updateState {
+	u := &updateState{b: b, ctx: ctx, root: root, old: old, names: names, st: buildStats{Files: len(names)},
+		metas: make([]meta, len(names)), flags: make([]uint32, len(names)),
+		byInode: map[[2]uint64]int32{}, byHash: map[[sha256.Size]byte]uint32{},
+		owner: make([]int32, len(names)), cids: make([]uint32, len(names)),
+		oldByHash: map[[sha256.Size]byte]int32{}}
+	// Reading waits on the disk more than on the processor: more
+	// goroutines read than the workers the build may keep busy, and
+	// hashing and trigram extraction take one of b.workers slots, each
+	// with its scratch (18 MiB: a bit and a pair mask per trigram).
+	u.slots = make(chan *scratch, b.workers)
+	for range b.workers {
+		u.slots <- &scratch{seen: make([]uint64, maxTrigram/64), nexts: make([]uint8, maxTrigram)}
+	}
+	if old == nil {
+		return u
+	}
+	u.oldContent = make([]int32, len(names))
+	for j := range old.nfiles {
+		if _, indexed := old.fileMeta(j); indexed {
+			if h := old.hash(old.content(j)); h != ([sha256.Size]byte{}) {
+				u.oldByHash[h] = int32(j)
 			}
 		}
 	}
-	var next, done int
-	var mu sync.Mutex
-	var firstErr error
+	u.oldOf, u.reused = make([]int32, len(names)), make([]int32, len(names))
+	j := 0
+	for i, n := range names {
+		for j < old.nfiles && string(old.nameBytes(j)) < n {
+			j++
+		}
+		u.oldOf[i] = -1
+		if j < old.nfiles && string(old.nameBytes(j)) == n {
+			u.oldOf[i] = int32(j)
+		}
+	}
+	return u
+}
+
+// scan keeps or reads every name with b.workers*readersPerWorker
+// goroutines, then gives each content not indexed an id (which no
+// posting names).
+func (u *updateState) scan() error {
 	var wg sync.WaitGroup
-	for range b.workers * readersPerWorker {
+	for range u.b.workers * readersPerWorker {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
-			ds := &dirStat{root: root}
-			defer ds.close()
-			var at, end int // this goroutine's batch of names: a directory's files come together
-			for {
-				if at == end {
-					b.yield()
-					mu.Lock()
-					at, end = next, min(next+batchNames, len(names))
-					next = end
-					mu.Unlock()
-				}
-				if at >= len(names) || ctx.Err() != nil {
-					return
-				}
-				i := at
-				at++
-				if old != nil && oldOf[i] >= 0 {
-					was, indexed := old.fileMeta(int(oldOf[i]))
-					keep := indexed && b.listed != nil && b.listed[i].size == was.size && b.listed[i].mtime == was.mtime
-					if indexed && !keep {
-						m, ok := ds.stat(names[i])
-						keep = ok && was == m
-					}
-					if keep {
-						reused[i] = oldOf[i] + 1
-						mu.Lock()
-						done++
-						st.Reused++
-						if b.report != nil {
-							b.report(done, len(names))
-						}
-						mu.Unlock()
-						continue
-					}
-				}
-				f, m, key, err := openForIndex(root, names[i])
-				metas[i] = m
-				owner[i] = int32(i)
-				if err == nil && key[1] != 0 {
-					mu.Lock()
-					if j, shared := byInode[key]; shared {
-						owner[i] = j
-					} else {
-						byInode[key] = int32(i)
-					}
-					mu.Unlock()
-				}
-				var data []byte
-				ok := false
-				if err == nil {
-					if owner[i] == int32(i) {
-						data, ok = readForIndex(f, m, b.settle, &buf)
-					}
-					f.Close()
-				}
-				var sc *scratch
-				if ok {
-					sc = <-slots
-				}
-				fresh := false // the first file of its content: indexed here
-				var cid uint32
-				if ok {
-					sum := sha256.Sum256(data)
-					if j, had := oldByHash[sum]; had {
-						oldContent[i] = j + 1
-						mu.Lock()
-						st.Known++
-						mu.Unlock()
-					} else {
-						mu.Lock()
-						var dup bool
-						if cid, dup = byHash[sum]; !dup {
-							cid = newContent()
-							contents[cid].sum = sum
-							byHash[sum] = cid
-							fresh = true
-						}
-						cids[i] = cid
-						mu.Unlock()
-					}
-				} else if owner[i] == int32(i) {
-					mu.Lock()
-					cids[i] = newContent() // not indexed: an id no posting names
-					mu.Unlock()
-				}
-				if fresh {
-					var base uint32
-					sc.tris, sc.ends = chunkTrigrams(data, sc.seen, sc.nexts, sc.tris[:0], sc.ends[:0])
-					tris, ends := sc.tris, sc.ends
-					indexed := len(tris) <= maxFilePairs
-					if indexed {
-						base = nextID.Add(uint32(len(ends))) - uint32(len(ends))
-						from := 0
-						for k, end := range ends {
-							if err := b.add(tris[from:end], base+uint32(k)); err != nil {
-								mu.Lock()
-								firstErr = cmpOr(firstErr, err)
-								mu.Unlock()
-								slots <- sc
-								return
-							}
-							from = end
-						}
-					}
-					mu.Lock()
-					if indexed {
-						contents[cid] = content{ok: true, text: bytes.IndexByte(data, 0) < 0, base: base, n: uint32(len(ends)), sum: contents[cid].sum}
-						st.Bytes += int64(len(data))
-					}
-					mu.Unlock()
-				}
-				if sc != nil {
-					slots <- sc
-				}
-				if cap(buf) > 16<<20 {
-					buf = nil // a rare big file's buffer is not kept for the rest
-				}
-				mu.Lock()
-				done++
-				if ok {
-					st.Read += int64(len(data))
-				}
-				if b.report != nil {
-					b.report(done, len(names))
-				}
-				mu.Unlock()
-			}
+			u.readNames()
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return st, err
+	if err := u.ctx.Err(); err != nil {
+		return err
 	}
-	if firstErr != nil {
-		return st, firstErr
+	if u.firstErr != nil {
+		return u.firstErr
 	}
-	st.Contents = len(contents)
-	// A content not indexed still gets an id, which no posting names.
-	for i := range contents {
-		if !contents[i].ok {
-			contents[i].base, contents[i].n = nextID.Add(1)-1, 1
+	u.st.Contents = len(u.contents)
+	for i := range u.contents {
+		if !u.contents[i].ok {
+			u.contents[i].base, u.contents[i].n = u.nextID.Add(1)-1, 1
 		}
 	}
-	// The old contents some file keeps are renumbered from 0, in their
-	// order (so each old posting list stays ascending); the new ones
-	// follow them.
-	var remap []uint32
-	live := uint32(0)
-	if old != nil {
-		remap = make([]uint32, old.ncontent)
-		for i := range remap {
-			remap[i] = deadContent
+	return nil
+}
+
+// readNames is one reading goroutine: it takes batches of consecutive
+// names (a directory's files come together) until none is left, the
+// context ends or a run cannot be spilled.
+func (u *updateState) readNames() {
+	var buf []byte
+	ds := &dirStat{root: u.root}
+	defer ds.close()
+	var at, end int // this goroutine's batch of names
+	for {
+		if at == end {
+			u.b.yield()
+			u.mu.Lock()
+			at, end = u.next, min(u.next+batchNames, len(u.names))
+			u.next = end
+			u.mu.Unlock()
 		}
-		for _, keep := range [][]int32{reused, oldContent} {
-			for _, r := range keep {
-				if r > 0 {
-					c, n := old.content(int(r-1)), old.chunks(int(r-1))
-					for id := c; id < c+n; id++ {
-						remap[id] = 0
-					}
+		if at >= len(u.names) || u.ctx.Err() != nil {
+			return
+		}
+		i := at
+		at++
+		if u.reuse(i, ds) {
+			continue
+		}
+		if err := u.read(i, &buf); err != nil {
+			u.mu.Lock()
+			u.firstErr = cmpOr(u.firstErr, err)
+			u.mu.Unlock()
+			return
+		}
+	}
+}
+
+// reuse reports whether name i keeps its old record unread: old indexed
+// it, and the listing's size and time, or else a stat, find the
+// metadata old recorded.
+func (u *updateState) reuse(i int, ds *dirStat) bool {
+	if u.old == nil || u.oldOf[i] < 0 {
+		return false
+	}
+	was, indexed := u.old.fileMeta(int(u.oldOf[i]))
+	listed := u.b.listed
+	keep := indexed && listed != nil && listed[i].size == was.size && listed[i].mtime == was.mtime
+	if indexed && !keep {
+		m, ok := ds.stat(u.names[i])
+		keep = ok && was == m
+	}
+	if !keep {
+		return false
+	}
+	u.reused[i] = u.oldOf[i] + 1
+	u.mu.Lock()
+	u.done++
+	u.st.Reused++
+	if u.b.report != nil {
+		u.b.report(u.done, len(u.names))
+	}
+	u.mu.Unlock()
+	return true
+}
+
+// read reads name i (unless another name of its inode stands for it),
+// finds its content by hash and, the first time a content is met, posts
+// its trigrams; buf is the goroutine's read buffer. An error is a run
+// that could not be spilled.
+func (u *updateState) read(i int, buf *[]byte) error {
+	data, ok := u.open(i, buf)
+	var sc *scratch
+	if ok {
+		sc = <-u.slots
+	}
+	cid, fresh := u.identify(i, data, ok)
+	if fresh {
+		if err := u.post(sc, data, cid); err != nil {
+			u.slots <- sc
+			return err
+		}
+	}
+	if sc != nil {
+		u.slots <- sc
+	}
+	if cap(*buf) > 16<<20 {
+		*buf = nil // a rare big file's buffer is not kept for the rest
+	}
+	u.mu.Lock()
+	u.done++
+	if ok {
+		u.st.Read += int64(len(data))
+	}
+	if u.b.report != nil {
+		u.b.report(u.done, len(u.names))
+	}
+	u.mu.Unlock()
+	return nil
+}
+
+// open opens name i, notes its metadata and the name that owns its
+// inode (the first met), and reads it if it is that owner and its
+// content can be indexed (readForIndex).
+func (u *updateState) open(i int, buf *[]byte) (data []byte, ok bool) {
+	f, m, key, err := openForIndex(u.root, u.names[i])
+	u.metas[i] = m
+	u.owner[i] = int32(i)
+	if err == nil && key[1] != 0 {
+		u.mu.Lock()
+		if j, shared := u.byInode[key]; shared {
+			u.owner[i] = j
+		} else {
+			u.byInode[key] = int32(i)
+		}
+		u.mu.Unlock()
+	}
+	if err == nil {
+		if u.owner[i] == int32(i) {
+			data, ok = readForIndex(f, m, u.b.settle, buf)
+		}
+		f.Close()
+	}
+	return data, ok
+}
+
+// identify finds the content of name i's data by its SHA-256: one old
+// holds (noted in oldContent), one read before, or a new one, which
+// this name posts (fresh). An owner whose data cannot be indexed (ok
+// false) gets a content of its own that no posting names.
+func (u *updateState) identify(i int, data []byte, ok bool) (cid uint32, fresh bool) {
+	if !ok {
+		if u.owner[i] == int32(i) {
+			u.mu.Lock()
+			u.cids[i] = u.newContent()
+			u.mu.Unlock()
+		}
+		return 0, false
+	}
+	sum := sha256.Sum256(data)
+	if j, had := u.oldByHash[sum]; had {
+		u.oldContent[i] = j + 1
+		u.mu.Lock()
+		u.st.Known++
+		u.mu.Unlock()
+		return 0, false
+	}
+	u.mu.Lock()
+	var dup bool
+	if cid, dup = u.byHash[sum]; !dup {
+		cid = u.newContent()
+		u.contents[cid].sum = sum
+		u.byHash[sum] = cid
+		fresh = true
+	}
+	u.cids[i] = cid
+	u.mu.Unlock()
+	return cid, fresh
+}
+
+// newContent adds a content and returns its id; u.mu is held.
+func (u *updateState) newContent() uint32 {
+	u.contents = append(u.contents, contentInfo{})
+	return uint32(len(u.contents) - 1)
+}
+
+// post extracts the trigrams of content cid's chunks, read as data, and
+// adds them under ids of their own; a content with more pairs than
+// maxFilePairs stays unindexed.
+func (u *updateState) post(sc *scratch, data []byte, cid uint32) error {
+	sc.tris, sc.ends = chunkTrigrams(data, sc.seen, sc.nexts, sc.tris[:0], sc.ends[:0])
+	tris, ends := sc.tris, sc.ends
+	if len(tris) > maxFilePairs {
+		return nil
+	}
+	base := u.nextID.Add(uint32(len(ends))) - uint32(len(ends))
+	from := 0
+	for k, end := range ends {
+		if err := u.b.add(tris[from:end], base+uint32(k)); err != nil {
+			return err
+		}
+		from = end
+	}
+	u.mu.Lock()
+	u.contents[cid] = contentInfo{ok: true, text: bytes.IndexByte(data, 0) < 0, base: base, n: uint32(len(ends)), sum: u.contents[cid].sum}
+	u.st.Bytes += int64(len(data))
+	u.mu.Unlock()
+	return nil
+}
+
+// renumber numbers the old contents some file keeps from 0, in their
+// order (so each old posting list stays ascending); the new ones follow
+// them, from live. remap gives each old content's new id, or
+// deadContent; it is nil without an old index.
+func (u *updateState) renumber() (remap []uint32, live uint32) {
+	old := u.old
+	if old == nil {
+		return nil, 0
+	}
+	remap = make([]uint32, old.ncontent)
+	for i := range remap {
+		remap[i] = deadContent
+	}
+	for _, keep := range [][]int32{u.reused, u.oldContent} {
+		for _, r := range keep {
+			if r > 0 {
+				c, n := old.content(int(r-1)), old.chunks(int(r-1))
+				for id := c; id < c+n; id++ {
+					remap[id] = 0
 				}
 			}
 		}
-		for id, r := range remap {
-			if r != deadContent {
-				remap[id] = live
-				live++
-			}
+	}
+	for id, r := range remap {
+		if r != deadContent {
+			remap[id] = live
+			live++
 		}
 	}
-	ids := make([]uint32, len(names))
-	nchunks := make([]uint32, len(names))
-	for i := range names {
-		if old != nil && reused[i] > 0 {
-			j := int(reused[i] - 1)
+	return remap, live
+}
+
+// records gives each name its first content id, chunk count and flags:
+// from its old record when kept, from the old content its inode's owner
+// read again, or from the content read now. A name is indexed only when
+// its metadata is its owner's as read.
+func (u *updateState) records(remap []uint32, live uint32) (ids, nchunks []uint32) {
+	old, metas, flags := u.old, u.metas, u.flags
+	ids = make([]uint32, len(u.names))
+	nchunks = make([]uint32, len(u.names))
+	for i := range u.names {
+		if old != nil && u.reused[i] > 0 {
+			j := int(u.reused[i] - 1)
 			metas[i], _ = old.fileMeta(j)
 			ids[i], nchunks[i] = remap[old.content(j)], uint32(old.chunks(j))
 			flags[i] = binary.LittleEndian.Uint32(old.rec(j)[12:]) & (flagIndexed | flagText)
-			st.Indexed++
+			u.st.Indexed++
 			continue
 		}
-		o := owner[i]
-		if old != nil && oldContent[o] > 0 {
-			j := int(oldContent[o] - 1)
+		o := u.owner[i]
+		if old != nil && u.oldContent[o] > 0 {
+			j := int(u.oldContent[o] - 1)
 			ids[i], nchunks[i] = remap[old.content(j)], uint32(old.chunks(j))
 			if metas[o] == metas[i] {
 				flags[i] = binary.LittleEndian.Uint32(old.rec(j)[12:]) & (flagIndexed | flagText)
-				st.Indexed++
+				u.st.Indexed++
 			}
 			continue
 		}
-		c := contents[cids[o]]
+		c := u.contents[u.cids[o]]
 		ids[i], nchunks[i] = live+c.base, c.n
 		if c.ok && metas[o] == metas[i] {
 			flags[i] = flagIndexed
 			if c.text {
 				flags[i] |= flagText
 			}
-			st.Indexed++
+			u.st.Indexed++
 		}
 	}
-	if uint64(live)+uint64(nextID.Load()) > 1<<32-1 {
-		return st, fmt.Errorf("more contents than an index numbers")
+	return ids, nchunks
+}
+
+// hashes is the index's table of content hashes: the old contents kept,
+// then the new ones (a content not indexed keeps zeros).
+func (u *updateState) hashes(remap []uint32, live uint32) ([]byte, error) {
+	n := u.nextID.Load()
+	if uint64(live)+uint64(n) > 1<<32-1 {
+		return nil, fmt.Errorf("more contents than an index numbers")
 	}
-	hashes := make([]byte, (int(live)+int(nextID.Load()))*hashSize)
+	hashes := make([]byte, (int(live)+int(n))*hashSize)
 	for id, r := range remap {
 		if r != deadContent {
-			h := old.hash(id)
+			h := u.old.hash(id)
 			copy(hashes[int(r)*hashSize:], h[:])
 		}
 	}
-	for _, c := range contents {
+	for _, c := range u.contents {
 		if c.ok {
 			copy(hashes[int(live+c.base)*hashSize:], c.sum[:])
 		}
 	}
-	b.offset, b.old, b.remap = uint64(live)<<8, old, remap
-	defer func() { b.pairs, b.old, b.remap = nil, nil, nil }() // a builder may be used again
-	merge := time.Now()
-	if err := b.write(names, metas, flags, ids, nchunks, hashes, out); err != nil {
-		return st, err
-	}
-	st.Took, st.Merge = time.Since(start), time.Since(merge)
-	return st, nil
+	return hashes, nil
 }
 
 func cmpOr(a, b error) error {
