@@ -753,6 +753,13 @@ func (b *builder) cleanRuns() {
 
 // write merges the runs and the pairs in memory into the index file out,
 // written beside it under a temporary name and renamed into place.
+//
+// The file is written in one pass: a header of zeros first, the records
+// and names (writeFiles), the postings as the merge yields them
+// (mergePostings), then the trigram table and the hashes; the header is
+// filled in at the end, and the checksum read back from the file (seal;
+// no temporary copy of the postings: on the 20 GB tree that copy was as
+// big as the index).
 func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchunks []uint32, hashes []byte, out string) (err error) {
 	ncontent := len(hashes) / hashSize
 	b.tmp = radixSort(b.pairs, b.tmp)
@@ -764,21 +771,9 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 			f.Close()
 		}
 	}()
-	for _, r := range b.runs {
-		f, err := os.Open(r)
-		if err != nil {
-			return err
-		}
-		opened = append(opened, f)
-		src.add(&runReader{r: f, add: b.offset})
+	if opened, err = b.openRuns(src); err != nil {
+		return err
 	}
-	src.add(&runReader{block: b.pairs, add: b.offset})
-
-	// The file is written in one pass: a header of zeros first, the
-	// records and names, the postings as the merge yields them, then the
-	// trigram table and the hashes; the header is filled in at the end,
-	// and the checksum read back from the file (no temporary copy of the
-	// postings: on the 20 GB tree that copy was as big as the index).
 	var nnames uint64
 	for _, n := range names {
 		nnames += uint64(len(n))
@@ -797,6 +792,49 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 		}
 	}()
 	w := bufio.NewWriterSize(f, 1<<16)
+	b.writeFiles(w, names, metas, flags, ids, nchunks)
+	pw := &postingWriter{w: w, cur: maxTrigram}
+	if err := b.mergePostings(src, pw); err != nil {
+		return err
+	}
+	// The runs are merged: their disk is freed before the rest is written.
+	for _, f := range opened {
+		f.Close()
+	}
+	opened = nil
+	b.cleanRuns()
+	w.Write(pw.table)
+	w.Write(hashes)
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	hdr := []byte(magic)
+	for _, v := range []uint64{uint64(len(names)), uint64(ncontent), uint64(len(pw.table) / trigRecSize), nnames, pw.postLen, uint64(len(b.root)), backend.ChunkSize} {
+		hdr = binary.LittleEndian.AppendUint64(hdr, v)
+	}
+	return seal(f, hdr, out)
+}
+
+// openRuns adds the run files and the pairs in memory to src; it
+// returns the files it opened, to be closed once merged (with an
+// error, those opened so far).
+func (b *builder) openRuns(src *merger) ([]*os.File, error) {
+	var opened []*os.File
+	for _, r := range b.runs {
+		f, err := os.Open(r)
+		if err != nil {
+			return opened, err
+		}
+		opened = append(opened, f)
+		src.add(&runReader{r: f, add: b.offset})
+	}
+	src.add(&runReader{block: b.pairs, add: b.offset})
+	return opened, nil
+}
+
+// writeFiles writes the header's zeros, the root, a record per file and
+// the names.
+func (b *builder) writeFiles(w *bufio.Writer, names []string, metas []meta, flags []uint32, ids, nchunks []uint32) {
 	le := binary.LittleEndian
 	w.Write(make([]byte, headerFixed))
 	w.WriteString(b.root)
@@ -819,70 +857,72 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 	for _, n := range names {
 		w.WriteString(n)
 	}
-	pw := w
-	var table []byte
-	var postLen uint64
-	var cur uint32 = maxTrigram // none yet
-	var count, last uint32
-	var countAt int
-	var vb [binary.MaxVarintLen64 + 1]byte
-	post1 := func(t, id uint32, mask uint8) {
-		if t != cur {
-			if cur != maxTrigram {
-				binary.LittleEndian.PutUint32(table[countAt:], count)
-			}
-			cur, count, last = t, 0, 0
-			countAt = len(table) + 4
-			table = binary.LittleEndian.AppendUint32(table, t)
-			table = binary.LittleEndian.AppendUint32(table, 0)
-			table = binary.LittleEndian.AppendUint64(table, postLen)
-		} else if id == last && count > 0 {
-			return
-		}
-		n := binary.PutUvarint(vb[:], uint64(id-last))
-		vb[n] = mask
-		pw.Write(vb[:n+1])
-		postLen += uint64(n + 1)
-		last = id
-		count++
+}
+
+// postingWriter writes the postings, trigram by trigram, and builds the
+// trigram table that points into them.
+type postingWriter struct {
+	w       *bufio.Writer
+	table   []byte
+	postLen uint64
+	cur     uint32 // the trigram being written; maxTrigram: none yet
+	count   uint32 // its postings so far
+	last    uint32 // its last content id
+	countAt int    // where its count goes in table
+	vb      [binary.MaxVarintLen64 + 1]byte
+}
+
+// post writes content id's posting of trigram t, starting t's list if
+// t is new; a second posting of the same id is dropped.
+func (pw *postingWriter) post(t, id uint32, mask uint8) {
+	if t != pw.cur {
+		pw.start(t, 0)
+	} else if id == pw.last && pw.count > 0 {
+		return
 	}
-	// An update's old postings come first in each trigram (their ids,
-	// renumbered, all precede the new ones), read straight from the old
-	// index rather than through the merge's heap: most of an update's
-	// postings are these.
-	var op *oldPostings
-	if b.old != nil {
-		// A content no posting names (not indexed: binary, not UTF-8,
-		// too big; read again by the update) may drop out without
-		// changing the rest: the build numbers those last.
-		posted := make([]bool, len(b.remap))
-		for j := range b.old.nfiles {
-			if _, indexed := b.old.fileMeta(j); indexed {
-				for c := b.old.content(j); c < b.old.content(j)+b.old.chunks(j); c++ {
-					posted[c] = true
-				}
-			}
-		}
-		op = &oldPostings{ix: b.old, remap: b.remap, same: true}
-		for id, r := range b.remap {
-			op.same = op.same && (r == uint32(id) || r == deadContent && !posted[id])
-		}
-		// Every old content kept under its id (times touched, files
-		// added): each old list is copied as it is, and the merge only
-		// learns its count and last id.
-		op.raw = func(t uint32, p []byte, n, lastID uint32) {
-			if cur != maxTrigram {
-				binary.LittleEndian.PutUint32(table[countAt:], count)
-			}
-			cur, count, last = t, n, lastID
-			countAt = len(table) + 4
-			table = binary.LittleEndian.AppendUint32(table, t)
-			table = binary.LittleEndian.AppendUint32(table, n)
-			table = binary.LittleEndian.AppendUint64(table, postLen)
-			pw.Write(p)
-			postLen += uint64(len(p))
-		}
+	n := binary.PutUvarint(pw.vb[:], uint64(id-pw.last))
+	pw.vb[n] = mask
+	pw.w.Write(pw.vb[:n+1])
+	pw.postLen += uint64(n + 1)
+	pw.last = id
+	pw.count++
+}
+
+// raw writes trigram t's list whole, as the old index holds it: n
+// postings, the last naming lastID. An update whose old contents all
+// keep their ids (times touched, files added) copies each old list so,
+// and the merge only learns its count and last id.
+func (pw *postingWriter) raw(t uint32, p []byte, n, lastID uint32) {
+	pw.start(t, n)
+	pw.last = lastID
+	pw.w.Write(p)
+	pw.postLen += uint64(len(p))
+}
+
+// start ends the trigram being written (its count into the table) and
+// starts t's table record, with n postings to come.
+func (pw *postingWriter) start(t, n uint32) {
+	pw.end()
+	pw.cur, pw.count, pw.last = t, n, 0
+	pw.countAt = len(pw.table) + 4
+	pw.table = binary.LittleEndian.AppendUint32(pw.table, t)
+	pw.table = binary.LittleEndian.AppendUint32(pw.table, n)
+	pw.table = binary.LittleEndian.AppendUint64(pw.table, pw.postLen)
+}
+
+// end fills in the count of the trigram being written, if any.
+func (pw *postingWriter) end() {
+	if pw.cur != maxTrigram {
+		binary.LittleEndian.PutUint32(pw.table[pw.countAt:], pw.count)
 	}
+}
+
+// mergePostings writes every posting through pw, in order: the merged
+// runs' pairs and, with an old index, its postings before the new ones
+// of each trigram (fromOld).
+func (b *builder) mergePostings(src *merger, pw *postingWriter) error {
+	op := b.fromOld(pw)
+	post := pw.post // one method value for every call of each
 	for n := 0; ; n++ {
 		if n%(1<<16) == 0 {
 			b.yield() // the merge, too, waits while searches run
@@ -896,33 +936,50 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 			upto = uint32(p.v >> 40)
 		}
 		if op != nil {
-			if err := op.each(upto, post1); err != nil {
+			if err := op.each(upto, post); err != nil {
 				return err
 			}
 		}
 		if !ok {
 			break
 		}
-		post1(uint32(p.v>>40), uint32(p.v>>8), uint8(p.v))
+		pw.post(uint32(p.v>>40), uint32(p.v>>8), uint8(p.v))
 	}
-	if cur != maxTrigram {
-		binary.LittleEndian.PutUint32(table[countAt:], count)
+	pw.end()
+	return nil
+}
+
+// fromOld reads an update's old postings (nil for a build). They come
+// first in each trigram (their ids, renumbered, all precede the new
+// ones), read straight from the old index rather than through the
+// merge's heap: most of an update's postings are these.
+func (b *builder) fromOld(pw *postingWriter) *oldPostings {
+	if b.old == nil {
+		return nil
 	}
-	// The runs are merged: their disk is freed before the rest is written.
-	for _, f := range opened {
-		f.Close()
+	// A content no posting names (not indexed: binary, not UTF-8,
+	// too big; read again by the update) may drop out without
+	// changing the rest: the build numbers those last.
+	posted := make([]bool, len(b.remap))
+	for j := range b.old.nfiles {
+		if _, indexed := b.old.fileMeta(j); indexed {
+			for c := b.old.content(j); c < b.old.content(j)+b.old.chunks(j); c++ {
+				posted[c] = true
+			}
+		}
 	}
-	opened = nil
-	b.cleanRuns()
-	w.Write(table)
-	w.Write(hashes)
-	if err := w.Flush(); err != nil {
-		return err
+	op := &oldPostings{ix: b.old, remap: b.remap, same: true, raw: pw.raw}
+	for id, r := range b.remap {
+		op.same = op.same && (r == uint32(id) || r == deadContent && !posted[id])
 	}
-	hdr := []byte(magic)
-	for _, v := range []uint64{uint64(len(names)), uint64(ncontent), uint64(len(table) / trigRecSize), nnames, postLen, uint64(len(b.root)), backend.ChunkSize} {
-		hdr = le.AppendUint64(hdr, v)
-	}
+	return op
+}
+
+// seal writes hdr over the start of f, appends the checksum of the
+// whole file read back, and renames f to out. The checksum trails the
+// file; the file reaches the disk before its name does, so a crash
+// leaves the old index or the new, whole.
+func seal(f *os.File, hdr []byte, out string) error {
 	if _, err := f.WriteAt(hdr, 0); err != nil {
 		return err
 	}
@@ -933,8 +990,6 @@ func (b *builder) write(names []string, metas []meta, flags []uint32, ids, nchun
 	if _, err := io.Copy(sum, f); err != nil {
 		return err
 	}
-	// The checksum trails the file; the file reaches the disk before its
-	// name does, so a crash leaves the old index or the new, whole.
 	if _, err := f.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32())); err != nil {
 		return err
 	}
