@@ -19,7 +19,13 @@ import (
 func TestPlainExitOverHTTPNeedsTheProfile(t *testing.T) {
 	for _, httpExit := range []bool{false, true} {
 		log := slog.New(slog.DiscardHandler)
-		tab := &toolkit.Table{Name: "plain", Wire: toolkit.Plain, HTTPExit: httpExit}
+		tab := &toolkit.Table{
+			Name: "plain",
+			Transport: toolkit.Transport{
+				Wire:     toolkit.Plain,
+				HTTPExit: httpExit,
+			},
+		}
 		srv := newServer(t, t.TempDir(), tab)
 		var exited atomic.Bool
 		hs := httptest.NewServer(srv.Handler(server.HTTPOptions{Log: log, OnExit: func() { exited.Store(true) }}))

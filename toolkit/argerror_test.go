@@ -40,12 +40,18 @@ func TestArgErrorIsTyped(t *testing.T) {
 		func(ctx context.Context, c *toolkit.Call, in argsIn) (*mcp.CallToolResult, error) {
 			return toolkit.Text("ok"), nil
 		})
-	cs := connect(t, &toolkit.Table{Name: "typed", Tools: []toolkit.Tool{tool}, Errors: func(err error) error {
-		if !errors.As(err, &seen) {
-			seen = nil
-		}
-		return err
-	}})
+	cs := connect(t, &toolkit.Table{
+		Name:  "typed",
+		Tools: []toolkit.Tool{tool},
+		Wording: toolkit.Wording{
+			Errors: func(err error) error {
+				if !errors.As(err, &seen) {
+					seen = nil
+				}
+				return err
+			},
+		},
+	})
 	for _, c := range []struct {
 		args    map[string]any
 		reason  toolkit.ArgReason

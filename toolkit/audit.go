@@ -176,3 +176,10 @@ func (e *Env) record(ctx context.Context, req *mcp.CallToolRequest, start time.T
 	entry.ArgKeys, entry.Paths = summarize(req.Params.Arguments)
 	e.Audit.write(entry)
 }
+
+// audit writes the call's line in the audit log when it ends.
+func audit(ctx context.Context, k *call, next func(context.Context)) {
+	start := time.Now()
+	next(ctx)
+	k.env.record(ctx, k.req, start, k.res, k.err, k.cause)
+}

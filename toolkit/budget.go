@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"strings"
@@ -264,4 +265,13 @@ func versionParts(v string) []int {
 		out = append(out, n)
 	}
 	return out
+}
+
+// capAnswer gives the call its answer budget (--max-output, or the
+// client's own limit: BudgetFor), which the handler sees in Call.Output,
+// and cuts the answer to it.
+func capAnswer(ctx context.Context, k *call, next func(context.Context)) {
+	k.budget = k.env.Limits.BudgetFor(k.req.ClientInfo())
+	next(ctx)
+	capResult(k.res, k.budget)
 }

@@ -27,8 +27,7 @@ type sizeIn struct {
 // error codes.
 func exampleTable() *toolkit.Table {
 	return &toolkit.Table{
-		Name:  "example",
-		Paths: toolkit.RelativeToRoot,
+		Name: "example",
 		Tools: []toolkit.Tool{toolkit.Bind(&mcp.Tool{Name: "size", Description: "Size of a file in bytes.",
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 			func(ctx context.Context, c *toolkit.Call, in sizeIn) (*mcp.CallToolResult, error) {
@@ -42,11 +41,16 @@ func exampleTable() *toolkit.Table {
 				}
 				return toolkit.Text(fmt.Sprintf("%d bytes", st.Size)), nil
 			})},
-		Errors: func(err error) error {
-			if fault.KindOf(err) == fault.NotFound {
-				return &jsonrpc.Error{Code: 1002, Message: "no such file"}
-			}
-			return err
+		Arguments: toolkit.Arguments{
+			Paths: toolkit.RelativeToRoot,
+		},
+		Wording: toolkit.Wording{
+			Errors: func(err error) error {
+				if fault.KindOf(err) == fault.NotFound {
+					return &jsonrpc.Error{Code: 1002, Message: "no such file"}
+				}
+				return err
+			},
 		},
 	}
 }

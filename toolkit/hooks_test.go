@@ -51,7 +51,13 @@ func text(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextCont
 // additionalProperties: false); RefuseExtra answers them with -32602.
 func TestExtraArgs(t *testing.T) {
 	ctx := context.Background()
-	lax := connect(t, &toolkit.Table{Name: "lax", Tools: []toolkit.Tool{echo("say")}, ExtraArgs: toolkit.IgnoreExtra})
+	lax := connect(t, &toolkit.Table{
+		Name:  "lax",
+		Tools: []toolkit.Tool{echo("say")},
+		Arguments: toolkit.Arguments{
+			ExtraArgs: toolkit.IgnoreExtra,
+		},
+	})
 	res, err := lax.CallTool(ctx, &mcp.CallToolParams{Name: "say", Arguments: map[string]any{"text": "hi", "context": 3}})
 	if err != nil || res.IsError || text(res) != "hi" {
 		t.Fatalf("ignored extra: %v %v", res, err)
@@ -75,8 +81,13 @@ func TestExtraArgs(t *testing.T) {
 // an isError result, a *jsonrpc.Error with its code.
 func TestUnknownTool(t *testing.T) {
 	ctx := context.Background()
-	soft := connect(t, &toolkit.Table{Name: "soft", Tools: []toolkit.Tool{echo("say")},
-		UnknownTool: func(name string) error { return errors.New("unknown tool: " + name) }})
+	soft := connect(t, &toolkit.Table{
+		Name:  "soft",
+		Tools: []toolkit.Tool{echo("say")},
+		Wording: toolkit.Wording{
+			UnknownTool: func(name string) error { return errors.New("unknown tool: " + name) },
+		},
+	})
 	res, err := soft.CallTool(ctx, &mcp.CallToolParams{Name: "nope"})
 	if err != nil || !res.IsError || text(res) != "unknown tool: nope" {
 		t.Fatalf("soft: %v %v", res, err)
@@ -84,8 +95,13 @@ func TestUnknownTool(t *testing.T) {
 	if res, err := soft.CallTool(ctx, &mcp.CallToolParams{Name: "say", Arguments: map[string]any{"text": "x"}}); err != nil || text(res) != "x" {
 		t.Fatalf("known tool after hook: %v %v", res, err)
 	}
-	hard := connect(t, &toolkit.Table{Name: "hard", Tools: []toolkit.Tool{echo("say")},
-		UnknownTool: func(name string) error { return &jsonrpc.Error{Code: -32601, Message: "Unknown tool: " + name} }})
+	hard := connect(t, &toolkit.Table{
+		Name:  "hard",
+		Tools: []toolkit.Tool{echo("say")},
+		Wording: toolkit.Wording{
+			UnknownTool: func(name string) error { return &jsonrpc.Error{Code: -32601, Message: "Unknown tool: " + name} },
+		},
+	})
 	_, err = hard.CallTool(ctx, &mcp.CallToolParams{Name: "nope"})
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code != -32601 || !strings.Contains(rpc.Message, "Unknown tool: nope") {

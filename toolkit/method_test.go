@@ -42,14 +42,18 @@ func TestMethodAndInitializeShape(t *testing.T) {
 				}
 				return &greetResult{Greeting: "hello " + p.Name}, nil
 			})},
-		Errors: func(err error) error {
-			if fault.KindOf(err) == fault.Outside {
-				return &jsonrpc.Error{Code: 1002, Message: "not here: " + fault.PathOf(err)}
-			}
-			return err
+		Handshake: toolkit.Handshake{
+			Initialize: func(res mcp.Result) mcp.Result {
+				return toolkit.Reshape(res, func(m map[string]any) { m["greeter"] = true })
+			},
 		},
-		Initialize: func(res mcp.Result) mcp.Result {
-			return toolkit.Reshape(res, func(m map[string]any) { m["greeter"] = true })
+		Wording: toolkit.Wording{
+			Errors: func(err error) error {
+				if fault.KindOf(err) == fault.Outside {
+					return &jsonrpc.Error{Code: 1002, Message: "not here: " + fault.PathOf(err)}
+				}
+				return err
+			},
 		},
 	}
 	profiletest.Golden(t, []*toolkit.Table{tab}, "testdata/*.txtar")

@@ -34,7 +34,12 @@ func TestCheckNamesBothProfiles(t *testing.T) {
 		t.Errorf("clash: %v", err)
 	}
 	// The plain front serves standard clients too: the union speaks it.
-	c := &toolkit.Table{Name: "gamma", Wire: toolkit.Plain}
+	c := &toolkit.Table{
+		Name: "gamma",
+		Transport: toolkit.Transport{
+			Wire: toolkit.Plain,
+		},
+	}
 	if err := toolkit.Check([]*toolkit.Table{a, c}); err != nil {
 		t.Errorf("standard and plain: %v", err)
 	}
@@ -46,7 +51,13 @@ func TestCheckNamesBothProfiles(t *testing.T) {
 // A table that loads up front a tool it does not define (a misspelt
 // name) is refused when it is checked, naming the profile and the name.
 func TestCheckRefusesUpfrontWithoutTool(t *testing.T) {
-	a := &toolkit.Table{Name: "alpha", Tools: []toolkit.Tool{echo("say")}, Upfront: []string{"say"}}
+	a := &toolkit.Table{
+		Name:  "alpha",
+		Tools: []toolkit.Tool{echo("say")},
+		Listing: toolkit.Listing{
+			Upfront: []string{"say"},
+		},
+	}
 	if err := toolkit.Check([]*toolkit.Table{a}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"context"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
@@ -50,4 +51,12 @@ func (r *releaser) releaseIfLarge(since uint64) {
 	defer r.releasing.Store(false)
 	r.released.Store(now)
 	debug.FreeOSMemory()
+}
+
+// release hands the memory a large call freed back to the system when
+// it ends.
+func release(ctx context.Context, k *call, next func(context.Context)) {
+	since := allocated()
+	next(ctx)
+	k.env.memory.releaseIfLarge(since)
 }

@@ -262,3 +262,37 @@ func (s *Sessions) stateMAC(payload []byte) []byte {
 	h.Write(payload)
 	return h.Sum(nil)
 }
+
+// enter gives the call its sandbox: the session's roots, the client's
+// roots for this call (or a roots request it answers by calling again),
+// then narrowed by _meta.allowed_dirs; each closed when the call ends.
+func enter(ctx context.Context, k *call, next func(context.Context)) {
+	base, err := k.env.baseSandbox(ctx, k.req.Session)
+	if err != nil {
+		k.err = err
+		return
+	}
+	roots, ask, err := k.env.callRoots(k.req, base)
+	if err != nil {
+		k.err = err
+		return
+	}
+	if ask != nil {
+		k.res = ask // the client answers by calling again
+		return
+	}
+	if roots != base {
+		defer roots.Close()
+		base = roots
+	}
+	sb, err := k.env.sandboxFor(base, k.req)
+	if err != nil {
+		k.err = k.tab.refusal(err, base)
+		return
+	}
+	if sb != base {
+		defer sb.Close()
+	}
+	k.base, k.sb = base, sb
+	next(ctx)
+}

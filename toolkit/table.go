@@ -11,25 +11,39 @@ import (
 
 // Table is one profile: the face fsmcp shows a client written for some
 // other server. Everything in it adapts; the work is done by the core.
+// Its fields come in groups, by what they are for: what is served, how
+// arguments are read, the handshake, the words of errors, what tools/list
+// shows, and the transport.
 type Table struct {
 	Name  string // as --profile names it
 	Tools []Tool
 	// Methods are direct JSON-RPC methods besides the MCP ones
 	// (catalog/create).
 	Methods []Method
-	// Errors maps a handler's error (a core error, see fault.KindOf, or
-	// an argument error: *jsonrpc.Error -32602) to what the client gets:
-	// a plain error becomes an isError result with its text, a
-	// *jsonrpc.Error a protocol error with its code. nil keeps errors as
-	// they are.
-	Errors func(error) error
+	// Resources, when --resources is on, shapes the resource answers.
+	Resources *ResourceShape
+	Arguments
+	Handshake
+	Wording
+	Listing
+	Transport
+}
+
+// Arguments is how a table reads tool arguments.
+type Arguments struct {
 	// Paths is how tool arguments name files.
 	Paths PathRule
-	// NameRoots ends every outside refusal (fault.Outside) of a tool with
-	// the call's allowed directories, before Errors sees it: `path X is
-	// outside allowed directories: /a, /b` (SPEC §2: the agent is told its
-	// roots). Off for drop-ins whose original words refusals its own way.
-	NameRoots bool
+	// ExtraArgs is what happens to arguments a tool's schema does not
+	// name: refused with -32602 (RefuseExtra, the default: zod .strict()
+	// servers), or dropped before validation and left out of the schema's
+	// additionalProperties (IgnoreExtra: fsMCP, the official server), and
+	// maybe reported (ReportExtra: fsmcp).
+	ExtraArgs ExtraArgs
+}
+
+// Handshake is what a table answers before any tool runs: initialize,
+// the other standard methods, and the roots it serves by default.
+type Handshake struct {
 	// Instructions, when set, is the initialize answer's instructions for
 	// the server's configured roots (none: the client gives them), and
 	// whether a tool that runs commands (NeedsShell) is served. nil sends
@@ -56,15 +70,25 @@ type Table struct {
 	// default. An entry that names no directory is an error naming the
 	// variable: an empty path would serve the working directory.
 	DefaultRoots func(getenv func(string) string) ([]string, error)
-	// Resources, when --resources is on, shapes the resource answers.
-	Resources *ResourceShape
-	// Wire is the framing the profile's clients speak.
-	Wire Wire
-	// HTTPExit lets a plain `exit` POSTed over HTTP end the server, as the
-	// catalog's HTTP clients stop it. Off elsewhere: over HTTP any token
-	// holder could otherwise stop a server other clients use. (On stdio,
-	// exit always ends the process: the client owns it.)
-	HTTPExit bool
+}
+
+// Wording is how a table words what goes wrong.
+type Wording struct {
+	// Errors maps a handler's error (a core error, see fault.KindOf, or
+	// an argument error: *jsonrpc.Error -32602) to what the client gets:
+	// a plain error becomes an isError result with its text, a
+	// *jsonrpc.Error a protocol error with its code. nil keeps errors as
+	// they are.
+	Errors func(error) error
+	// NameRoots ends every outside refusal (fault.Outside) of a tool with
+	// the call's allowed directories, before Errors sees it: `path X is
+	// outside allowed directories: /a, /b` (SPEC §2: the agent is told its
+	// roots). Off for drop-ins whose original words refusals its own way.
+	NameRoots bool
+	// Explain, when set, may add to a handler's error what the call tells
+	// about it (the absolute path a relative one would have been, the
+	// nearest name that exists); it keeps the error's kind (wrap it).
+	Explain func(c *Call, err error) error
 	// UnknownTool is what a tools/call naming no served tool gets: a plain
 	// error becomes an isError result (fsMCP, the official server), a
 	// *jsonrpc.Error a protocol error with its code (peekaboo's -32601).
@@ -75,16 +99,11 @@ type Table struct {
 	// middleware: `method not found: "X"`). nil keeps the SDK's. With
 	// several tables the first wins.
 	UnknownMethod func(method string) string
-	// ExtraArgs is what happens to arguments a tool's schema does not
-	// name: refused with -32602 (RefuseExtra, the default: zod .strict()
-	// servers), or dropped before validation and left out of the schema's
-	// additionalProperties (IgnoreExtra: fsMCP, the official server), and
-	// maybe reported (ReportExtra: fsmcp).
-	ExtraArgs ExtraArgs
-	// Explain, when set, may add to a handler's error what the call tells
-	// about it (the absolute path a relative one would have been, the
-	// nearest name that exists); it keeps the error's kind (wrap it).
-	Explain func(c *Call, err error) error
+}
+
+// Listing is what a table's tools/list says about each tool beyond its
+// definition, for hosts that read it.
+type Listing struct {
 	// DeclareResultSize lists each tool with _meta["anthropic/maxResultSizeChars"]
 	// set to --max-output (at most 500000, Claude Code's ceiling): Claude
 	// Code documents it ("Raise the limit for a specific tool",
@@ -109,6 +128,17 @@ type Table struct {
 	// adds them to what its ToolSearch matches, so a deferred tool is
 	// found by what it does, not only by its name.
 	SearchHints map[string]string
+}
+
+// Transport is how a table's clients frame and end a session.
+type Transport struct {
+	// Wire is the framing the profile's clients speak.
+	Wire Wire
+	// HTTPExit lets a plain `exit` POSTed over HTTP end the server, as the
+	// catalog's HTTP clients stop it. Off elsewhere: over HTTP any token
+	// holder could otherwise stop a server other clients use. (On stdio,
+	// exit always ends the process: the client owns it.)
+	HTTPExit bool
 }
 
 // MetaMaxResultSize is the tools/list _meta key Claude Code reads for the

@@ -21,14 +21,22 @@ const Method = "catalog/create"
 // Table is the catalog profile.
 func Table() *toolkit.Table {
 	return &toolkit.Table{
-		Name:            Name,
-		Tools:           []toolkit.Tool{createTool()},
-		Methods:         []toolkit.Method{toolkit.NewMethod(Method, createMethod)},
-		Errors:          mapError,
-		Wire:            toolkit.Plain,
-		HTTPExit:        true,
-		ExtraArgs:       toolkit.IgnoreExtra, // the original reads two keys and ignores the rest
-		PlainInitialize: seedInitialize,
+		Name:    Name,
+		Tools:   []toolkit.Tool{createTool()},
+		Methods: []toolkit.Method{toolkit.NewMethod(Method, createMethod)},
+		Arguments: toolkit.Arguments{
+			ExtraArgs: toolkit.IgnoreExtra, // the original reads two keys and ignores the rest
+		},
+		Handshake: toolkit.Handshake{
+			PlainInitialize: seedInitialize,
+		},
+		Wording: toolkit.Wording{
+			Errors: mapError,
+		},
+		Transport: toolkit.Transport{
+			Wire:     toolkit.Plain,
+			HTTPExit: true,
+		},
 	}
 }
 

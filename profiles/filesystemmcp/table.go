@@ -27,17 +27,25 @@ func Table() *toolkit.Table {
 	return &toolkit.Table{
 		Name:  Name,
 		Tools: tools(),
-		Paths: toolkit.RelativeOnly,
-		// Its everyday tools: list, read, write, search contents and
-		// replace (its edit); docs/profiles.md, "Loaded up front".
-		Upfront:     []string{"list_files", "read_content", "write_content", "search_files", "replace_content"},
-		Errors:      protocolError,
-		UnknownTool: func(name string) error { return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
-		ExtraArgs:   toolkit.RefuseExtra, // its Zod schemas are .strict()
-		Initialize: func(res mcp.Result) mcp.Result {
-			return toolkit.ReshapeServerInfo(res, func(info map[string]any) {
-				info["name"], info["version"], info["description"] = serverName, serverVersion, serverDescription
-			})
+		Arguments: toolkit.Arguments{
+			Paths:     toolkit.RelativeOnly,
+			ExtraArgs: toolkit.RefuseExtra, // its Zod schemas are .strict()
+		},
+		Handshake: toolkit.Handshake{
+			Initialize: func(res mcp.Result) mcp.Result {
+				return toolkit.ReshapeServerInfo(res, func(info map[string]any) {
+					info["name"], info["version"], info["description"] = serverName, serverVersion, serverDescription
+				})
+			},
+		},
+		Wording: toolkit.Wording{
+			Errors:      protocolError,
+			UnknownTool: func(name string) error { return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
+		},
+		Listing: toolkit.Listing{
+			// Its everyday tools: list, read, write, search contents and
+			// replace (its edit); docs/profiles.md, "Loaded up front".
+			Upfront: []string{"list_files", "read_content", "write_content", "search_files", "replace_content"},
 		},
 	}
 }

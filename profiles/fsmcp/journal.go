@@ -140,9 +140,13 @@ func Undo() toolkit.Tool {
 // tools (--journal-tools); the fsmcp profile has them already.
 func JournalTable() *toolkit.Table {
 	return &toolkit.Table{
-		Name:   "journal-tools",
-		Tools:  []toolkit.Tool{History(), Undo()},
-		Paths:  toolkit.Absolute,
-		Errors: argumentErrorsAsText,
+		Name:  "journal-tools",
+		Tools: []toolkit.Tool{History(), Undo()},
+		Arguments: toolkit.Arguments{
+			Paths: toolkit.Absolute,
+		},
+		Wording: toolkit.Wording{
+			Errors: argumentErrorsAsText,
+		},
 	}
 }

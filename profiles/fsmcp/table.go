@@ -31,43 +31,53 @@ const Name = "fsmcp"
 // Table is the fsmcp profile.
 func Table() *toolkit.Table {
 	return &toolkit.Table{
-		Name:          Name,
-		Tools:         withHints(All()),
-		Paths:         toolkit.Absolute,
-		NameRoots:     true,
-		Instructions:  instructions,
-		Errors:        argumentErrorsAsText,
-		Explain:       explain,
-		Initialize:    advertiseContextSchema,
-		Answers:       map[string]func(mcp.Result) mcp.Result{"tools/list": withCategory},
-		UnknownTool:   func(name string) error { return fmt.Errorf("unknown tool: %s", name) },
-		UnknownMethod: func(method string) string { return "method not found: " + method },
-		// fsMCP ignores unknown arguments; fsmcp too, and says so.
-		ExtraArgs: toolkit.ReportExtra,
-		// Every answer fits --max-output; Claude Code is told so and
-		// keeps it whole (docs: "Raise the limit for a specific tool").
-		DeclareResultSize: true,
-		// What an agent reaches for on every task: read, search contents,
-		// find files, edit, write, and the confined shell (deferred, a
-		// model runs the host's own). The rest stay deferred and are
-		// found by name (docs/profiles.md, "Loaded up front").
-		Upfront: []string{"fs_read", "fs_grep", "fs_glob", "fs_edit", "fs_write", "fs_bash"},
-		// And the words they are searched for by.
-		SearchHints: map[string]string{
-			"fs_history": "history of file changes: what changed, recent edits, diff of a change, who changed a file",
-			"fs_undo":    "undo that: revert the last change, roll back, restore or take back edited, deleted or overwritten files",
-			"fs_list":    "list a directory: ls, tree, what files are here",
-			"fs_stat":    "file metadata: size, mode, owner, times, whether a path exists",
-			"fs_mkdir":   "make a directory: mkdir -p",
-			"fs_move":    "move or rename a file or directory: mv",
-			"fs_copy":    "copy a file or directory: cp -r",
-			"fs_delete":  "delete or remove a file or directory: rm -r",
-			"fs_catalog": "catalog a directory tree: every file with size and time, as TSV",
-			"fs_watch":   "watch files or a directory for changes: notifications",
+		Name:  Name,
+		Tools: withHints(All()),
+		Arguments: toolkit.Arguments{
+			Paths: toolkit.Absolute,
+			// fsMCP ignores unknown arguments; fsmcp too, and says so.
+			ExtraArgs: toolkit.ReportExtra,
 		},
-		// fsMCP answers tools/call without initialize (its own tests and
-		// simple hosts never send it): the plain front lets them.
-		Wire: toolkit.Plain,
+		Handshake: toolkit.Handshake{
+			Instructions: instructions,
+			Initialize:   advertiseContextSchema,
+			Answers:      map[string]func(mcp.Result) mcp.Result{"tools/list": withCategory},
+		},
+		Wording: toolkit.Wording{
+			NameRoots:     true,
+			Errors:        argumentErrorsAsText,
+			Explain:       explain,
+			UnknownTool:   func(name string) error { return fmt.Errorf("unknown tool: %s", name) },
+			UnknownMethod: func(method string) string { return "method not found: " + method },
+		},
+		Listing: toolkit.Listing{
+			// Every answer fits --max-output; Claude Code is told so and
+			// keeps it whole (docs: "Raise the limit for a specific tool").
+			DeclareResultSize: true,
+			// What an agent reaches for on every task: read, search contents,
+			// find files, edit, write, and the confined shell (deferred, a
+			// model runs the host's own). The rest stay deferred and are
+			// found by name (docs/profiles.md, "Loaded up front").
+			Upfront: []string{"fs_read", "fs_grep", "fs_glob", "fs_edit", "fs_write", "fs_bash"},
+			// And the words they are searched for by.
+			SearchHints: map[string]string{
+				"fs_history": "history of file changes: what changed, recent edits, diff of a change, who changed a file",
+				"fs_undo":    "undo that: revert the last change, roll back, restore or take back edited, deleted or overwritten files",
+				"fs_list":    "list a directory: ls, tree, what files are here",
+				"fs_stat":    "file metadata: size, mode, owner, times, whether a path exists",
+				"fs_mkdir":   "make a directory: mkdir -p",
+				"fs_move":    "move or rename a file or directory: mv",
+				"fs_copy":    "copy a file or directory: cp -r",
+				"fs_delete":  "delete or remove a file or directory: rm -r",
+				"fs_catalog": "catalog a directory tree: every file with size and time, as TSV",
+				"fs_watch":   "watch files or a directory for changes: notifications",
+			},
+		},
+		Transport: toolkit.Transport{
+			// fsMCP answers tools/call without initialize (its own tests and
+			// simple hosts never send it): the plain front lets them.
+			Wire: toolkit.Plain,
+		},
 	}
 }
 

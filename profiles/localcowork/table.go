@@ -48,32 +48,40 @@ func Table() *toolkit.Table {
 	// the enum and the bound with the original's words.
 	tools := []toolkit.Tool{listDir(), readFile(), writeFile(), moveFile(), copyFile(), deleteFile(), searchFiles(), getMetadata(), watchFolder()}
 	return &toolkit.Table{
-		Name:          Name,
-		Tools:         tools,
-		Errors:        argError,
-		Wire:          toolkit.Plain,
-		ExtraArgs:     toolkit.IgnoreExtra, // zod's z.object() strips unknown keys
-		UnknownTool:   unknownTool,
-		UnknownMethod: func(method string) string { return "Unknown method: " + method },
-		Initialize: func(res mcp.Result) mcp.Result {
-			res = toolkit.Reshape(res, func(m map[string]any) { m["tools"] = manifest(tools) })
-			return toolkit.ReshapeServerInfo(res, func(info map[string]any) {
-				info["name"], info["version"] = serverName, serverVersion
-			})
+		Name:  Name,
+		Tools: tools,
+		Arguments: toolkit.Arguments{
+			ExtraArgs: toolkit.IgnoreExtra, // zod's z.object() strips unknown keys
 		},
-		Answers: map[string]func(mcp.Result) mcp.Result{
-			"tools/list": withFlags,
-			"ping": func(res mcp.Result) mcp.Result {
-				return toolkit.Reshape(res, func(m map[string]any) { m["status"] = "ok" })
+		Handshake: toolkit.Handshake{
+			Initialize: func(res mcp.Result) mcp.Result {
+				res = toolkit.Reshape(res, func(m map[string]any) { m["tools"] = manifest(tools) })
+				return toolkit.ReshapeServerInfo(res, func(info map[string]any) {
+					info["name"], info["version"] = serverName, serverVersion
+				})
+			},
+			Answers: map[string]func(mcp.Result) mcp.Result{
+				"tools/list": withFlags,
+				"ping": func(res mcp.Result) mcp.Result {
+					return toolkit.Reshape(res, func(m map[string]any) { m["status"] = "ok" })
+				},
+			},
+			DefaultRoots: func(getenv func(string) string) ([]string, error) {
+				v := getenv("LOCALCOWORK_ALLOWED_PATHS")
+				dirs := filepath.SplitList(v)
+				if slices.Contains(dirs, "") {
+					return nil, fmt.Errorf("LOCALCOWORK_ALLOWED_PATHS %q has an empty entry, which would allow the working directory; remove it (an unset variable in the host's config?)", v)
+				}
+				return dirs, nil
 			},
 		},
-		DefaultRoots: func(getenv func(string) string) ([]string, error) {
-			v := getenv("LOCALCOWORK_ALLOWED_PATHS")
-			dirs := filepath.SplitList(v)
-			if slices.Contains(dirs, "") {
-				return nil, fmt.Errorf("LOCALCOWORK_ALLOWED_PATHS %q has an empty entry, which would allow the working directory; remove it (an unset variable in the host's config?)", v)
-			}
-			return dirs, nil
+		Wording: toolkit.Wording{
+			Errors:        argError,
+			UnknownTool:   unknownTool,
+			UnknownMethod: func(method string) string { return "Unknown method: " + method },
+		},
+		Transport: toolkit.Transport{
+			Wire: toolkit.Plain,
 		},
 	}
 }

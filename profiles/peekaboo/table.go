@@ -43,14 +43,6 @@ func Table() *toolkit.Table {
 	return &toolkit.Table{
 		Name:  Name,
 		Tools: []toolkit.Tool{SearchPath(), SearchContent()},
-		// Both: its files are resources, which no host defers; these two
-		// are how a model finds them (docs/profiles.md, "Loaded up front").
-		Upfront:     []string{"search_path", "search_content"},
-		Paths:       toolkit.Absolute,
-		Initialize:  identify,
-		Errors:      toolError,
-		UnknownTool: func(name string) error { return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
-		ExtraArgs:   toolkit.IgnoreExtra,
 		Resources: &toolkit.ResourceShape{
 			Always: true,
 			DepthFrom: func(getenv func(string) string) int {
@@ -62,6 +54,22 @@ func Table() *toolkit.Table {
 			Path:     uriPath,
 			Errors:   resourceError,
 			List:     func(res *mcp.ListResourcesResult) mcp.Result { return withMetadata(res, levels) },
+		},
+		Arguments: toolkit.Arguments{
+			Paths:     toolkit.Absolute,
+			ExtraArgs: toolkit.IgnoreExtra,
+		},
+		Handshake: toolkit.Handshake{
+			Initialize: identify,
+		},
+		Wording: toolkit.Wording{
+			Errors:      toolError,
+			UnknownTool: func(name string) error { return toolkit.RPCError(jsonrpc.CodeMethodNotFound, "Unknown tool: %s", name) },
+		},
+		Listing: toolkit.Listing{
+			// Both: its files are resources, which no host defers; these two
+			// are how a model finds them (docs/profiles.md, "Loaded up front").
+			Upfront: []string{"search_path", "search_content"},
 		},
 	}
 }

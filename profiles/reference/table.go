@@ -40,17 +40,25 @@ func Table() *toolkit.Table {
 			tool("get_file_info", fileInfo),
 			tool("list_allowed_directories", allowedDirectories),
 		},
-		Paths: toolkit.RelativeToContainingRoot,
-		// The official server's everyday tools: read, write, edit, find
-		// files by name and list a directory (it has no content search);
-		// docs/profiles.md, "Loaded up front".
-		Upfront: []string{"read_text_file", "write_file", "edit_file", "search_files", "list_directory"},
-		// The official server's McpServer answers a tool it lacks with an
-		// isError result, and keeps unknown arguments out of the way (zod
-		// objects strip them); args.go never looks at them.
-		UnknownTool: func(name string) error { return fmt.Errorf("MCP error -32602: Tool %s not found", name) },
-		Initialize:  serverInfo,
-		Answers:     map[string]func(mcp.Result) mcp.Result{"tools/list": officialAnnotations},
+		Arguments: toolkit.Arguments{
+			Paths: toolkit.RelativeToContainingRoot,
+		},
+		Handshake: toolkit.Handshake{
+			Initialize: serverInfo,
+			Answers:    map[string]func(mcp.Result) mcp.Result{"tools/list": officialAnnotations},
+		},
+		Wording: toolkit.Wording{
+			// The official server's McpServer answers a tool it lacks with an
+			// isError result, and keeps unknown arguments out of the way (zod
+			// objects strip them); args.go never looks at them.
+			UnknownTool: func(name string) error { return fmt.Errorf("MCP error -32602: Tool %s not found", name) },
+		},
+		Listing: toolkit.Listing{
+			// The official server's everyday tools: read, write, edit, find
+			// files by name and list a directory (it has no content search);
+			// docs/profiles.md, "Loaded up front".
+			Upfront: []string{"read_text_file", "write_file", "edit_file", "search_files", "list_directory"},
+		},
 	}
 }
 
