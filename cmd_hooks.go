@@ -18,6 +18,7 @@ import (
 	"github.com/fsmcp/fsmcp/internal/escape"
 	"github.com/fsmcp/fsmcp/journal"
 	"github.com/fsmcp/fsmcp/sandbox"
+	"github.com/fsmcp/fsmcp/toolkit"
 )
 
 const hooksUsage = `Usage: fsmcp hooks install|uninstall|status HOST [--project|--user]
@@ -241,13 +242,15 @@ func journalHostCall(host, dir, state string, in hookInput) string {
 	switch in.Event {
 	case "PreToolUse", "BeforeTool":
 		j.set.EndStaleHooks(o.dir, label, call)
-		var kept []string
+		// The host names files absolute or from its working directory;
+		// one outside DIR is not this journal's.
+		var kept []*sandbox.Path
 		for _, f := range files {
 			if !filepath.IsAbs(f) {
 				f = filepath.Join(in.Cwd, f)
 			}
-			if _, err := j.sb.Resolve(f); err == nil {
-				kept = append(kept, f)
+			if p, err := toolkit.Absolute.Resolve(j.sb, f); err == nil {
+				kept = append(kept, p)
 			}
 		}
 		if len(kept) == 0 || j.set.HookBegun(o.dir, call) {
@@ -255,12 +258,8 @@ func journalHostCall(host, dir, state string, in hookInput) string {
 		}
 		st := j.set.BeginHook(journal.Actor{Tool: in.Tool, Session: in.Session, Client: host}, j.sb.Roots(), call)
 		ctx := journal.With(context.Background(), st)
-		for _, f := range kept {
-			p, err := j.sb.Resolve(f)
-			if err == nil {
-				err = journal.Keep(ctx, p)
-			}
-			if err != nil {
+		for _, p := range kept {
+			if err := journal.Keep(ctx, p); err != nil {
 				st.Leave()
 				return "not journaled: " + err.Error()
 			}

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -199,35 +198,14 @@ func (r *Service) resolve(sb *sandbox.Sandbox, uri string) (*sandbox.Path, error
 	if r.shape != nil && r.shape.Path != nil {
 		return r.profilePath(sb, uri)
 	}
-	u, err := url.Parse(uri)
-	if err != nil {
-		return nil, uriError("resource URI %q is malformed: %v", uri, unwrapURL(err))
-	}
-	if u.Scheme != "file" {
-		return nil, uriError("resource URI %q: only file:// URIs are supported", uri)
-	}
-	if u.Host != "" {
-		return nil, uriError("resource URI %q: a file URI must have an empty host and an absolute path (file:///path)", uri)
-	}
-	if u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
-		return nil, uriError("resource URI %q: the path must be absolute (file:///path)", uri)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, uriError("resource URI %q: a query or fragment is not allowed", uri)
-	}
-	if strings.ContainsRune(u.Path, 0) {
-		return nil, uriError("resource URI %q: the path contains a NUL byte", uri)
-	}
-	for _, seg := range strings.Split(u.Path, "/") {
-		if seg == ".." || seg == "." {
-			return nil, uriError("resource URI %q: path traversal (%q) is not allowed", uri, seg)
-		}
-	}
-	p, err := sb.Resolve(u.Path)
-	if err != nil {
-		if sandbox.IsOutside(err) {
-			return nil, outsideURI(sb, uri)
-		}
+	p, err := toolkit.ResolveURI(sb, uri)
+	var bad *toolkit.URIError
+	switch {
+	case errors.As(err, &bad):
+		return nil, uriError("%s", bad.Error())
+	case sandbox.IsOutside(err):
+		return nil, outsideURI(sb, uri)
+	case err != nil:
 		return nil, uriError("resource URI %q: %v", uri, err)
 	}
 	return p, nil
@@ -245,10 +223,7 @@ func (r *Service) profilePath(sb *sandbox.Sandbox, uri string) (*sandbox.Path, e
 	if !filepath.IsAbs(path) && len(sb.Roots()) == 0 {
 		return nil, r.fail(fault.Errorf(fault.Outside, path, "no allowed directory to resolve %q in", path))
 	}
-	if path, err = toolkit.RelativeToRoot.Apply(sb, path); err != nil {
-		return nil, r.fail(err)
-	}
-	p, err := sb.Resolve(path)
+	p, err := toolkit.RelativeToRoot.Resolve(sb, path)
 	if err != nil {
 		return nil, r.fail(err)
 	}
@@ -272,14 +247,6 @@ func outsideURI(sb *sandbox.Sandbox, uri string) error {
 		return uriError("resource URI %q: %v", uri, toolkit.ErrNoRoots)
 	}
 	return uriError("resource URI %q is outside the allowed directories: %s", uri, strings.Join(roots, ", "))
-}
-
-func unwrapURL(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }
 
 // The list cursor is opaque to clients: the index of a root and the walk

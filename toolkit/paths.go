@@ -77,6 +77,17 @@ func (r PathRule) Apply(sb *sandbox.Sandbox, path string) (string, error) {
 	return joinRelative(roots[0], path), nil
 }
 
+// Resolve contains path, under the rule, in sb: Apply, then the
+// sandbox's own checks. Call.Resolve is this for a tool's argument;
+// resources and the hooks use it where there is no call.
+func (r PathRule) Resolve(sb *sandbox.Sandbox, path string) (*sandbox.Path, error) {
+	abs, err := r.Apply(sb, path)
+	if err != nil {
+		return nil, err
+	}
+	return sb.Resolve(abs)
+}
+
 // rooted reports whether path is rooted on no drive (Windows: \ws, /ws).
 func rooted(path string) bool {
 	return path != "" && os.IsPathSeparator(path[0]) && !filepath.IsAbs(path)
@@ -114,11 +125,7 @@ func (c *Call) Path(path string) string {
 // rule. With no roots at all it is ErrNoRoots, after the path's own checks
 // (a relative path is still told it must be absolute).
 func (c *Call) Resolve(path string) (*sandbox.Path, error) {
-	abs, err := c.Paths.Apply(c.Sandbox, path)
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.Sandbox.Resolve(abs)
+	p, err := c.Paths.Resolve(c.Sandbox, path)
 	if err != nil {
 		return nil, c.noRoots(err)
 	}
