@@ -48,7 +48,7 @@ test:
 	cd integration/mcpgo && ../../bin/testsummary -count=1 -timeout 30m ./...
 
 ## docs: rewrite the manual's generated parts (docs/flags.md's table and --help's text from flags.go,
-## docs/reference.md from the profiles' tables); make test fails when they differ
+## docs/reference.md from the profiles' tables, README.md's tool table from fsmcp.Overview); make test fails when they differ
 docs:
 	UPDATE_DOCS=true $(GO) test -count=1 -run 'Documented' .
 

@@ -20,6 +20,7 @@ import (
 const (
 	flagsDoc = "docs/flags.md"
 	toolsDoc = "docs/reference.md"
+	readme   = "README.md"
 )
 
 // TestFlagsDocumented fails when docs/flags.md does not hold the table
@@ -122,6 +123,35 @@ func TestHelpDocumented(t *testing.T) {
 // described anew without its docs.
 func TestToolsDocumented(t *testing.T) {
 	checkGenerated(t, toolsDoc, "tools", toolsReference(t))
+}
+
+// TestReadmeToolsDocumented fails when README.md's tool table is not
+// the one made from fsmcp.Overview and the profile's tools, or when a
+// tool is in no row, in two, or a row names a tool the profile lacks.
+func TestReadmeToolsDocumented(t *testing.T) {
+	served := map[string]int{}
+	for _, tool := range fsmcp.All() {
+		served[tool.Def.Name] = 0
+	}
+	var b strings.Builder
+	b.WriteString("| tool | what it does |\n|---|---|\n")
+	for _, row := range fsmcp.Overview {
+		names := make([]string, len(row.Tools))
+		for i, n := range row.Tools {
+			if _, ok := served[n]; !ok {
+				t.Errorf("fsmcp.Overview names %s, which the fsmcp profile does not serve", n)
+			}
+			served[n]++
+			names[i] = "`" + n + "`"
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", strings.Join(names, ", "), row.Does)
+	}
+	for n, rows := range served {
+		if rows != 1 {
+			t.Errorf("%s is in %d rows of fsmcp.Overview, not one", n, rows)
+		}
+	}
+	checkGenerated(t, readme, "tool table", b.String())
 }
 
 // checkGenerated compares the block between name's markers in file with
