@@ -44,48 +44,103 @@ const (
 )
 
 func run(args []string, stderr *os.File) int {
-	if len(args) > 0 && journalCommands[args[0]] {
-		return runJournal(args, os.Stdout, stderr)
+	if code, ok := subcommand(args, stderr); ok {
+		return code
 	}
-	if len(args) > 0 {
-		switch args[0] {
-		case "run":
-			return runCommand(args[1:], stderr)
-		case "hooks":
-			return runHooks(args[1:], os.Stdout, stderr)
-		case "hook":
-			return runHook(args[1:], os.Stdin, os.Stdout, stderr)
-		}
+	opts, code := configure(args, stderr)
+	if opts == nil {
+		return code
 	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+	p, code := assemble(opts, log, stderr)
+	if p == nil {
+		return code
+	}
+	defer p.close()
+	p.announce(opts, log)
+	return p.serve(opts, log, stderr)
+}
+
+// subcommand runs fsmcp's other commands (history, undo, run, hooks,
+// hook); ok is false when args are a server's.
+func subcommand(args []string, stderr *os.File) (code int, ok bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	if journalCommands[args[0]] {
+		return runJournal(args, os.Stdout, stderr), true
+	}
+	switch args[0] {
+	case "run":
+		return runCommand(args[1:], stderr), true
+	case "hooks":
+		return runHooks(args[1:], os.Stdout, stderr), true
+	case "hook":
+		return runHook(args[1:], os.Stdin, os.Stdout, stderr), true
+	}
+	return 0, false
+}
+
+// configure turns the flags and environment into options, answering
+// --help and --version and refusing a shell it cannot give; nil options
+// mean fsmcp ends with code.
+func configure(args []string, stderr *os.File) (*options, int) {
 	opts, err := parseArgs(args, os.Getenv)
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(os.Stdout, usage())
-		return exitOK
+		return nil, exitOK
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v\nRun 'fsmcp --help' for usage.\n", err)
-		return exitUsage
+		return nil, exitUsage
 	}
 	if opts.version {
 		fmt.Fprintf(os.Stdout, "fsmcp %s\nrg: %s\n", buildVersion(), driver.FindRG(resolvedRoots(opts.roots)))
-		return exitOK
+		return nil, exitOK
 	}
 	// An explicit --shell sandboxed without Landlock must not quietly run
 	// an unconfined shell.
 	if err := shell.CheckMode(shell.Mode(opts.server.Shell)); err != nil {
 		fmt.Fprintf(stderr, "fsmcp: %v; use --shell on to run fs_bash unconfined, or --shell off\n", err)
-		return exitUsage
+		return nil, exitUsage
 	}
 	// The sandboxed shell's helper is a sealed copy of this program,
 	// taken now, before any tool has run (see shell.PrepareHelper).
 	if opts.server.Shell == string(shell.ModeSandboxed) && !opts.server.ReadOnly {
 		if err := shell.PrepareHelper(); err != nil {
 			fmt.Fprintf(stderr, "fsmcp: --shell sandboxed: %v\n", err)
-			return exitError
+			return nil, exitError
 		}
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+	return opts, exitOK
+}
 
+// process is what a serving fsmcp holds: its roots, its search stack
+// and its server (with the journal and audit log it serves through).
+type process struct {
+	sb      *sandbox.Sandbox
+	search  *stack.Stack
+	srv     *server.Server
+	closers []func() // closed last first: the server before what it writes to
+}
+
+func (p *process) close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+}
+
+// assemble builds the process from opts: the roots' sandbox, the search
+// stack (once, in its one order: backend/stack), the journal, the audit
+// log and the server. A nil process means fsmcp ends with code; what
+// was built by then is closed.
+func assemble(opts *options, log *slog.Logger, stderr *os.File) (_ *process, code int) {
+	p := &process{}
+	fail := func(code int, format string, args ...any) (*process, int) {
+		fmt.Fprintf(stderr, "fsmcp: "+format+"\n", args...)
+		p.close()
+		return nil, code
+	}
 	sb, errs := sandbox.New(opts.roots)
 	for _, e := range errs {
 		if !errors.Is(e, sandbox.ErrNoRoots) {
@@ -93,86 +148,82 @@ func run(args []string, stderr *os.File) int {
 		}
 	}
 	if opts.rootsGiven && len(sb.Roots()) == 0 {
-		fmt.Fprintf(stderr, "fsmcp: no usable allowed directory among %s\n", strings.Join(opts.roots, ", "))
-		return exitUsage
+		return fail(exitUsage, "no usable allowed directory among %s", strings.Join(opts.roots, ", "))
 	}
-	defer sb.Close()
-
-	// The search stack, built once in its one order (backend/stack):
-	// the queue, the index, the drivers; rg as PATH has it, nothing of
-	// it in a root.
+	p.sb, p.closers = sb, append(p.closers, func() { sb.Close() })
+	// rg as PATH has it, nothing of it in a root.
 	search, err := stack.New(stack.Options{
 		Backend: opts.searchBackend, Roots: sb.Roots(),
 		Index: opts.index, IndexWatches: opts.indexWatches, IndexCensus: opts.indexCensus,
 		MaxSearches: opts.maxSearches, SearchWait: opts.searchWait, Log: log,
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
-		return exitUsage
+		return fail(exitUsage, "%v", err)
 	}
-	defer search.Close()
+	p.search, p.closers = search, append(p.closers, search.Close)
 	jr, err := newJournal(opts, sb.Roots(), log)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
-		return exitUsage
+		return fail(exitUsage, "%v", err)
 	}
-	defer jr.Close() // after the server's: what its last calls wrote reaches the disk
+	p.closers = append(p.closers, func() { jr.Close() }) // after the server's: what its last calls wrote reaches the disk
 	if jr != nil {
 		opts.server.Journal = jr
 	}
-
 	audit, err := openAudit(opts.auditLog)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
-		return exitUsage
+		return fail(exitUsage, "%v", err)
 	}
-	defer audit.Close()
-
+	p.closers = append(p.closers, func() { audit.Close() })
 	opts.server.Search = search.Stack
 	opts.server.Audit = audit
 	srv, err := server.New(opts.server, sb, log)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmcp: %v\n", err)
-		return exitUsage
+		return fail(exitUsage, "%v", err)
 	}
-	defer srv.Close()
+	p.srv, p.closers = srv, append(p.closers, srv.Close)
+	return p, exitOK
+}
 
-	start := []any{"search_backend", search.Backend}
-	if search.RG.Bin != "" && search.Backend == "rg" {
-		start = append(start, "rg", search.RG.Bin, "rg_version", search.RG.Version, "rg_via", search.RG.Via)
+// announce logs what the process serves, and finds the shell's
+// confinement beside serving (a namespace started once, about 25 ms),
+// not before the first answer; the first fs_bash call waits for it.
+func (p *process) announce(opts *options, log *slog.Logger) {
+	start := []any{"search_backend", p.search.Backend}
+	if p.search.RG.Bin != "" && p.search.Backend == "rg" {
+		start = append(start, "rg", p.search.RG.Bin, "rg_version", p.search.RG.Version, "rg_via", p.search.RG.Via)
 	}
 	start = append(start, "transport", opts.transport, "read_only", opts.server.ReadOnly)
 	if opts.rootsGiven {
-		log.Info("fsmcp starting", append([]any{"roots", sb.Roots()}, start...)...)
+		log.Info("fsmcp starting", append([]any{"roots", p.sb.Roots()}, start...)...)
 	} else {
 		log.Info("fsmcp starting with no directory: the roots come from the client (MCP roots or _meta.allowed_dirs); calls without them are refused", start...)
 	}
 	if !opts.server.ReadOnly {
-		// Finding the confinement starts a namespace once (about 25 ms):
-		// done beside serving, not before the first answer. The first
-		// fs_bash call waits for the same probe.
 		go func() {
 			log.Info(shell.Describe(shell.Mode(opts.server.Shell)), "shell_confinement", shell.Confinement(shell.Mode(opts.server.Shell)))
 		}()
 	}
+}
 
-	// SIGHUP too (the terminal went away): every way out runs the deferred
-	// srv.Close, which kills what fs_bash commands left running.
+// serve runs the transport until its end or a signal; SIGHUP too (the
+// terminal went away): every way out runs the process's close, which
+// kills what fs_bash commands left running.
+func (p *process) serve(opts *options, log *slog.Logger, stderr *os.File) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	switch opts.transport {
 	case "stdio":
 		if isTerminal(os.Stdin) {
-			terminalNote(stderr, executable(), sb.Roots())
+			terminalNote(stderr, executable(), p.sb.Roots())
 		}
 		// The end of input and a plain client's exit are normal ends.
-		if err := srv.ServeStdio(ctx); err != nil && !errors.Is(err, wire.ErrExit) && ctx.Err() == nil {
+		if err := p.srv.ServeStdio(ctx); err != nil && !errors.Is(err, wire.ErrExit) && ctx.Err() == nil {
 			log.Error("stdio transport ended", "error", err)
 			return exitError
 		}
 	case "http":
 		opts.http.Log, opts.http.Banner = log, stderr
-		if err := srv.ListenAndServe(ctx, opts.http); err != nil {
+		if err := p.srv.ListenAndServe(ctx, opts.http); err != nil {
 			log.Error("http transport ended", "error", err)
 			return exitError
 		}
