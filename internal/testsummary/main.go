@@ -87,9 +87,31 @@ func (s *summary) add(ev event) {
 			fmt.Print(l)
 		}
 		if ev.Test == "" {
+			s.unfinished(ev.Package)
 			fmt.Printf("FAIL\t%s\t%.3fs\n", ev.Package, ev.Elapsed)
 		}
 		delete(s.output, key)
+	}
+}
+
+// unfinished prints the output of the package's tests that never ended:
+// when a test binary dies (a crash in a goroutine, a timeout, a kill),
+// test2json may send no end for the test that was running, and its
+// output is the only account of why the package failed.
+func (s *summary) unfinished(pkg string) {
+	var keys []string
+	for k := range s.output {
+		if strings.HasPrefix(k, pkg+" ") && k != pkg+" " {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Printf("--- (never ended) %s\n", strings.TrimPrefix(k, pkg+" "))
+		for _, l := range s.output[k] {
+			fmt.Print(l)
+		}
+		delete(s.output, k)
 	}
 }
 
