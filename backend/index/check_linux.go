@@ -297,7 +297,11 @@ func (s *Searcher) follow(r *rootIndex, c *dirCheck) {
 	if old := r.prune.Swap(ps); old != nil {
 		old.w.close()
 	}
-	go ps.census.run(ps, w.done, s.opts.Log)
+	s.censuses.Add(1)
+	go func() {
+		defer s.censuses.Done()
+		ps.census.run(ps, w.done, s.opts.Log)
+	}()
 	w.mu.Lock()
 	dirWatches, filesWatched := len(w.wds), len(w.files)
 	w.mu.Unlock()

@@ -89,8 +89,11 @@ type Searcher struct {
 	idle   *sync.Cond
 	active int            // searches running
 	bg     sync.WaitGroup // maintain
-	cancel context.CancelFunc
-	done   chan struct{}
+	// censuses are the census runs: each reads its index's mapping until
+	// its watcher closes, so Close waits for them before it unmaps.
+	censuses sync.WaitGroup
+	cancel   context.CancelFunc
+	done     chan struct{}
 
 	watches watchBudget // the watchers' watches, all roots together
 }
@@ -543,6 +546,9 @@ func (s *Searcher) Close() error {
 		if ps := r.prune.Swap(nil); ps != nil {
 			ps.w.close()
 		}
+	}
+	s.censuses.Wait() // each ended with its watcher, at its next chunk
+	for _, r := range s.roots {
 		for _, ix := range r.retired {
 			ix.Close()
 		}
