@@ -6,6 +6,10 @@
 // same search several ways, one column each (a runner):
 //   - rg alone: the rg process with the flags the backend passes, its
 //     output drained from a pipe;
+//   - rg confined (-confined, where Landlock is): the same rg run
+//     confined as the rg backend runs it (read-only to the tree), so
+//     that what the adapter costs shows apart from what Landlock costs:
+//     the last columns divide the rg backend's and mcp rg's times by it;
 //   - rg backend, native: the backends called in-process, results
 //     collected into fs_grep's page (-limit entries) and formatted;
 //   - mcp rg, mcp native (-mcp): fs_grep / fs_glob called through the
@@ -36,6 +40,7 @@ import (
 
 	"github.com/fsmcp/fsmcp/backend"
 	"github.com/fsmcp/fsmcp/backend/driver"
+	"github.com/fsmcp/fsmcp/backend/driver/confine"
 	"github.com/fsmcp/fsmcp/backend/native"
 )
 
@@ -86,6 +91,7 @@ func main() {
 	pagingGlob := flag.String("paging-glob", "", "the paging row's fs_glob pattern (default: **/*.go, **/*.c on the linux and mono trees; - for none)")
 	index := flag.String("index", "off", "the servers' --index: off, or on (wait for each root's index before timing)")
 	indexCache := flag.String("index-cache", "", "with -index on, serve from this index cache directory (XDG_CACHE_HOME) instead of timing the build rows in a fresh one")
+	confined := flag.Bool("confined", false, "add the \"rg confined\" column (rg under the rg backend's Landlock policy) and the adapter's ratios to it")
 	floor := flag.Bool("floor", false, "add the \"rg on answer\" column: rg given exactly the files that match (the least any exact index can read)")
 	flag.IntVar(&monoCopies, "copies", monoCopies, "copies of the Linux tree in the mono tree")
 	flag.Parse()
@@ -99,6 +105,9 @@ func main() {
 	native := native.New()
 	runners := []runner{
 		{"rg alone", func(ctx context.Context, tree string, q query) error { return rgAlone(ctx, rgBin, tree, q) }},
+	}
+	if *confined && confine.Confined() {
+		runners = append(runners, runner{"rg confined", func(ctx context.Context, tree string, q query) error { return rgConfined(ctx, rgBin, tree, q) }})
 	}
 	if *inProc {
 		runners = append(runners, runner{"rg backend", inProcess(rg, *limit)}, runner{"native", inProcess(native, *limit)})
@@ -185,6 +194,10 @@ func main() {
 			fmt.Fprint(tw, "ratio\t")
 		}
 	}
+	adapters := adapterColumns(runners)
+	for _, a := range adapters {
+		fmt.Fprintf(tw, "%s / confined\t", runners[a].name)
+	}
 	fmt.Fprintln(tw)
 	var rss []string
 	for _, td := range dirs {
@@ -241,6 +254,13 @@ func main() {
 				} else {
 					fmt.Fprintf(tw, "%.2fx\t", float64(d)/float64(base))
 				}
+			}
+			for _, a := range adapters {
+				if len(times[a]) == 0 || len(times[1]) == 0 {
+					fmt.Fprint(tw, "-\t")
+					continue
+				}
+				fmt.Fprintf(tw, "%.2fx\t", float64(median(times[a]))/float64(median(times[1])))
 			}
 			fmt.Fprintln(tw)
 		}
@@ -317,16 +337,43 @@ func inProcess(s backend.Searcher, limit int) func(context.Context, string, quer
 // rgAlone runs the rg process with the backend's own flags and drains
 // its output, the way the backend would.
 func rgAlone(ctx context.Context, bin, tree string, q query) error {
-	var args []string
-	if q.glob != "" {
-		args = driver.FilesArgs(false)
-		if q.rgGlob != "" {
-			args = append(args[:len(args)-1], "--glob", q.rgGlob, "--")
-		}
-	} else {
-		args = driver.GrepArgs(q.grep)
+	return runRG(ctx, bin, tree, rgArgs(q))
+}
+
+// rgArgs are the backend's own rg flags for q, searching "./".
+func rgArgs(q query) []string {
+	if q.glob == "" {
+		return append(driver.GrepArgs(q.grep), "./")
 	}
-	return runRG(ctx, bin, tree, append(args, "./"))
+	args := driver.FilesArgs(false)
+	if q.rgGlob != "" {
+		args = append(args[:len(args)-1], "--glob", q.rgGlob, "--")
+	}
+	return append(args, "./")
+}
+
+// rgConfined is rgAlone under the Landlock policy the rg backend gives
+// rg for a search of tree: read-only to the tree (confine.Start adds the
+// program and the system's libraries).
+func rgConfined(ctx context.Context, bin, tree string, q query) error {
+	cmd := exec.CommandContext(ctx, bin, rgArgs(q)...)
+	cmd.Dir = tree
+	return drain(cmd, func(c *exec.Cmd) error { return confine.Start(c, confine.Policy{Dirs: []string{tree}}) })
+}
+
+// adapterColumns are the runners timed against rg confined (runner 1
+// when there is one): the rg backend and mcp rg.
+func adapterColumns(runners []runner) []int {
+	if len(runners) < 2 || runners[1].name != "rg confined" {
+		return nil
+	}
+	var out []int
+	for i, r := range runners {
+		if r.name == "rg backend" || r.name == "mcp rg" {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // runRG runs rg in dir and drains its output; exit status 1 (nothing
@@ -334,11 +381,17 @@ func rgAlone(ctx context.Context, bin, tree string, q query) error {
 func runRG(ctx context.Context, bin, dir string, args []string) error {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
+	return drain(cmd, (*exec.Cmd).Start)
+}
+
+// drain starts cmd with start and reads its output to the end; exit
+// status 1 (nothing found) is no error.
+func drain(cmd *exec.Cmd, start func(*exec.Cmd) error) error {
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		return err
 	}
 	_, _ = io.Copy(io.Discard, bufio.NewReaderSize(out, 256<<10))
