@@ -496,6 +496,8 @@ func (s *Searcher) Glob(ctx context.Context, q backend.GlobQuery, fn func(backen
 
 // Narrows reports whether q would run narrowed by the index now.
 func (s *Searcher) Narrows(q backend.GrepQuery) bool {
+	s.enter() // its sweep reads the mapping, as a search's does
+	defer s.leave()
 	c := s.candidatesFor(q)
 	if c != nil {
 		c.settle()
