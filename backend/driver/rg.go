@@ -349,7 +349,7 @@ func (r *RG) Glob(ctx context.Context, q backend.GlobQuery, fn func(backend.File
 		// rg counts the directories it cannot read (--max-depth keeps it
 		// from those a match cannot lie in); a listed file it need not
 		// open, so one too long is skipped and counted here.
-		err = r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, q.RootDirs, p), args: args, skipped: q.Skipped}, func(out *bufio.Reader) error {
+		err = r.run(ctx, runSpec{dir: base, pol: readPolicy(q.Roots, q.RootDirs, p), args: args, skipped: q.Skipped, maxDepth: backend.GlobDepth(pat)}, func(out *bufio.Reader) error {
 			rd := lineReader{r: out}
 			for {
 				name, err := rd.until(0)
@@ -415,6 +415,7 @@ type runSpec struct {
 	stdin    *os.File         // rg's standard input (nil: /dev/null)
 	patterns string           // if set, fed to rg on descriptor 3 (--file /dev/fd/3)
 	skipped  *backend.Skipped // counts the paths rg reports too long to open
+	maxDepth int              // rg's --max-depth, or 0: what it reports at or below that depth is not counted
 }
 
 // run starts rg as sp says, confined to reading what sp.pol allows
@@ -444,7 +445,7 @@ func (r *RG) run(ctx context.Context, sp runSpec, parse func(*bufio.Reader) erro
 	cmd.Env = rgEnv()
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
-	stderr := &rgStderr{}
+	stderr := &rgStderr{maxDepth: sp.maxDepth}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -511,8 +512,10 @@ func firstLine(s string) string {
 type rgStderr struct {
 	head     bytes.Buffer
 	tail     []byte // the end of the current line
+	depth    int    // the slashes of the current line: its path's depth below "./"
+	maxDepth int    // rg's --max-depth, or 0
 	fileErrs int    // lines that are file errors
-	tooLong  int64  // of them, ENAMETOOLONG
+	tooLong  int64  // of them, ENAMETOOLONG, above maxDepth
 }
 
 const stderrHead, stderrTail = 4096, 32
@@ -525,9 +528,11 @@ func (e *rgStderr) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
+			e.depth += bytes.Count(p, slash)
 			e.keep(p)
 			break
 		}
+		e.depth += bytes.Count(p[:i], slash)
 		e.keep(p[:i])
 		e.endLine()
 		p = p[i+1:]
@@ -549,14 +554,23 @@ func (e *rgStderr) keep(b []byte) {
 
 var osErrorEnd = regexp.MustCompile(`\(os error (\d+)\)$`)
 
+var slash = []byte{'/'}
+
 // endLine classifies the line ended (a last one without a newline too).
+// A path too long at rg's --max-depth is a directory (rg --files opens
+// no file) whose entries lie deeper than the listing goes: rg's parallel
+// walker (--threads above 1) tries to read such a directory and says so,
+// its single-threaded one does not, and the native walker never reads
+// it; none of them could hold an answer, so it is not counted skipped.
 func (e *rgStderr) endLine() {
+	depth := e.depth
+	e.depth = 0
 	if len(e.tail) == 0 {
 		return
 	}
 	if m := osErrorEnd.FindSubmatch(e.tail); m != nil {
 		e.fileErrs++
-		if n, _ := strconv.Atoi(string(m[1])); n == backend.ErrnoTooLong {
+		if n, _ := strconv.Atoi(string(m[1])); n == backend.ErrnoTooLong && (e.maxDepth == 0 || depth < e.maxDepth) {
 			e.tooLong++
 		}
 	}

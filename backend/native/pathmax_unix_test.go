@@ -4,6 +4,7 @@ package native
 
 import (
 	"context"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,37 +116,51 @@ func TestParityPathMax(t *testing.T) {
 			}
 		}
 		depth := strings.Count(firstPath(t, root), "/") // the depth of the f…txt file below root
-		for _, tc := range []struct {
-			pattern string
-			want    int64
-		}{
-			{"**/*", 5}, {"**/*.txt", 4}, {"**/*.log", 1}, {"**/x.log", 1},
-			// rg --max-depth: the directories at the file's depth are not read.
-			{strings.Repeat("*/", depth) + "*.txt", 1},
-		} {
-			q := backend.GlobQuery{Pattern: tc.pattern, Paths: []string{root}}
-			list := func(s backend.Searcher) string {
-				q.Skipped = new(backend.Skipped)
-				var paths []string
-				err := s.Glob(context.Background(), q, func(f backend.File) error {
-					paths = append(paths, f.Path)
-					return nil
-				})
-				if err != nil {
-					return "error: " + err.Error()
-				}
-				sort.Strings(paths)
-				return strings.Join(append(paths, "skipped="+itoa(q.Skipped.Count())), "\n")
-			}
-			a, b := list(rg), list(New())
-			if a != b {
-				t.Errorf("glob %q: rg and native differ at %s", tc.pattern, firstDiff(a, b))
-			}
-			if !strings.HasSuffix(b, "skipped="+itoa(tc.want)) {
-				t.Errorf("glob %q: native should skip %d: %.200s", tc.pattern, tc.want, b[max(0, len(b)-200):])
-			}
+		// rg walks with one thread or several as the machine has cores
+		// (globThreads): its parallel walker reads the directories at
+		// --max-depth, its single one does not; both are tried.
+		for _, procs := range []int{2, 4} {
+			old := runtime.GOMAXPROCS(procs)
+			globPathMax(t, rg, root, depth)
+			runtime.GOMAXPROCS(old)
 		}
 	})
+}
+
+// globPathMax is TestParityPathMax's globs over deepTree, whose f…txt
+// file lies depth below root.
+func globPathMax(t *testing.T, rg *driver.RG, root string, depth int) {
+	t.Helper()
+	for _, tc := range []struct {
+		pattern string
+		want    int64
+	}{
+		{"**/*", 5}, {"**/*.txt", 4}, {"**/*.log", 1}, {"**/x.log", 1},
+		// rg --max-depth: the directories at the file's depth are not read.
+		{strings.Repeat("*/", depth) + "*.txt", 1},
+	} {
+		q := backend.GlobQuery{Pattern: tc.pattern, Paths: []string{root}}
+		list := func(s backend.Searcher) string {
+			q.Skipped = new(backend.Skipped)
+			var paths []string
+			err := s.Glob(context.Background(), q, func(f backend.File) error {
+				paths = append(paths, f.Path)
+				return nil
+			})
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			sort.Strings(paths)
+			return strings.Join(append(paths, "skipped="+itoa(q.Skipped.Count())), "\n")
+		}
+		a, b := list(rg), list(New())
+		if a != b {
+			t.Errorf("glob %q, GOMAXPROCS %d: rg and native differ at %s", tc.pattern, runtime.GOMAXPROCS(0), firstDiff(a, b))
+		}
+		if !strings.HasSuffix(b, "skipped="+itoa(tc.want)) {
+			t.Errorf("glob %q: native should skip %d: %.200s", tc.pattern, tc.want, b[max(0, len(b)-200):])
+		}
+	}
 }
 
 // firstPath is the path below root of the f…txt file deepTree makes.
