@@ -182,7 +182,7 @@ func (st *Store) recoverCut(es []*Entry) {
 		}
 		seen := map[string]bool{}
 		var after []Final
-		add := func(base, rel string) {
+		add := func(base, rel string, swapped *Image) {
 			k := e.baseOf(base) + "\x00" + rel
 			if seen[k] {
 				return
@@ -192,21 +192,37 @@ func (st *Store) recoverCut(es []*Entry) {
 			if err != nil {
 				return
 			}
-			after = append(after, Final{Base: base, Path: rel, Image: readFinal(p, false, true)})
+			after = append(after, Final{Base: base, Path: rel, Image: readFinal(p, swappedIn(p, swapped), true)})
 		}
 		for _, op := range e.Ops {
 			if op.Kind == "times" {
 				continue
 			}
-			add(op.Base, op.Path)
+			var swapped *Image
+			if op.Kind == "state" && op.Before.Type == Dir && op.Before.Held != "" {
+				swapped = &op.Before
+			}
+			add(op.Base, op.Path, swapped)
 			if op.To != "" {
-				add(op.ToBase, op.To)
+				add(op.ToBase, op.To, nil)
 			}
 		}
 		note := "cut short: fsmcp stopped during it; what it left is taken as found at " + time.Now().Local().Format(time.DateTime)
 		st.append(e.seg, true, &record{T: "a", ID: e.ID, After: after}, &record{T: "e", ID: e.ID, Notes: []string{note}})
 		e.After, e.Closed, e.Notes = after, true, append(e.Notes, note)
 	}
+}
+
+// swappedIn reports whether p holds a directory other than the one
+// set aside (old, nil for none): the tree a step cut short swapped in
+// over it, made whole by that step, so its manifest is taken with it
+// (an undo then takes it away as the step left it).
+func swappedIn(p *sandbox.Path, old *Image) bool {
+	if old == nil {
+		return false
+	}
+	fi, err := p.Lstat()
+	return err == nil && fi.IsDir() && !sameObject(*old, statImage(fi))
 }
 
 // live reports whether the process whose pin is owner still runs (its

@@ -218,6 +218,12 @@ func unchanged(before, now Image) bool {
 	if before.XattrsKept && now.XattrsKept && !sameXattrs(before.Xattrs, now.Xattrs) {
 		return false
 	}
+	if before.Held != "" && !sameObject(before, now) {
+		// The object itself went into the journal and another took its
+		// place (a tree copied over a tree with the same times, as two
+		// trees unpacked from one archive have): a change.
+		return false
+	}
 	switch before.Type {
 	case File:
 		if before.Hash != "" && now.Hash != "" {

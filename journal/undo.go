@@ -700,7 +700,10 @@ func (u *undoer) restoreHeld(p *sandbox.Path, b Image) error {
 		u.notes = append(u.notes, escape.Name(p.Abs)+" was left as it is: the journal does not hold what it held (fsmcp stopped before setting it aside)")
 		return nil
 	}
-	if ok, err := u.clear(p, false); !ok || err != nil {
+	// A tree set aside was replaced by one the entry made whole (a copy
+	// or move over it, swapped in): that one goes, as the entry left it
+	// (check compared it with its manifest).
+	if ok, err := u.clear(p, b.Type == Dir && u.madeTree(p)); !ok || err != nil {
 		return err
 	}
 	var err error
