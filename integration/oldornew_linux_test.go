@@ -83,7 +83,9 @@ func TestReplacedKeepsOldOrNewWhenKilled(t *testing.T) {
 		{"copy tree", "fs_copy", filepath.Join(a, "newtree"), filepath.Join(a, "dsttree"), true},
 		{"move tree between roots", "fs_move", filepath.Join(a, "newtree"), filepath.Join(b, "dsttree"), true},
 	}
-	delays := []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond}
+	// -1: killed once the call has answered (its step ended), so the
+	// undo of a whole copy is tried too, whatever this machine's speed.
+	delays := []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, -1}
 	for _, tr := range trials {
 		for round := range k {
 			for _, d := range delays {
@@ -108,6 +110,11 @@ func TestReplacedKeepsOldOrNewWhenKilled(t *testing.T) {
 					}
 				}()
 				s.send(toolCall(2, tr.tool, map[string]any{"source": tr.src, "destination": tr.dst, "overwrite": true}))
+				for d < 0 {
+					if m := s.next(); m["id"] != nil {
+						break // the call's answer
+					}
+				}
 				time.Sleep(d)
 				s.cmd.Process.Signal(syscall.SIGKILL)
 				<-s.done
