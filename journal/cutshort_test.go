@@ -86,3 +86,43 @@ func treeOverTree(t *testing.T, move, killed, sameTimes bool) {
 		t.Fatalf("after the undo:\n%s\nundo said: %s", d, rep)
 	}
 }
+
+// TestTreeSwappedOutBeforeItWasKeptComesBack: fsmcp killed in the
+// instant between the exchange and the old tree's move into the journal
+// left the old tree under the hidden name the new one was built at; the
+// forced undo finds it there (by its device and inode) and puts it back,
+// the new tree going first, and leaves no hidden directory.
+func TestTreeSwappedOutBeforeItWasKeptComesBack(t *testing.T) {
+	w := newWorld(t, 1, 1<<30)
+	r := w.roots[0]
+	for i := range 20 {
+		write(t, filepath.Join(r, fmt.Sprintf("dst/d%d/f%d", i%3, i)), "old\n", 0o644, old)
+	}
+	before := w.snapshot()
+	st := w.j.Begin(journal.Actor{Tool: "fs_copy"}, w.sb.Roots())
+	ctx := journal.With(context.Background(), st)
+	dst := w.path("dst")
+	if _, err := journal.Swapping(ctx, dst); err != nil {
+		t.Fatal(err)
+	}
+	tmp := dst.TempSibling() // as files.Copy builds the new tree
+	for i := range 20 {
+		write(t, filepath.Join(tmp.Abs, fmt.Sprintf("d%d/f%d", i%3, i)), "new\n", 0o644, old)
+	}
+	if err := journal.MadeTree(ctx, dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := tmp.Exchange(dst); err != nil {
+		t.Skipf("SKIPPED: no exchange here (%v)", err)
+	}
+	w.j.Die() // killed before done: the old tree is at tmp's name
+	w.j = journal.New(journal.Config{Dir: w.dir, MaxSize: 1 << 30}, files.JournalOps{})
+	es, err := w.store(0).Pick(journal.Select{Last: 1}, journal.ForUndo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := w.j.Undo(context.Background(), w.sb, es, true, journal.Actor{Tool: "test undo"})
+	if d := diff(before, w.snapshot()); d != "" {
+		t.Fatalf("after the undo:\n%s\nundo said: %s", d, rep)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -696,7 +697,11 @@ func (u *undoer) restoreHeld(p *sandbox.Path, b Image) error {
 		// Not what was set aside: a tree swapped into place records its
 		// place in the journal before the exchange, and a kill before
 		// the exchange left that place empty (and the old tree where
-		// it was).
+		// it was); a kill right after it left the old tree under the
+		// hidden name the new one was built at.
+		if aside := u.swappedOut(p, b); aside != nil {
+			return u.restoreAside(p, aside)
+		}
 		u.notes = append(u.notes, escape.Name(p.Abs)+" was left as it is: the journal does not hold what it held (fsmcp stopped before setting it aside)")
 		return nil
 	}
@@ -718,6 +723,47 @@ func (u *undoer) restoreHeld(p *sandbox.Path, b Image) error {
 	p.Dir().MkdirAll(0o755) // its parents, recorded as made
 	if err := renameOut(u.e.store, b.Held, p); err != nil {
 		return fmt.Errorf("%s could not be moved back from the journal: %v", escape.Name(p.Abs), sandbox.Cause(err))
+	}
+	return nil
+}
+
+// swappedOut finds the directory b recorded (the very one: device and
+// inode) under a hidden build name beside p, where an exchange put it
+// when fsmcp was killed before moving it into the journal; nil if none.
+func (u *undoer) swappedOut(p *sandbox.Path, b Image) *sandbox.Path {
+	if b.Type != Dir || b.Ino == 0 || p.IsRoot() {
+		return nil
+	}
+	dir := p.Dir()
+	ents, err := dir.ReadDir()
+	if err != nil {
+		return nil
+	}
+	prefix := "." + path.Base(p.Rel) + ".fsmcp-"
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) || !strings.HasSuffix(e.Name(), ".tmp") {
+			continue
+		}
+		q := dir.Join(e.Name())
+		if fi, err := q.Lstat(); err == nil && sameObject(b, statImage(fi)) {
+			return q
+		}
+	}
+	return nil
+}
+
+// restoreAside puts the tree swapped out to aside back at p, what p
+// holds now going first (the tree the step swapped in, as clear takes
+// it).
+func (u *undoer) restoreAside(p, aside *sandbox.Path) error {
+	if ok, err := u.clear(p, u.madeTree(p)); !ok || err != nil {
+		return err
+	}
+	if err := MadeTree(u.ctx, p); err != nil {
+		return err
+	}
+	if err := aside.RenameNoReplace(p); err != nil {
+		return fmt.Errorf("%s could not be moved back from %s: %v", escape.Name(p.Abs), escape.Name(aside.Abs), sandbox.Cause(err))
 	}
 	return nil
 }
