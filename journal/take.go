@@ -292,7 +292,11 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 		return st.failed(src, err)
 	}
 	if _, err := st.dirs.lstat(dst); err == nil && st.seen[key(ds, drel)] != seenFull {
-		im, err := st.readState(ds, dst, capGone)
+		// Kept as a file a write replaces (Replaced): a small one is
+		// copied, since a process that has it open may still write to
+		// the inode the rename takes out of the tree, and a hard link
+		// would keep that late write too.
+		im, err := st.readState(ds, dst, capReplace)
 		if err == nil {
 			err = st.writeOp(ds, Op{Kind: "state", Path: drel, Before: im})
 		}
