@@ -118,3 +118,46 @@ func TestRenameNoReplaceAcrossRoots(t *testing.T) {
 		t.Error("a file landed outside the roots")
 	}
 }
+
+// TestTempSiblingsAreWhatTempSiblingMakes: TempSiblings lists the hidden
+// names TempSibling and Aside made beside a path, and no other name: not
+// another path's, not one of another length or ending.
+func TestTempSiblingsAreWhatTempSiblingMakes(t *testing.T) {
+	root := t.TempDir()
+	sb, errs := New([]string{root})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	defer sb.Close()
+	p, err := sb.Resolve(filepath.Join(root, "dst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := p.TempSibling()
+	if err := made.Mkdir(0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(p.Abs, 0o755)
+	h, err := p.Remover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Aside(); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{".dst.fsmcp-0123.tmp", ".dst.fsmcp-0123456789ab.tmpx", ".dst2.fsmcp-0123456789ab.tmp", "dst.fsmcp-0123456789ab.tmp", ".ds.fsmcp-0123456789ab.tmp"} {
+		os.WriteFile(filepath.Join(root, n), nil, 0o644)
+	}
+	got, err := p.TempSiblings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Dir().Abs != p.Dir().Abs {
+		var names []string
+		for _, q := range got {
+			names = append(names, q.Abs)
+		}
+		t.Fatalf("TempSiblings of %s: %q (want the TempSibling and the Aside)", p.Abs, names)
+	}
+}

@@ -298,6 +298,16 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
+// tempName is a hidden name beside base for something made whole before
+// it takes base's place: ".BASE.fsmcp-RANDOM.tmp".
+func tempName(base string) string { return "." + base + ".fsmcp-" + randomSuffix() + ".tmp" }
+
+// isTempOf reports whether name is one tempName(base) made.
+func isTempOf(name, base string) bool {
+	prefix := "." + base + ".fsmcp-"
+	return len(name) == len(prefix)+12+len(".tmp") && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".tmp")
+}
+
 func sortEntries(entries []fs.DirEntry) {
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 }
@@ -383,7 +393,25 @@ func (e *ExistsError) Is(target error) bool { return target == fs.ErrExist }
 // TempSibling returns an unused-looking hidden name next to p, for writing
 // something whole before renaming it into place.
 func (p *Path) TempSibling() *Path {
-	return p.Dir().Join("." + path.Base(p.Rel) + ".fsmcp-" + randomSuffix() + ".tmp")
+	return p.Dir().Join(tempName(path.Base(p.Rel)))
+}
+
+// TempSiblings lists the hidden names TempSibling (or a Temp, or Aside)
+// made next to p that are still there: what a killed fsmcp left while it
+// built or swapped something at p's name.
+func (p *Path) TempSiblings() ([]*Path, error) {
+	dir := p.Dir()
+	ents, err := dir.ReadDir()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Path
+	for _, e := range ents {
+		if isTempOf(e.Name(), path.Base(p.Rel)) {
+			out = append(out, dir.Join(e.Name()))
+		}
+	}
+	return out, nil
 }
 
 // Remover removes a tree relative to its parent directory's handle,
@@ -414,7 +442,7 @@ func (r *Remover) Close() error { return r.parent.Close() }
 // parent's handle, and returns a Remover for the new name (it shares the
 // handle: close only r).
 func (r *Remover) Aside() (*Remover, error) {
-	name := "." + r.name + ".fsmcp-" + randomSuffix() + ".tmp"
+	name := tempName(r.name)
 	if err := r.parent.Rename(r.name, name); err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func (p *Path) CreateTemp(perm fs.FileMode) (*Temp, error) {
 		t.f = f
 		return t, nil
 	}
-	t.name = "." + path.Base(p.Rel) + ".fsmcp-" + randomSuffix() + ".tmp"
+	t.name = tempName(path.Base(p.Rel))
 	fd, err := unix.Openat(int(dir.Fd()), t.name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
 	if err != nil {
 		dir.Close()
@@ -79,7 +79,7 @@ func (t *Temp) Commit(replace bool) error {
 			}
 			return unix.Fsync(dfd)
 		}
-		t.name = "." + final + ".fsmcp-" + randomSuffix() + ".tmp"
+		t.name = tempName(final)
 		if err := linkUnnamed(t.f, t.dir, t.name); err != nil {
 			t.name = ""
 			return describe(p.Abs, err)
