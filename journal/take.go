@@ -264,10 +264,10 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 		err = st.begin(ds)
 	}
 	// A rename that will fail changes nothing, and must record nothing:
-	// what it would have replaced is kept by a hard link into the journal
-	// (it leaves the tree, so it cannot change there), but when the
-	// rename fails it stays, and a later change in the step changes the
-	// journal's copy too, which the undo then puts back (os.replace of a
+	// what it would have replaced may be kept by a hard link into the
+	// journal (a large file), but when the rename fails it stays, and a
+	// later change in the step changes the journal's copy too, which the
+	// undo then puts back (os.replace of a
 	// missing file onto f.txt, then touch f.txt: f.txt came back with the
 	// new time; onto a file from a directory, then chmod: "has 2 hard
 	// links"). These failures are known before the call: no source; a

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -693,17 +692,17 @@ func (u *undoer) restore(p *sandbox.Path, b Image) error {
 // restoreHeld moves the object the journal holds back to p, whatever
 // p holds now going into the undo's own step (a redo brings it back).
 func (u *undoer) restoreHeld(p *sandbox.Path, b Image) error {
+	var aside *sandbox.Path // where the object is, when not in the journal
 	if fi, err := u.e.store.fs.Lstat(b.Held); err != nil || b.Ino != 0 && !sameObject(b, statImage(fi)) {
 		// Not what was set aside: a tree swapped into place records its
 		// place in the journal before the exchange, and a kill before
 		// the exchange left that place empty (and the old tree where
 		// it was); a kill right after it left the old tree under the
 		// hidden name the new one was built at.
-		if aside := u.swappedOut(p, b); aside != nil {
-			return u.restoreAside(p, aside)
+		if aside = swappedOut(p, b); aside == nil {
+			u.notes = append(u.notes, escape.Name(p.Abs)+" was left as it is: the journal does not hold what it held (fsmcp stopped before setting it aside)")
+			return nil
 		}
-		u.notes = append(u.notes, escape.Name(p.Abs)+" was left as it is: the journal does not hold what it held (fsmcp stopped before setting it aside)")
-		return nil
 	}
 	// A tree set aside was replaced by one the entry made whole (a copy
 	// or move over it, swapped in): that one goes, as the entry left it
@@ -720,9 +719,15 @@ func (u *undoer) restoreHeld(p *sandbox.Path, b Image) error {
 	if err != nil {
 		return err
 	}
-	p.Dir().MkdirAll(0o755) // its parents, recorded as made
-	if err := renameOut(u.e.store, b.Held, p); err != nil {
-		return fmt.Errorf("%s could not be moved back from the journal: %v", escape.Name(p.Abs), sandbox.Cause(err))
+	from := "the journal"
+	if aside != nil {
+		from, err = escape.Name(aside.Abs), aside.RenameNoReplace(p)
+	} else {
+		p.Dir().MkdirAll(0o755) // its parents, recorded as made
+		err = renameOut(u.e.store, b.Held, p)
+	}
+	if err != nil {
+		return fmt.Errorf("%s could not be moved back from %s: %v", escape.Name(p.Abs), from, sandbox.Cause(err))
 	}
 	return nil
 }
@@ -730,40 +735,15 @@ func (u *undoer) restoreHeld(p *sandbox.Path, b Image) error {
 // swappedOut finds the directory b recorded (the very one: device and
 // inode) under a hidden build name beside p, where an exchange put it
 // when fsmcp was killed before moving it into the journal; nil if none.
-func (u *undoer) swappedOut(p *sandbox.Path, b Image) *sandbox.Path {
+func swappedOut(p *sandbox.Path, b Image) *sandbox.Path {
 	if b.Type != Dir || b.Ino == 0 || p.IsRoot() {
 		return nil
 	}
-	dir := p.Dir()
-	ents, err := dir.ReadDir()
-	if err != nil {
-		return nil
-	}
-	prefix := "." + path.Base(p.Rel) + ".fsmcp-"
-	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) || !strings.HasSuffix(e.Name(), ".tmp") {
-			continue
-		}
-		q := dir.Join(e.Name())
-		if fi, err := q.Lstat(); err == nil && sameObject(b, statImage(fi)) {
+	temps, _ := p.TempSiblings()
+	for _, q := range temps {
+		if fi, err := q.Lstat(); err == nil && fi.IsDir() && sameObject(b, statImage(fi)) {
 			return q
 		}
-	}
-	return nil
-}
-
-// restoreAside puts the tree swapped out to aside back at p, what p
-// holds now going first (the tree the step swapped in, as clear takes
-// it).
-func (u *undoer) restoreAside(p, aside *sandbox.Path) error {
-	if ok, err := u.clear(p, u.madeTree(p)); !ok || err != nil {
-		return err
-	}
-	if err := MadeTree(u.ctx, p); err != nil {
-		return err
-	}
-	if err := aside.RenameNoReplace(p); err != nil {
-		return fmt.Errorf("%s could not be moved back from %s: %v", escape.Name(p.Abs), escape.Name(aside.Abs), sandbox.Cause(err))
 	}
 	return nil
 }
