@@ -70,6 +70,7 @@ type runner struct {
 }
 
 func main() {
+	maybeStopChild()
 	runs := flag.Int("runs", 7, "timed runs per cell (median reported); one warm-up run precedes them")
 	trees := flag.String("trees", "goroot,100k", "trees to search: goroot, 100k, linux (issue 14's queries on the Linux 6.12 source), mono (12 distinct copies of it under one git init, -copies), or directories")
 	limit := flag.Int("limit", 1000, "entries kept per search (the in-process collector's page; fs_grep's head_limit)")
@@ -82,6 +83,7 @@ func main() {
 	journalN := flag.Int("journal", 50, "small fs_write and fs_edit calls timed with the change journal on and off (0: no journal rows)")
 	journalShell := flag.Int("journal-shell", 7, "runs of each fs_bash journal row (0: none)")
 	hookRuns := flag.Int("hooks", 15, "runs of each hooks row: what fsmcp's hooks add to Claude Code's Edit and Bash and to Codex's apply_patch and exec_command (0: none)")
+	stopFloor := flag.Int("stop-floor", 5, "runs of the stop-floor row: what one seccomp stop costs here, answered at once and by the journal, for a command that creates many files (0: none; Linux)")
 	journalOnly := flag.String("journal-only", "", "run only the fs_bash journal rows whose name contains this (e.g. \"tar x\")")
 	flag.Func("journal-user", "run the fs_bash journal rows' servers as this user (uid:gid; the bench runs as root): a user's tar makes no fchown", parseUser)
 	journalGit := flag.String("journal-git", "", "the tree of the git checkout row: linux (the default where Debian's linux-source-6.12 is installed), goroot, a directory, or - for none")
@@ -138,7 +140,7 @@ func main() {
 	}
 	var servers []*mcpServer
 	var bin string
-	if *useMCP || *loadN > 0 || *paging || *editMB > 0 || *journalN > 0 || *journalShell > 0 || *hookRuns > 0 {
+	if *useMCP || *loadN > 0 || *paging || *editMB > 0 || *journalN > 0 || *journalShell > 0 || *hookRuns > 0 || *stopFloor > 0 {
 		var err error
 		bin, err = buildBinary()
 		if err != nil {
@@ -300,6 +302,9 @@ func main() {
 	}
 	if *journalShell > 0 {
 		journalShellRows(bin, *journalShell, gitTreeFor(*journalGit), *journalBig, *journalOnly)
+	}
+	if *stopFloor > 0 {
+		stopFloorRows(bin, *stopFloor)
 	}
 	if *hookRuns > 0 {
 		hookRows(bin, *hookRuns)
