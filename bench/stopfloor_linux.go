@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmcp/fsmcp/shell"
 )
 
 // The stop floor: what one seccomp stop costs on this machine apart from
@@ -188,14 +190,5 @@ func installOpenFilter() (int, error) {
 		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF},
 		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return -1, err
-	}
-	fp := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	fd, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fp)))
-	if e != 0 {
-		return -1, fmt.Errorf("seccomp: %w", e)
-	}
-	unix.CloseOnExec(int(fd))
-	return int(fd), nil
+	return shell.InstallListener(prog)
 }

@@ -218,6 +218,14 @@ func installFilter() (int, error) {
 	if err != nil {
 		return -1, err
 	}
+	return InstallListener(prog)
+}
+
+// InstallListener installs prog as a seccomp filter on the calling
+// thread, which the caller has locked (what it starts next inherits the
+// filter), and returns the filter's listener (close-on-exec). The bench
+// installs its own filter with it too.
+func InstallListener(prog []unix.SockFilter) (int, error) {
 	// Landlock set no_new_privs already; without it (an unconfined
 	// shell) seccomp needs it too.
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
