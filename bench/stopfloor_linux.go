@@ -33,8 +33,12 @@ import (
 // bench's binary run again, FSMCP_BENCH_STOP set), so nothing else of
 // the bench runs beside it.
 
-// stopFloorFiles is how many files each run writes.
-const stopFloorFiles = 20000
+// stopFloorFiles is how many files each run writes, and stopFloorLimit
+// how long a run may take before it is killed.
+const (
+	stopFloorFiles = 20000
+	stopFloorLimit = 5 * time.Minute
+)
 
 // The child's environment: set to run as the supervisor, the number of
 // stops to answer with a raw receive, and bash's script.
@@ -86,8 +90,14 @@ func stopFloorRows(bin string, runs int) {
 			}
 			cmd := v.cmd(d)
 			cmd.Stderr = os.Stderr
+			// A child whose bash ended early would wait in its raw
+			// receive for good: each run is bounded.
+			cmd.WaitDelay = time.Second
+			timer := time.AfterFunc(stopFloorLimit, func() { cmd.Process.Kill() })
 			t0 := time.Now()
-			if err := cmd.Run(); err != nil {
+			err := cmd.Run()
+			timer.Stop()
+			if err != nil {
 				fmt.Fprintln(os.Stderr, "bench: stop floor:", v.name, err)
 				return
 			}
