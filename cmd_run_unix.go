@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -59,7 +60,7 @@ func runCommand(args []string, stderr io.Writer) int {
 	step := j.set.Begin(actor, j.sb.Roots())
 	ctx := journal.With(context.Background(), step)
 	rec := shellrec.New(ctx, j.sb, j.sb, o.text, actor)
-	stop := forwardSignals(cmd)
+	started, stop := forwardSignals()
 	t, err := shell.StartTraced(cmd, rec)
 	var untraced *shell.UntracedError
 	switch {
@@ -70,6 +71,7 @@ func runCommand(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fsmcp run: %s: %v\n", escape.Name(o.argv[0]), err)
 		return 126
 	}
+	started(cmd.Process)
 	werr := cmd.Wait()
 	stop()
 	rec.Returned()
@@ -96,9 +98,10 @@ func runPlain(cmd *exec.Cmd, stderr io.Writer, why string) int {
 	if why != "" {
 		fmt.Fprintf(stderr, "fsmcp run: not journaled: %s\n", why)
 	}
-	stop := forwardSignals(cmd)
+	started, stop := forwardSignals()
 	err := cmd.Start()
 	if err == nil {
+		started(cmd.Process)
 		err = cmd.Wait()
 	} else {
 		stop()
@@ -109,35 +112,44 @@ func runPlain(cmd *exec.Cmd, stderr io.Writer, why string) int {
 	return exitStatus(cmd, err)
 }
 
-// forwardSignals passes the signals fsmcp run gets on to the command,
-// once it runs; those a terminal sends its foreground group (Ctrl-C,
-// Ctrl-\) reach the command by themselves and are only kept from ending
-// fsmcp run first. It returns the function that stops it.
-func forwardSignals(cmd *exec.Cmd) func() {
+// forwardSignals passes the signals fsmcp run gets on to the command;
+// those a terminal sends its foreground group (Ctrl-C, Ctrl-\) reach the
+// command by themselves and are only kept from ending fsmcp run first.
+// Signals that come while the command is being started wait for it
+// (started hands its process over), so a SIGTERM sent then still ends
+// it. It returns started and the function that stops forwarding.
+func forwardSignals() (started func(*os.Process), stop func()) {
 	ch := make(chan os.Signal, 8)
 	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
 	signal.Notify(ch, sigs...)
 	fromTerminal := foreground()
+	proc := make(chan *os.Process, 1)
 	done := make(chan struct{})
 	go func() {
+		var p *os.Process
+		select {
+		case p = <-proc:
+		case <-done:
+			return
+		}
 		for {
 			select {
 			case s := <-ch:
 				if fromTerminal && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
 					continue
 				}
-				if cmd.Process != nil {
-					cmd.Process.Signal(s)
-				}
+				p.Signal(s)
 			case <-done:
 				return
 			}
 		}
 	}()
-	return func() {
+	started = func(p *os.Process) { proc <- p }
+	stop = func() {
 		signal.Stop(ch)
 		close(done)
 	}
+	return started, stop
 }
 
 // exitStatus is the status fsmcp run ends with: the command's, or, for
@@ -154,6 +166,11 @@ func exitStatus(cmd *exec.Cmd, err error) int {
 		sig := ws.Signal()
 		signal.Reset(sig)
 		syscall.Kill(os.Getpid(), sig)
+		// The signal ends this process meanwhile, but on whichever thread
+		// takes it (Go's handler, no longer notifying, raises it again
+		// with the default action): returning at once could exit with
+		// 128+N first, and the parent would see a status, not the signal.
+		time.Sleep(time.Second)
 		return 128 + int(sig)
 	}
 	return cmd.ProcessState.ExitCode()

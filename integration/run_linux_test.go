@@ -137,6 +137,43 @@ func TestRunPassesSignalsAndDeaths(t *testing.T) {
 	}
 }
 
+// TestRunPassesASignalSentWhileItStarts: a SIGTERM that reaches fsmcp
+// run while it starts the command (after it began catching signals,
+// before the command ran) ends the command once it runs. It was dropped,
+// and the command ran on for good (found with the race detector: the
+// signal's goroutine read the command's process while the start wrote
+// it). The signal goes at every half millisecond of the first 100 ms;
+// each run must end, the way a SIGTERM ends it.
+func TestRunPassesASignalSentWhileItStarts(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(t.TempDir(), "state"))
+	for d := time.Duration(0); d <= 100*time.Millisecond; d += 500 * time.Microsecond {
+		cmd := exec.Command(binary, "run", "--", "bash", "-c", "while :; do sleep 0.05; done")
+		cmd.Dir, cmd.Env = root, env
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(d)
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute): // it ends in milliseconds; a dropped signal never
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+			t.Fatalf("SIGTERM %v after fsmcp run started: it did not end", d)
+		}
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+			t.Fatalf("SIGTERM %v after fsmcp run started: it ended %v", d, cmd.ProcessState)
+		}
+	}
+}
+
 // TestRunWhereTheJournalCannotBeWrittenSaysSo: where the journal cannot
 // be written (a host's sandbox that forbids writes outside the
 // workspace, here a state directory below a file), fsmcp run runs the
