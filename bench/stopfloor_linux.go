@@ -93,10 +93,13 @@ func stopFloorRows(bin string, runs int) {
 			// A child whose bash ended early would wait in its raw
 			// receive for good: each run is bounded.
 			cmd.WaitDelay = time.Second
-			timer := time.AfterFunc(stopFloorLimit, func() { cmd.Process.Kill() })
 			t0 := time.Now()
-			err := cmd.Run()
-			timer.Stop()
+			err := cmd.Start()
+			if err == nil {
+				timer := time.AfterFunc(stopFloorLimit, func() { cmd.Process.Kill() })
+				err = cmd.Wait()
+				timer.Stop()
+			}
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "bench: stop floor:", v.name, err)
 				return
