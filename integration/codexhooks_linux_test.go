@@ -43,12 +43,14 @@ func TestCodexSessionUndoneThroughHooks(t *testing.T) {
 			sh(root, "cd tree && cat > notes.md <<'EOF'\nline with 'quotes', $(not expanded) and ünï\nEOF\necho \"done $((1+2))\""),
 			sh(root, "git checkout -- . && git status --short | head -3"),
 			sh(root, "cd tree && for i in $(seq 1 300); do echo $i > many_$i.txt; done; ls | wc -l"),
-			sh(root, "(sleep 0.3; echo bg > tree/bg.txt) >/dev/null 2>&1 &"),
+			// setsid: Codex ends the process group of a command that
+			// returned, and what it left would die before it wrote.
+			sh(root, "setsid sh -c 'sleep 0.3; echo bg > tree/bg.txt' >/dev/null 2>&1 &"),
 			sh(root, "echo err >&2; exit 3"), // one stream: Codex reads stdout and stderr apart, their order racing
 			sh(root, "touch denied.txt"),
 			{"apply_patch", "*** Begin Patch\n*** Update File: tree/a.txt\n@@\n-not there\n+x\n*** End Patch\n"},
 			{"apply_patch", "*** Begin Patch\n*** Add File: new.txt\n+new\n*** Update File: suid.sh\n@@\n-echo hi\n+echo HI\n*** End Patch\n"},
-			sh(root, "printf 'piped\\n' | cat; echo $'tab\\there'; sleep 1; ls tree/bg.txt"),
+			sh(root, "printf 'piped\\n' | cat; echo $'tab\\there'; "+waitFor("tree/bg.txt")+"; ls tree/bg.txt"),
 		}
 	}
 	skip := func(rel string) bool { return rel == "sig" || rel == "." }
