@@ -49,7 +49,7 @@ func TestGeminiCLISessionUndoneThroughHooks(t *testing.T) {
 			shell("git checkout -- . && git status --short | head -3"),
 			shell("cd tree && for i in {1..300}; do echo $i > many_$i.txt; done; ls | wc -l"),
 			shell("(sleep 0.3; echo bg > tree/bg.txt) >/dev/null 2>&1 &"),
-			shell(waitFor("tree/bg.txt")+"; cat tree/bg.txt"),
+			shell(waitFor("tree/bg.txt") + "; cat tree/bg.txt"),
 			{"write_file", map[string]any{"file_path": "new.txt", "content": "new\n"}},
 			{"replace", map[string]any{"file_path": filepath.Join(root, "tree", "a.txt"), "old_string": "a", "new_string": "replaced", "instruction": "step"}},
 			{"replace", map[string]any{"file_path": "suid.sh", "old_string": "not there", "new_string": "x", "instruction": "step"}},
