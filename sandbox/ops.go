@@ -292,20 +292,25 @@ func (p *Path) WriteFileOver(data []byte, perm fs.FileMode, held io.Closer) erro
 	return tf.CommitOver(held)
 }
 
+// suffixBytes is how many random bytes a temporary name carries (in hex).
+const suffixBytes = 6
+
 func randomSuffix() string {
-	var b [6]byte
+	var b [suffixBytes]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
 // tempName is a hidden name beside base for something made whole before
 // it takes base's place: ".BASE.fsmcp-RANDOM.tmp".
-func tempName(base string) string { return "." + base + ".fsmcp-" + randomSuffix() + ".tmp" }
+func tempName(base string) string { return tempPrefix(base) + randomSuffix() + ".tmp" }
+
+func tempPrefix(base string) string { return "." + base + ".fsmcp-" }
 
 // isTempOf reports whether name is one tempName(base) made.
 func isTempOf(name, base string) bool {
-	prefix := "." + base + ".fsmcp-"
-	return len(name) == len(prefix)+12+len(".tmp") && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".tmp")
+	prefix := tempPrefix(base)
+	return len(name) == len(prefix)+hex.EncodedLen(suffixBytes)+len(".tmp") && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".tmp")
 }
 
 func sortEntries(entries []fs.DirEntry) {
