@@ -47,10 +47,8 @@ func treeOverTree(t *testing.T, move, killed, sameTimes bool) {
 	}
 	w := newWorld(t, n, 1<<30)
 	r, from := w.roots[0], w.roots[n-1]
-	for i := range 20 {
-		write(t, filepath.Join(r, fmt.Sprintf("dst/d%d/f%d", i%3, i)), "old\n", 0o644, old)
-		write(t, filepath.Join(from, fmt.Sprintf("src/d%d/f%d", i%3, i)), "new\n", 0o644, old)
-	}
+	writeTree(t, filepath.Join(r, "dst"), "old\n")
+	writeTree(t, filepath.Join(from, "src"), "new\n")
 	if sameTimes {
 		for _, d := range []string{"dst", "dst/d0", "dst/d1", "dst/d2"} {
 			os.Chtimes(filepath.Join(r, d), old, old)
@@ -73,8 +71,7 @@ func treeOverTree(t *testing.T, move, killed, sameTimes bool) {
 		t.Fatal(err)
 	}
 	if killed {
-		w.j.Die() // the step never ends
-		w.j = journal.New(journal.Config{Dir: w.dir, MaxSize: 1 << 30}, files.JournalOps{})
+		w.kill() // the step never ends
 	} else {
 		st.End(ctx)
 	}
@@ -95,9 +92,7 @@ func treeOverTree(t *testing.T, move, killed, sameTimes bool) {
 func TestTreeSwappedOutBeforeItWasKeptComesBack(t *testing.T) {
 	w := newWorld(t, 1, 1<<30)
 	r := w.roots[0]
-	for i := range 20 {
-		write(t, filepath.Join(r, fmt.Sprintf("dst/d%d/f%d", i%3, i)), "old\n", 0o644, old)
-	}
+	writeTree(t, filepath.Join(r, "dst"), "old\n")
 	before := w.snapshot()
 	st := w.j.Begin(journal.Actor{Tool: "fs_copy"}, w.sb.Roots())
 	ctx := journal.With(context.Background(), st)
@@ -106,17 +101,14 @@ func TestTreeSwappedOutBeforeItWasKeptComesBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := dst.TempSibling() // as files.Copy builds the new tree
-	for i := range 20 {
-		write(t, filepath.Join(tmp.Abs, fmt.Sprintf("d%d/f%d", i%3, i)), "new\n", 0o644, old)
-	}
+	writeTree(t, tmp.Abs, "new\n")
 	if err := journal.MadeTree(ctx, dst); err != nil {
 		t.Fatal(err)
 	}
 	if err := tmp.Exchange(dst); err != nil {
 		t.Skipf("SKIPPED: no exchange here (%v)", err)
 	}
-	w.j.Die() // killed before done: the old tree is at tmp's name
-	w.j = journal.New(journal.Config{Dir: w.dir, MaxSize: 1 << 30}, files.JournalOps{})
+	w.kill() // before done: the old tree is at tmp's name
 	es, err := w.store(0).Pick(journal.Select{Last: 1}, journal.ForUndo)
 	if err != nil {
 		t.Fatal(err)
@@ -124,5 +116,14 @@ func TestTreeSwappedOutBeforeItWasKeptComesBack(t *testing.T) {
 	rep := w.j.Undo(context.Background(), w.sb, es, true, journal.Actor{Tool: "test undo"})
 	if d := diff(before, w.snapshot()); d != "" {
 		t.Fatalf("after the undo:\n%s\nundo said: %s", d, rep)
+	}
+}
+
+// writeTree writes 20 files of content in three directories below dir,
+// all with the fixture's old time.
+func writeTree(t *testing.T, dir, content string) {
+	t.Helper()
+	for i := range 20 {
+		write(t, filepath.Join(dir, fmt.Sprintf("d%d/f%d", i%3, i)), content, 0o644, old)
 	}
 }

@@ -28,6 +28,7 @@ type world struct {
 	sb    *sandbox.Sandbox
 	j     *journal.Set
 	dir   string // the journal's directory
+	size  int64  // its size
 }
 
 func newWorld(t *testing.T, n int, size int64) *world {
@@ -36,7 +37,7 @@ func newWorld(t *testing.T, n int, size int64) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{t: t, dir: filepath.Join(base, "state")}
+	w := &world{t: t, dir: filepath.Join(base, "state"), size: size}
 	for i := range n {
 		r := filepath.Join(base, fmt.Sprintf("root%d", i))
 		os.MkdirAll(r, 0o755)
@@ -50,6 +51,13 @@ func newWorld(t *testing.T, n int, size int64) *world {
 	w.sb = sb
 	w.j = journal.New(journal.Config{Dir: w.dir, MaxSize: size}, files.JournalOps{})
 	return w
+}
+
+// kill ends w's fsmcp as a kill does (its steps left as they are, cut
+// short) and starts the next one over the same journal.
+func (w *world) kill() {
+	w.j.Die()
+	w.j = journal.New(journal.Config{Dir: w.dir, MaxSize: w.size}, files.JournalOps{})
 }
 
 func (w *world) path(rel string) *sandbox.Path {

@@ -267,11 +267,11 @@ func Moved(ctx context.Context, src, dst *sandbox.Path) error {
 	// what it would have replaced may be kept by a hard link into the
 	// journal (a large file), but when the rename fails it stays, and a
 	// later change in the step changes the journal's copy too, which the
-	// undo then puts back (os.replace of a
-	// missing file onto f.txt, then touch f.txt: f.txt came back with the
-	// new time; onto a file from a directory, then chmod: "has 2 hard
-	// links"). These failures are known before the call: no source; a
-	// directory onto a non-directory; a non-directory onto a directory.
+	// undo then puts back (os.replace of a missing file onto f.txt, then
+	// touch f.txt: f.txt came back with the new time; onto a file from a
+	// directory, then chmod: "has 2 hard links"). These failures are
+	// known before the call: no source; a directory onto a non-directory;
+	// a non-directory onto a directory.
 	sfi, serr := st.dirs.lstat(src)
 	if serr != nil {
 		return nil // the rename itself fails and says why
