@@ -43,7 +43,7 @@ const (
 // The child's environment: set to run as the supervisor, the number of
 // stops to answer with a raw receive, and bash's script.
 const (
-	stopEnvMode   = "FSMCP_BENCH_STOP"
+	stopEnvChild  = "FSMCP_BENCH_STOP"
 	stopEnvN      = "FSMCP_BENCH_STOP_N"
 	stopEnvScript = "FSMCP_BENCH_STOP_SCRIPT"
 )
@@ -71,7 +71,7 @@ func stopFloorRows(bin string, runs int) {
 		{"bare", func(d string) *exec.Cmd { return exec.Command("bash", "-c", script(d)) }},
 		{"a stop answered at once", func(d string) *exec.Cmd {
 			cmd := exec.Command(self)
-			cmd.Env = append(os.Environ(), stopEnvMode+"=1", stopEnvN+"="+strconv.Itoa(stopFloorFiles), stopEnvScript+"="+script(d))
+			cmd.Env = append(os.Environ(), stopEnvChild+"=1", stopEnvN+"="+strconv.Itoa(stopFloorFiles), stopEnvScript+"="+script(d))
 			return cmd
 		}},
 		{"fsmcp run (the journal)", func(d string) *exec.Cmd {
@@ -127,7 +127,7 @@ func stopFloorRows(bin string, runs int) {
 // maybeStopChild is the child of a stop-floor row: where the bench was
 // run as one, it serves that row and exits.
 func maybeStopChild() {
-	if os.Getenv(stopEnvMode) == "" {
+	if os.Getenv(stopEnvChild) == "" {
 		return
 	}
 	n, _ := strconv.Atoi(os.Getenv(stopEnvN))
