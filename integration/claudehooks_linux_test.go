@@ -142,6 +142,14 @@ func treeStateSkip(root string, skip func(string) bool) map[string]string {
 	return testenv.TreeState(root, skip)
 }
 
+// waitFor is a shell loop that waits (up to a minute) until the file at
+// path is there and not empty: a command a session left in the
+// background writes it, on a machine that may be slow, so a step that
+// reads it waits for it rather than sleeping a guessed time.
+func waitFor(path string) string {
+	return fmt.Sprintf("for i in $(seq 1200); do [ -s %s ] && break; sleep 0.05; done", path)
+}
+
 // sameResults fails t for each tool result the model was sent that
 // differs between the session without the hooks and the one with them,
 // each session's root read as ROOT.

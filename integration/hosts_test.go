@@ -167,14 +167,6 @@ func hostBinary(t *testing.T, name string) string {
 	return bin
 }
 
-// waitFor is a shell loop that waits (up to a minute) until the file at
-// path is there and not empty: a command a session left in the
-// background writes it, on a machine that may be slow, so a step that
-// reads it waits for it rather than sleeping a guessed time.
-func waitFor(path string) string {
-	return fmt.Sprintf("for i in $(seq 1200); do [ -s %s ] && break; sleep 0.05; done", path)
-}
-
 // runHost runs a host CLI to its end: its model is a stand-in, so it ends
 // when the script does; the timeout only bounds a hang.
 func runHost(t *testing.T, dir string, env []string, name string, args ...string) string {
